@@ -1,0 +1,83 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config/env.js';
+import type { Db } from './db/index.js';
+import { OptionService } from './domain/options/option-service.js';
+import { UserService } from './domain/users/user-service.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './middleware/rate-limit.js';
+
+/**
+ * The services one process shares. Built once in main.ts (or per test) and handed to the routes;
+ * nothing here is a module-level global.
+ */
+export interface AppContext {
+  config: AppConfig;
+  db: Db;
+  logger: Logger;
+  options: OptionService;
+  users: UserService;
+  rateLimits: RateLimitStore;
+  redis: Redis | undefined;
+  /** Unix seconds when this process started. */
+  startTime: number;
+  version: string;
+  /** Runs `task` every `seconds` until close(); failures are logged, never thrown. */
+  schedule(seconds: number, task: () => Promise<unknown>, name: string): void;
+  /** Registers work for close(), run in reverse order before the database closes. */
+  onClose(closer: () => Promise<void>): void;
+  /** Stops timers, runs the closers (flushes) and closes connections. */
+  close(): Promise<void>;
+}
+
+export interface CreateContextOptions {
+  config: AppConfig;
+  db: Db;
+  logger: Logger;
+  version: string;
+}
+
+export async function createAppContext({ config, db, logger, version }: CreateContextOptions): Promise<AppContext> {
+  const options = new OptionService(db);
+  await options.refresh();
+  const users = new UserService(db);
+  if (config.isMaster && (await users.ensureRootUser())) {
+    logger.warn('created the super administrator root with password 123456: sign in and change it now');
+  }
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : undefined;
+  if (redis) await redis.connect();
+  const rateLimits: RateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
+
+  const timers: NodeJS.Timeout[] = [];
+  const schedule = (seconds: number, task: () => Promise<unknown>, name: string) => {
+    const timer = setInterval(() => {
+      task().catch((error: unknown) => logger.error({ err: error }, `${name} failed`));
+    }, seconds * 1000);
+    timer.unref();
+    timers.push(timer);
+  };
+  schedule(config.syncFrequencySeconds, () => options.refresh(), 'option sync');
+
+  const closers: (() => Promise<void>)[] = [];
+  const context: AppContext = {
+    config,
+    db,
+    logger,
+    options,
+    users,
+    rateLimits,
+    redis,
+    startTime: Math.floor(Date.now() / 1000),
+    version,
+    schedule,
+    onClose: (closer) => {
+      closers.push(closer);
+    },
+    async close() {
+      for (const timer of timers) clearInterval(timer);
+      for (const closer of closers.reverse()) await closer();
+      if (redis) await redis.quit().catch(() => undefined);
+      await db.close();
+    },
+  };
+  return context;
+}

@@ -1,0 +1,100 @@
+import cookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AppContext } from './app-context.js';
+import { notFound } from './errors/app-error.js';
+import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
+import { authRoutes } from './http/api/auth.js';
+import { optionRoutes } from './http/api/options.js';
+import { statusRoutes } from './http/api/status.js';
+import { enforceRateLimit } from './middleware/rate-limit.js';
+
+const API_BODY_LIMIT = 1024 * 1024;
+const RATE_WINDOW_SECONDS = 180;
+
+/** Which error shape a path's callers understand. */
+export function protocolFor(request: FastifyRequest): ErrorProtocol {
+  const url = request.url;
+  if (url.startsWith('/api/') || url === '/api') return 'api';
+  if (url.startsWith('/v1beta/')) return 'gemini';
+  if (url.startsWith('/v1/messages')) return 'anthropic';
+  return 'openai';
+}
+
+const isRelayPath = (url: string) => /^\/(v1|v1beta|pg|mj|suno|dashboard)(\/|$|\?)/.test(url);
+
+function defaultWebDist(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return resolve(here, '../../web/dist');
+}
+
+export async function buildApp(context: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: API_BODY_LIMIT,
+    trustProxy: true,
+    // Per-request access logs would cost the relay more than they tell; errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+  });
+
+  await app.register(cookie, { secret: context.config.sessionSecret });
+
+  app.addHook('onRequest', async (request) => {
+    const { rateLimits, config } = context;
+    const url = request.url;
+    if (url.startsWith('/api/')) {
+      await enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
+    } else if (!isRelayPath(url) && !url.startsWith('/assets/') && request.method === 'GET') {
+      // Hashed assets are immutable and fetched many per page; count page loads only.
+      await enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
+    if (reply.sent) return;
+    void reply.status(appError.status).send(renderError(appError, protocolFor(request)));
+  });
+
+  statusRoutes(app, context);
+  authRoutes(app, context);
+  optionRoutes(app, context);
+
+  const webDist = context.config.webDist || defaultWebDist();
+  const hasConsole = existsSync(join(webDist, 'index.html'));
+  if (hasConsole) {
+    await app.register(fastifyStatic, {
+      root: webDist,
+      wildcard: true,
+      index: false,
+      setHeaders(reply, path) {
+        reply.header('Cache-Control', path.includes(`${join('/', 'assets', '/')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const url = request.url;
+    if (url.startsWith('/api/') || url === '/api' || isRelayPath(url) || request.method !== 'GET') {
+      const error = url.startsWith('/api')
+        ? notFound(`接口不存在：${request.method} ${url.split('?')[0]}`)
+        : notFound(`Invalid URL (${request.method} ${url.split('?')[0]})`, 'request:invalid_url');
+      return reply.status(404).send(renderError(error, protocolFor(request)));
+    }
+    if (!hasConsole) {
+      return reply
+        .status(404)
+        .type('text/plain; charset=utf-8')
+        .send('The console is not built. Run `npm run build` (npm start does it for you).');
+    }
+    // Every other path is a console route: the single-page app decides what to show.
+    return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+  });
+
+  return app;
+}

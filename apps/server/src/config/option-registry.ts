@@ -1,0 +1,223 @@
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+
+/**
+ * Every option key the console can read or write (spec 01 §3), with its kind and default.
+ * Values are stored as strings in the options table, as new-api stores them.
+ */
+export type OptionKind = 'int' | 'float' | 'bool' | 'string' | 'json';
+
+export interface OptionDefinition {
+  kind: OptionKind;
+  default: string;
+  /** Never returned by GET /api/option/. */
+  secret?: boolean;
+  /** Strip trailing slashes on write (addresses). */
+  url?: boolean;
+  /** Allowed values for enumerated strings. */
+  oneOf?: readonly string[];
+  /** Minimum for numbers. */
+  min?: number;
+  /** For JSON options: what the value must be shaped like. */
+  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map';
+}
+
+// Each helper keeps its literal `kind` so the typed getters below accept only keys of that kind.
+const int = (value: number, min?: number) => ({ kind: 'int' as const, default: String(value), min });
+const float = (value: number, min?: number) => ({ kind: 'float' as const, default: String(value), min });
+const bool = (value: boolean) => ({ kind: 'bool' as const, default: String(value) });
+const str = (value = '', extra: Partial<Omit<OptionDefinition, 'kind'>> = {}) => ({ kind: 'string' as const, default: value, ...extra });
+const secret = () => ({ kind: 'string' as const, default: '', secret: true });
+const url = () => ({ kind: 'string' as const, default: '', url: true });
+const json = (value: unknown, jsonShape: OptionDefinition['jsonShape']) => ({
+  kind: 'json' as const,
+  default: JSON.stringify(value, null, 2),
+  jsonShape,
+});
+
+export const OPTION_DEFINITIONS = {
+  // Numbers
+  QuotaForNewUser: int(0, 0),
+  QuotaForInviter: int(0, 0),
+  QuotaForInvitee: int(0, 0),
+  PreConsumedQuota: int(500, 0),
+  QuotaRemindThreshold: int(1000, 0),
+  StreamCacheQueueLength: int(0, 0),
+  QuotaPerUnit: float(500000, 0.000001),
+  RetryTimes: int(0, 0),
+  ChannelDisableThreshold: float(5, 0),
+  DataExportInterval: int(5, 1),
+  Price: float(7.3, 0),
+  MinTopUp: int(1, 0),
+
+  // Text and JSON
+  DataExportDefaultTime: str('hour', { oneOf: ['hour', 'day', 'week'] }),
+  ModelPrice: json(DEFAULT_MODEL_PRICE, 'number-map'),
+  ModelRatio: json(DEFAULT_MODEL_RATIO, 'number-map'),
+  CompletionRatio: json(DEFAULT_COMPLETION_RATIO, 'number-map'),
+  GroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
+  UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, 'string-map'),
+  TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
+  Chats: json([], 'array'),
+  SensitiveWords: str(''),
+  Notice: str(''),
+  SystemName: str('modelgate'),
+  Logo: str(''),
+  HomePageContent: str(''),
+  About: str(''),
+  Footer: str(''),
+  TopUpLink: str(''),
+  ChatLink: str(''),
+  ChatLink2: str(''),
+  ServerAddress: url(),
+  WorkerUrl: url(),
+  WorkerValidKey: secret(),
+  PayAddress: url(),
+  CustomCallbackAddress: url(),
+  EpayId: str(''),
+  EpayKey: secret(),
+
+  // Login and registration
+  PasswordLoginEnabled: bool(true),
+  PasswordRegisterEnabled: bool(true),
+  RegisterEnabled: bool(true),
+  EmailVerificationEnabled: bool(false),
+  EmailDomainRestrictionEnabled: bool(false),
+  EmailAliasRestrictionEnabled: bool(false),
+  EmailDomainWhitelist: str('gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com'),
+  GitHubOAuthEnabled: bool(false),
+  GitHubClientId: str(''),
+  GitHubClientSecret: secret(),
+  LinuxDOOAuthEnabled: bool(false),
+  LinuxDOClientId: str(''),
+  LinuxDOClientSecret: secret(),
+  WeChatAuthEnabled: bool(false),
+  WeChatServerAddress: url(),
+  WeChatServerToken: secret(),
+  WeChatAccountQRCodeImageURL: str(''),
+  TelegramOAuthEnabled: bool(false),
+  TelegramBotToken: secret(),
+  TelegramBotName: str(''),
+  TurnstileCheckEnabled: bool(false),
+  TurnstileSiteKey: str(''),
+  TurnstileSecretKey: secret(),
+
+  // SMTP
+  SMTPServer: str(''),
+  SMTPPort: int(587, 1),
+  SMTPAccount: str(''),
+  SMTPFrom: str(''),
+  SMTPToken: secret(),
+  SMTPSSLEnabled: bool(false),
+
+  // Switches
+  AutomaticDisableChannelEnabled: bool(false),
+  AutomaticEnableChannelEnabled: bool(false),
+  LogConsumeEnabled: bool(true),
+  DisplayInCurrencyEnabled: bool(true),
+  DisplayTokenStatEnabled: bool(true),
+  CheckSensitiveEnabled: bool(false),
+  CheckSensitiveOnPromptEnabled: bool(false),
+  CheckSensitiveOnCompletionEnabled: bool(false),
+  StopOnSensitiveEnabled: bool(false),
+  DrawingEnabled: bool(true),
+  TaskEnabled: bool(false),
+  MjNotifyEnabled: bool(false),
+  MjAccountFilterEnabled: bool(false),
+  MjModeClearEnabled: bool(false),
+  MjForwardUrlEnabled: bool(false),
+  MjActionCheckSuccessEnabled: bool(true),
+  DataExportEnabled: bool(true),
+  DefaultCollapseSidebar: bool(false),
+} as const satisfies Record<string, OptionDefinition>;
+
+export type OptionKey = keyof typeof OPTION_DEFINITIONS;
+type KeysOfKind<K extends OptionKind> = {
+  [Key in OptionKey]: (typeof OPTION_DEFINITIONS)[Key]['kind'] extends K ? Key : never;
+}[OptionKey];
+export type NumberOptionKey = KeysOfKind<'int' | 'float'>;
+export type BoolOptionKey = KeysOfKind<'bool'>;
+export type StringOptionKey = KeysOfKind<'string'>;
+export type JsonOptionKey = KeysOfKind<'json'>;
+
+export const isOptionKey = (key: string): key is OptionKey => Object.hasOwn(OPTION_DEFINITIONS, key);
+
+const definitionOf = (key: OptionKey): OptionDefinition => OPTION_DEFINITIONS[key] as OptionDefinition;
+
+export class OptionValidationError extends Error {}
+
+/**
+ * Checks and normalises a value for `key`; throws OptionValidationError with a message the
+ * console shows as is.
+ */
+export function normaliseOptionValue(key: string, raw: unknown): string {
+  if (!isOptionKey(key)) throw new OptionValidationError(`未知的配置项：${key}`);
+  const definition = definitionOf(key);
+  if (raw === null || raw === undefined) throw new OptionValidationError(`${key} 的值不能为空`);
+  if (typeof raw === 'object') throw new OptionValidationError(`${key} 的值必须是字符串、数字或布尔值`);
+  let value = String(raw);
+  switch (definition.kind) {
+    case 'int': {
+      value = value.trim();
+      if (!/^-?\d+$/.test(value)) throw new OptionValidationError(`${key} 必须是整数`);
+      if (definition.min !== undefined && Number(value) < definition.min) {
+        throw new OptionValidationError(`${key} 不能小于 ${definition.min}`);
+      }
+      return String(Number(value));
+    }
+    case 'float': {
+      value = value.trim();
+      const number = Number(value);
+      if (value === '' || !Number.isFinite(number)) throw new OptionValidationError(`${key} 必须是数字`);
+      if (definition.min !== undefined && number < definition.min) {
+        throw new OptionValidationError(`${key} 不能小于 ${definition.min}`);
+      }
+      return String(number);
+    }
+    case 'bool': {
+      if (value !== 'true' && value !== 'false') throw new OptionValidationError(`${key} 必须是 true 或 false`);
+      return value;
+    }
+    case 'json': {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        throw new OptionValidationError(
+          key === 'TopupGroupRatio' ? '充值分组倍率不是合法的 JSON 字符串' : `${key} 不是合法的 JSON 字符串`,
+        );
+      }
+      checkJsonShape(key, definition.jsonShape, parsed);
+      return value;
+    }
+    case 'string': {
+      if (definition.oneOf && !definition.oneOf.includes(value)) {
+        throw new OptionValidationError(`${key} 只能是 ${definition.oneOf.join('、')} 之一`);
+      }
+      return definition.url ? value.trim().replace(/\/+$/, '') : value;
+    }
+    default: {
+      const unreachable: never = definition.kind;
+      throw new OptionValidationError(`unsupported option kind ${String(unreachable)}`);
+    }
+  }
+}
+
+function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parsed: unknown): void {
+  const isPlainObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  if (shape === 'array' && !Array.isArray(parsed)) throw new OptionValidationError(`${key} 必须是 JSON 数组`);
+  if ((shape === 'object' || shape === 'number-map' || shape === 'string-map') && !isPlainObject) {
+    throw new OptionValidationError(`${key} 必须是 JSON 对象`);
+  }
+  if (shape === 'number-map') {
+    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        throw new OptionValidationError(`${key} 中 ${name} 的值必须是非负数字`);
+      }
+    }
+  }
+  if (shape === 'string-map') {
+    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof value !== 'string') throw new OptionValidationError(`${key} 中 ${name} 的值必须是字符串`);
+    }
+  }
+}

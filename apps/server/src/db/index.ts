@@ -1,0 +1,92 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { createPool as createMysqlPool } from 'mysql2';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrateToLatest } from './migrate.js';
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+// pg hands back int8 and numeric as strings to avoid precision loss; our quota values are far
+// below 2^53, so numbers are what every caller expects.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+pg.types.setTypeParser(1700, (value) => Number.parseFloat(value));
+
+export function dialectOf(sqlDsn: string): DialectName {
+  if (sqlDsn === '') return 'sqlite';
+  if (sqlDsn.startsWith('mysql://')) return 'mysql';
+  return 'postgres';
+}
+
+export interface OpenDbOptions {
+  sqlitePath: string;
+  sqlDsn: string;
+}
+
+export function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): Db {
+  const dialect = dialectOf(sqlDsn);
+  if (dialect === 'sqlite') {
+    if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
+    const database = new SqliteDatabase(sqlitePath);
+    database.pragma('journal_mode = WAL');
+    // Several processes (a CLI, a second node) may share the file; wait instead of failing.
+    database.pragma('busy_timeout = 10000');
+    database.pragma('synchronous = NORMAL');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return { kysely, dialect, close: () => kysely.destroy() };
+  }
+  if (dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: sqlDsn, max: 20 });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { kysely, dialect, close: () => kysely.destroy() };
+  }
+  const pool = createMysqlPool({
+    uri: sqlDsn,
+    connectionLimit: 20,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: true,
+    charset: 'utf8mb4',
+  });
+  const kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  return { kysely, dialect, close: () => kysely.destroy() };
+}
+
+/** Opens the database and brings its schema up to date (masters only migrate). */
+export async function connectDb(options: OpenDbOptions & { migrate: boolean }): Promise<Db> {
+  const db = openDb(options);
+  try {
+    await sql`select 1`.execute(db.kysely);
+    if (options.migrate) await migrateToLatest(db);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+  return db;
+}
+
+/**
+ * Inserts a row and returns its generated id on every dialect (MySQL has no RETURNING).
+ */
+export async function insertReturningId<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  values: Record<string, unknown>,
+  executor: Kysely<Database> = db.kysely,
+): Promise<number> {
+  const query = executor.insertInto(table).values(values as never);
+  if (db.dialect === 'mysql') {
+    const result = await query.executeTakeFirstOrThrow();
+    return Number(result.insertId);
+  }
+  const row = (await query.returning('id' as never).executeTakeFirstOrThrow()) as unknown as { id: number };
+  return Number(row.id);
+}

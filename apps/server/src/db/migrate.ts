@@ -1,0 +1,19 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './index.js';
+import { initialSchema } from './migrations/001-initial-schema.js';
+
+/** Versioned migrations, in order. Never edit a released one: add the next. */
+const migrationsFor = (db: Db): Record<string, Migration> => ({
+  '001-initial-schema': initialSchema(db.dialect),
+});
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(db) };
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
+  }
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

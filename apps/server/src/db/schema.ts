@@ -1,0 +1,226 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Table and column names follow new-api's schema so an importer can read its databases.
+ * Booleans are stored as integers 0/1 on every dialect (better-sqlite3 cannot bind JS booleans).
+ */
+type Id = Generated<number>;
+/** Integer columns that may come back as strings from some drivers are normalised in db/index.ts. */
+type Int = number;
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  password: string;
+  display_name: ColumnType<string, string | undefined, string>;
+  role: ColumnType<Int, Int | undefined, Int>;
+  status: ColumnType<Int, Int | undefined, Int>;
+  email: ColumnType<string, string | undefined, string>;
+  github_id: ColumnType<string, string | undefined, string>;
+  oidc_id: ColumnType<string, string | undefined, string>;
+  wechat_id: ColumnType<string, string | undefined, string>;
+  telegram_id: ColumnType<string, string | undefined, string>;
+  linux_do_id: ColumnType<string, string | undefined, string>;
+  /** null until the user creates one; unique when set. */
+  access_token: string | null;
+  quota: ColumnType<Int, Int | undefined, Int>;
+  used_quota: ColumnType<Int, Int | undefined, Int>;
+  request_count: ColumnType<Int, Int | undefined, Int>;
+  group: ColumnType<string, string | undefined, string>;
+  aff_code: string | null;
+  aff_count: ColumnType<Int, Int | undefined, Int>;
+  aff_quota: ColumnType<Int, Int | undefined, Int>;
+  /** new-api's column name for aff_history_quota. */
+  aff_history: ColumnType<Int, Int | undefined, Int>;
+  inviter_id: ColumnType<Int, Int | undefined, Int>;
+  setting: ColumnType<string, string | undefined, string>;
+  remark: ColumnType<string, string | undefined, string>;
+  created_at: ColumnType<Int, Int | undefined, Int>;
+  deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+export interface TokensTable {
+  id: Id;
+  user_id: Int;
+  key: string;
+  status: ColumnType<Int, Int | undefined, Int>;
+  name: ColumnType<string, string | undefined, string>;
+  created_time: Int;
+  accessed_time: ColumnType<Int, Int | undefined, Int>;
+  expired_time: ColumnType<Int, Int | undefined, Int>;
+  remain_quota: ColumnType<Int, Int | undefined, Int>;
+  unlimited_quota: ColumnType<Int, Int | undefined, Int>;
+  model_limits_enabled: ColumnType<Int, Int | undefined, Int>;
+  model_limits: ColumnType<string, string | undefined, string>;
+  allow_ips: ColumnType<string, string | undefined, string>;
+  used_quota: ColumnType<Int, Int | undefined, Int>;
+  group: ColumnType<string, string | undefined, string>;
+  deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+export interface ChannelsTable {
+  id: Id;
+  type: ColumnType<Int, Int | undefined, Int>;
+  key: string;
+  openai_organization: ColumnType<string, string | undefined, string>;
+  test_model: ColumnType<string, string | undefined, string>;
+  status: ColumnType<Int, Int | undefined, Int>;
+  name: ColumnType<string, string | undefined, string>;
+  weight: ColumnType<Int, Int | undefined, Int>;
+  created_time: ColumnType<Int, Int | undefined, Int>;
+  test_time: ColumnType<Int, Int | undefined, Int>;
+  response_time: ColumnType<Int, Int | undefined, Int>;
+  base_url: ColumnType<string, string | undefined, string>;
+  other: ColumnType<string, string | undefined, string>;
+  balance: ColumnType<number, number | undefined, number>;
+  balance_updated_time: ColumnType<Int, Int | undefined, Int>;
+  models: ColumnType<string, string | undefined, string>;
+  group: ColumnType<string, string | undefined, string>;
+  used_quota: ColumnType<Int, Int | undefined, Int>;
+  model_mapping: ColumnType<string, string | undefined, string>;
+  status_code_mapping: ColumnType<string, string | undefined, string>;
+  priority: ColumnType<Int, Int | undefined, Int>;
+  auto_ban: ColumnType<Int, Int | undefined, Int>;
+  other_info: ColumnType<string, string | undefined, string>;
+  tag: ColumnType<string, string | undefined, string>;
+  setting: ColumnType<string, string | undefined, string>;
+  param_override: ColumnType<string, string | undefined, string>;
+  header_override: ColumnType<string, string | undefined, string>;
+  remark: ColumnType<string, string | undefined, string>;
+  expired_time: ColumnType<Int, Int | undefined, Int>;
+}
+
+export interface AbilitiesTable {
+  group: string;
+  model: string;
+  channel_id: Int;
+  enabled: ColumnType<Int, Int | undefined, Int>;
+  priority: ColumnType<Int, Int | undefined, Int>;
+  weight: ColumnType<Int, Int | undefined, Int>;
+  tag: ColumnType<string, string | undefined, string>;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+}
+
+export interface RedemptionsTable {
+  id: Id;
+  user_id: Int;
+  key: string;
+  status: ColumnType<Int, Int | undefined, Int>;
+  name: ColumnType<string, string | undefined, string>;
+  quota: ColumnType<Int, Int | undefined, Int>;
+  created_time: Int;
+  redeemed_time: ColumnType<Int, Int | undefined, Int>;
+  used_user_id: ColumnType<Int, Int | undefined, Int>;
+  expired_time: ColumnType<Int, Int | undefined, Int>;
+  deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+export interface LogsTable {
+  id: Id;
+  user_id: Int;
+  created_at: Int;
+  type: Int;
+  content: ColumnType<string, string | undefined, string>;
+  username: ColumnType<string, string | undefined, string>;
+  token_name: ColumnType<string, string | undefined, string>;
+  model_name: ColumnType<string, string | undefined, string>;
+  quota: ColumnType<Int, Int | undefined, Int>;
+  prompt_tokens: ColumnType<Int, Int | undefined, Int>;
+  completion_tokens: ColumnType<Int, Int | undefined, Int>;
+  use_time: ColumnType<Int, Int | undefined, Int>;
+  is_stream: ColumnType<Int, Int | undefined, Int>;
+  /** Shown as `channel` on the wire. */
+  channel_id: ColumnType<Int, Int | undefined, Int>;
+  channel_name: ColumnType<string, string | undefined, string>;
+  token_id: ColumnType<Int, Int | undefined, Int>;
+  group: ColumnType<string, string | undefined, string>;
+  ip: ColumnType<string, string | undefined, string>;
+  other: ColumnType<string, string | undefined, string>;
+}
+
+export interface TopUpsTable {
+  id: Id;
+  user_id: Int;
+  amount: Int;
+  money: number;
+  trade_no: string;
+  payment_method: ColumnType<string, string | undefined, string>;
+  create_time: Int;
+  complete_time: ColumnType<Int, Int | undefined, Int>;
+  status: string;
+}
+
+export interface MidjourneysTable {
+  id: Id;
+  code: ColumnType<Int, Int | undefined, Int>;
+  user_id: Int;
+  action: ColumnType<string, string | undefined, string>;
+  mj_id: ColumnType<string, string | undefined, string>;
+  prompt: ColumnType<string, string | undefined, string>;
+  prompt_en: ColumnType<string, string | undefined, string>;
+  description: ColumnType<string, string | undefined, string>;
+  state: ColumnType<string, string | undefined, string>;
+  submit_time: ColumnType<Int, Int | undefined, Int>;
+  start_time: ColumnType<Int, Int | undefined, Int>;
+  finish_time: ColumnType<Int, Int | undefined, Int>;
+  image_url: ColumnType<string, string | undefined, string>;
+  video_url: ColumnType<string, string | undefined, string>;
+  video_urls: ColumnType<string, string | undefined, string>;
+  status: ColumnType<string, string | undefined, string>;
+  progress: ColumnType<string, string | undefined, string>;
+  fail_reason: ColumnType<string, string | undefined, string>;
+  channel_id: ColumnType<Int, Int | undefined, Int>;
+  quota: ColumnType<Int, Int | undefined, Int>;
+  buttons: ColumnType<string, string | undefined, string>;
+  properties: ColumnType<string, string | undefined, string>;
+}
+
+export interface TasksTable {
+  id: Id;
+  created_at: Int;
+  updated_at: Int;
+  task_id: string;
+  platform: string;
+  user_id: Int;
+  group: ColumnType<string, string | undefined, string>;
+  channel_id: ColumnType<Int, Int | undefined, Int>;
+  quota: ColumnType<Int, Int | undefined, Int>;
+  action: ColumnType<string, string | undefined, string>;
+  status: ColumnType<string, string | undefined, string>;
+  fail_reason: ColumnType<string, string | undefined, string>;
+  submit_time: ColumnType<Int, Int | undefined, Int>;
+  start_time: ColumnType<Int, Int | undefined, Int>;
+  finish_time: ColumnType<Int, Int | undefined, Int>;
+  progress: ColumnType<string, string | undefined, string>;
+  properties: ColumnType<string, string | undefined, string>;
+  data: ColumnType<string, string | undefined, string>;
+}
+
+export interface QuotaDataTable {
+  id: Id;
+  user_id: Int;
+  username: ColumnType<string, string | undefined, string>;
+  model_name: ColumnType<string, string | undefined, string>;
+  created_at: Int;
+  token_used: ColumnType<Int, Int | undefined, Int>;
+  count: ColumnType<Int, Int | undefined, Int>;
+  quota: ColumnType<Int, Int | undefined, Int>;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  abilities: AbilitiesTable;
+  options: OptionsTable;
+  redemptions: RedemptionsTable;
+  logs: LogsTable;
+  top_ups: TopUpsTable;
+  midjourneys: MidjourneysTable;
+  tasks: TasksTable;
+  quota_data: QuotaDataTable;
+}

@@ -1,0 +1,59 @@
+/**
+ * The one error type. `code` is namespaced (`quota:insufficient`, `channel:invalid_key`),
+ * `status` is the HTTP status the caller sees, `retryable` says whether another channel may help.
+ * Messages are masked before they leave the process (see maskSecrets).
+ */
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly retryable: boolean;
+  /** OpenAI `error.type` to render on the relay. */
+  readonly type: string;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { status?: number; retryable?: boolean; type?: string; cause?: unknown } = {},
+  ) {
+    super(maskSecrets(message), { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? 400;
+    this.retryable = options.retryable ?? false;
+    this.type = options.type ?? defaultTypeFor(this.status);
+  }
+
+  /** The short code without its namespace, used as OpenAI's `error.code`. */
+  get shortCode(): string {
+    const index = this.code.indexOf(':');
+    return index === -1 ? this.code : this.code.slice(index + 1);
+  }
+}
+
+function defaultTypeFor(status: number): string {
+  if (status >= 500) return 'server_error';
+  if (status === 401 || status === 403) return 'new_api_error';
+  return 'invalid_request_error';
+}
+
+export const badRequest = (message: string, code = 'request:invalid') => new AppError(code, message, { status: 400 });
+export const unauthorized = (message: string, code = 'auth:unauthorized') => new AppError(code, message, { status: 401 });
+export const forbidden = (message: string, code = 'auth:forbidden') => new AppError(code, message, { status: 403 });
+export const notFound = (message: string, code = 'request:not_found') => new AppError(code, message, { status: 404 });
+
+const SECRET_PATTERNS: [RegExp, string][] = [
+  // sk- keys (ours and OpenAI-style upstream keys)
+  [/\bsk-[A-Za-z0-9_-]{8,}/g, 'sk-***'],
+  // Bearer credentials
+  [/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***'],
+  // key=... in query strings (Gemini style)
+  [/([?&](?:key|api_key|api-key|token|access_token)=)[^&\s"']+/gi, '$1***'],
+  // Anthropic / Google style keys
+  [/\b(?:sk-ant-|AIza)[A-Za-z0-9_-]{8,}/g, '***'],
+];
+
+/** Replaces anything that looks like a credential with asterisks. */
+export function maskSecrets(text: string): string {
+  let masked = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) masked = masked.replace(pattern, replacement);
+  return masked;
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { ok } from '../envelope.js';
+
+/** Public, unauthenticated answers the console loads before anyone signs in. */
+export function statusRoutes(app: FastifyInstance, context: AppContext): void {
+  const { options } = context;
+
+  app.get('/api/status', async () => {
+    const serverAddress = options.string('ServerAddress');
+    return ok({
+      version: context.version,
+      start_time: context.startTime,
+      system_name: options.string('SystemName'),
+      logo: options.string('Logo'),
+      footer_html: options.string('Footer'),
+      quota_per_unit: options.number('QuotaPerUnit'),
+      display_in_currency: options.bool('DisplayInCurrencyEnabled'),
+      display_token_stat_enabled: options.bool('DisplayTokenStatEnabled'),
+      enable_drawing: options.bool('DrawingEnabled'),
+      enable_task: options.bool('TaskEnabled'),
+      enable_data_export: options.bool('DataExportEnabled'),
+      data_export_default_time: options.string('DataExportDefaultTime'),
+      default_collapse_sidebar: options.bool('DefaultCollapseSidebar'),
+      mj_notify_enabled: options.bool('MjNotifyEnabled'),
+      chats: options.json<unknown[]>('Chats'),
+      chat_link: options.string('ChatLink'),
+      chat_link2: options.string('ChatLink2'),
+      password_login_enabled: options.bool('PasswordLoginEnabled'),
+      password_register_enabled: options.bool('PasswordRegisterEnabled'),
+      register_enabled: options.bool('RegisterEnabled'),
+      email_verification: options.bool('EmailVerificationEnabled'),
+      turnstile_check: options.bool('TurnstileCheckEnabled'),
+      turnstile_site_key: options.string('TurnstileSiteKey'),
+      github_oauth: options.bool('GitHubOAuthEnabled'),
+      github_client_id: options.string('GitHubClientId'),
+      linuxdo_oauth: options.bool('LinuxDOOAuthEnabled'),
+      linuxdo_client_id: options.string('LinuxDOClientId'),
+      wechat_login: options.bool('WeChatAuthEnabled'),
+      wechat_qrcode: options.string('WeChatAccountQRCodeImageURL'),
+      telegram_oauth: options.bool('TelegramOAuthEnabled'),
+      telegram_bot_name: options.string('TelegramBotName'),
+      server_address: serverAddress,
+      top_up_link: options.string('TopUpLink'),
+      min_topup: options.number('MinTopUp'),
+      price: options.number('Price'),
+      enable_online_topup:
+        options.string('PayAddress') !== '' && options.string('EpayId') !== '' && options.raw('EpayKey') !== '',
+    });
+  });
+
+  app.get('/api/notice', async () => ok(options.string('Notice')));
+  app.get('/api/about', async () => ok(options.string('About')));
+  app.get('/api/home_page_content', async () => ok(options.string('HomePageContent')));
+}

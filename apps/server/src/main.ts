@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import { createAppContext } from './app-context.js';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/env.js';
+import { connectDb } from './db/index.js';
+
+const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`modelgate: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie', '*.key', '*.password', '*.access_token'],
+  });
+  if (config.sessionSecretGenerated) {
+    logger.warn('SESSION_SECRET is not set: a random one is used, so sessions will not survive a restart or span several nodes');
+  }
+  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
+  const context = await createAppContext({ config, db, logger, version });
+  const app = await buildApp(context);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: finishing requests and flushing counters');
+    await app.close();
+    await context.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const address = await app.listen({ port: config.port, host: '0.0.0.0' });
+  logger.info(`modelgate ${version} listening on ${address} (${db.dialect} database)`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`modelgate: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import { Role, UserStatus } from '@modelgate/contract';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { AppError, forbidden, unauthorized } from '../errors/app-error.js';
+import type { UserRepository, UserRow } from '../domain/users/user-repository.js';
+import { sessionUserId } from './session.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user, set by the auth guards. */
+    user?: UserRow;
+  }
+}
+
+export type RoleLevel = 'user' | 'admin' | 'root';
+
+const minimumRole: Record<RoleLevel, number> = { user: Role.Common, admin: Role.Admin, root: Role.Root };
+
+/** The access token from `Authorization: <token>` or `Authorization: Bearer <token>`. */
+function accessTokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization?.trim();
+  if (!header) return undefined;
+  const token = header.replace(/^Bearer\s+/i, '').trim();
+  return token || undefined;
+}
+
+/**
+ * Resolves the caller of a console request: a session cookie or the system access token, and
+ * in both cases a New-Api-User header naming the same user.
+ */
+export async function authenticate(request: FastifyRequest, users: UserRepository): Promise<UserRow> {
+  let user: UserRow | undefined;
+  const sessionId = sessionUserId(request);
+  if (sessionId !== undefined) {
+    user = await users.findById(sessionId);
+  } else {
+    const accessToken = accessTokenOf(request);
+    if (accessToken === undefined) throw unauthorized('无权进行此操作，未登录且未提供 access token', 'auth:not_logged_in');
+    user = await users.findByAccessToken(accessToken);
+    if (!user) throw unauthorized('无权进行此操作，access token 无效', 'auth:invalid_access_token');
+  }
+  if (!user || user.deleted_at !== null) throw unauthorized('未登录或登录已过期，请重新登录', 'auth:user_deleted');
+
+  const headerValue = request.headers['new-api-user'];
+  const claimed = Array.isArray(headerValue) ? headerValue[0] : headerValue;
+  if (claimed === undefined || claimed === '') {
+    throw unauthorized('无权进行此操作，未提供 New-Api-User', 'auth:missing_user_header');
+  }
+  if (!/^\d+$/.test(claimed.trim()) || Number(claimed) !== Number(user.id)) {
+    throw unauthorized('无权进行此操作，New-Api-User 与登录用户不匹配', 'auth:user_header_mismatch');
+  }
+  if (Number(user.status) !== UserStatus.Enabled) throw unauthorized('用户已被封禁', 'auth:user_banned');
+  return user;
+}
+
+export function authGuard(users: UserRepository, level: RoleLevel): preHandlerAsyncHookHandler {
+  return async (request) => {
+    const user = await authenticate(request, users);
+    if (Number(user.role) < minimumRole[level]) throw forbidden('无权进行此操作，权限不足', 'auth:insufficient_role');
+    request.user = user;
+  };
+}
+
+/** The signed-in user of a guarded route. */
+export function currentUser(request: FastifyRequest): UserRow {
+  if (!request.user) throw new AppError('server:no_user', 'route is missing its auth guard', { status: 500 });
+  return request.user;
+}

@@ -1,0 +1,4 @@
+export * from './roles.js';
+export * from './envelope.js';
+export * from './channel-types.js';
+export * from './constants.js';

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// `npm start`: build the console when its sources are newer than the last build, then run the
+// server. Keeps `npm install && npm start` a two-command start on a fresh clone.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const webDir = join(root, 'apps/web');
+const builtIndex = join(webDir, 'dist/index.html');
+
+function newestMtime(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+const sources = [join(webDir, 'src'), join(webDir, 'index.html'), join(webDir, 'vite.config.ts'), join(root, 'packages/contract/src')];
+const stale =
+  !existsSync(builtIndex) ||
+  sources.some((source) => existsSync(source) && newestMtime(source) > statSync(builtIndex).mtimeMs);
+
+if (stale && existsSync(join(webDir, 'package.json'))) {
+  console.log('modelgate: building the console (apps/web)...');
+  const build = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/main.ts')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
