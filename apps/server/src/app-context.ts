@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/env.js';
@@ -10,6 +11,19 @@ import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from '
  * The services one process shares. Built once in main.ts (or per test) and handed to the routes;
  * nothing here is a module-level global.
  */
+/**
+ * In-process notices that cached data changed, so caches drop what they hold at once on the node
+ * that made the change; other nodes catch up on their periodic refresh (SYNC_FREQUENCY).
+ */
+export interface ChangeEvents {
+  /** A channel or its abilities were created, updated or deleted. */
+  channels: [];
+  /** A token changed; the argument is its key without `sk-`. */
+  token: [key: string];
+  /** A user changed (status, role, group, quota set by an admin, deletion). */
+  user: [userId: number];
+}
+
 export interface AppContext {
   config: AppConfig;
   db: Db;
@@ -18,6 +32,7 @@ export interface AppContext {
   users: UserService;
   rateLimits: RateLimitStore;
   redis: Redis | undefined;
+  changes: EventEmitter<ChangeEvents>;
   /** Unix seconds when this process started. */
   startTime: number;
   version: string;
@@ -66,6 +81,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     users,
     rateLimits,
     redis,
+    changes: new EventEmitter<ChangeEvents>(),
     startTime: Math.floor(Date.now() / 1000),
     version,
     schedule,

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import { createAppContext, type AppContext } from '../app-context.js';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config/env.js';
+import { connectDb } from '../db/index.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  context: AppContext;
+  /** Directory holding this app's SQLite file. */
+  dir: string;
+  close(): Promise<void>;
+  /** Signs in and returns headers (cookie + New-Api-User) for console calls as that user. */
+  login(username?: string, password?: string): Promise<Record<string, string>>;
+}
+
+/**
+ * A whole app in process against a fresh SQLite file (or `SQL_DSN` given in env), the way the
+ * tests of every module start one. Rate limits are off unless the test sets them.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
+  const config = loadConfig({
+    SQLITE_PATH: join(dir, 'modelgate.db'),
+    SESSION_SECRET: 'test-session-secret',
+    GLOBAL_API_RATE_LIMIT: '0',
+    GLOBAL_WEB_RATE_LIMIT: '0',
+    CRITICAL_RATE_LIMIT: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = pino({ level: config.logLevel });
+  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
+  const context = await createAppContext({ config, db, logger, version: 'test' });
+  const app = await buildApp(context);
+  await app.ready();
+  return {
+    app,
+    context,
+    dir,
+    async close() {
+      await app.close();
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async login(username = 'root', password = '123456') {
+      const response = await app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password } });
+      const body = response.json() as { success: boolean; message: string; data: { id: number } };
+      if (!body.success) throw new Error(`login as ${username} failed: ${body.message}`);
+      return { cookie: sessionCookieOf(response), 'new-api-user': String(body.data.id) };
+    },
+  };
+}
+
+export function sessionCookieOf(response: LightMyRequestResponse): string {
+  const cookie = response.cookies.find((candidate) => candidate.name === 'session');
+  if (!cookie) throw new Error('no session cookie was set');
+  return `session=${cookie.value}`;
+}
