@@ -76,6 +76,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
         reply.header('Cache-Control', path.includes(`${join('/', 'assets', '/')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
+    // The static plugin refuses a bare directory; the root is the console's home page.
+    app.get('/', async (_request, reply) => reply.header('Cache-Control', 'no-cache').sendFile('index.html'));
   }
 
   app.setNotFoundHandler(async (request, reply) => {
