@@ -9,6 +9,8 @@ import { notFound } from './errors/app-error.js';
 import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { authRoutes } from './http/api/auth.js';
 import { optionRoutes } from './http/api/options.js';
+import { redemptionRoutes } from './http/api/redemptions.js';
+import { walletRoutes } from './http/api/wallet.js';
 import { statusRoutes } from './http/api/status.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
 
@@ -43,6 +45,11 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   await app.register(cookie, { secret: context.config.sessionSecret });
 
+  // Payment notifies and some OAuth providers post forms.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
   app.addHook('onRequest', async (request) => {
     const { rateLimits, config } = context;
     const url = request.url;
@@ -64,6 +71,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   statusRoutes(app, context);
   authRoutes(app, context);
   optionRoutes(app, context);
+  redemptionRoutes(app, context);
+  walletRoutes(app, context);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));

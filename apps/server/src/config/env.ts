@@ -24,6 +24,15 @@ const intFrom = (fallback: number, min = 0) =>
       return value;
     });
 
+/** An http(s) address without trailing slashes. */
+const urlFrom = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw) => (raw || fallback).replace(/\/+$/, ''))
+    .refine((url) => /^https?:\/\/[^\s]+$/.test(url), 'must be an http:// or https:// address');
+
 const envSchema = z.object({
   PORT: intFrom(3000, 0).refine((port) => port <= 65535, 'must be a port number (0-65535)'),
   SQLITE_PATH: z.string().trim().optional().transform((raw) => raw || './data/modelgate.db'),
@@ -63,6 +72,11 @@ const envSchema = z.object({
     .transform((raw) => raw || 'info')
     .refine((level) => ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level), 'must be a pino level'),
   WEB_DIST: z.string().optional().transform((raw) => raw ?? ''),
+  // Third-party sign-in and bot-check endpoints; tests point them at local fakes.
+  GITHUB_OAUTH_BASE_URL: urlFrom('https://github.com'),
+  GITHUB_API_BASE_URL: urlFrom('https://api.github.com'),
+  LINUXDO_OAUTH_BASE_URL: urlFrom('https://connect.linux.do'),
+  TURNSTILE_VERIFY_URL: urlFrom('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
 });
 
 export interface AppConfig {
@@ -86,6 +100,13 @@ export interface AppConfig {
   logLevel: string;
   /** Built console directory; empty means apps/web/dist. */
   webDist: string;
+  /** Where sign-in providers and the bot check are reached (overridable for tests). */
+  authProviders: {
+    githubOAuthBaseUrl: string;
+    githubApiBaseUrl: string;
+    linuxdoBaseUrl: string;
+    turnstileVerifyUrl: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -114,5 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     relayTimeoutSeconds: value.RELAY_TIMEOUT,
     logLevel: value.LOG_LEVEL,
     webDist: value.WEB_DIST,
+    authProviders: {
+      githubOAuthBaseUrl: value.GITHUB_OAUTH_BASE_URL,
+      githubApiBaseUrl: value.GITHUB_API_BASE_URL,
+      linuxdoBaseUrl: value.LINUXDO_OAUTH_BASE_URL,
+      turnstileVerifyUrl: value.TURNSTILE_VERIFY_URL,
+    },
   };
 }

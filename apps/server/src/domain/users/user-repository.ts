@@ -1,9 +1,35 @@
-import type { Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { insertReturningId } from '../../db/index.js';
-import type { UsersTable } from '../../db/schema.js';
+import type { Database, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
+
+/** Columns holding a third-party account id, one per sign-in provider. */
+export type BindingColumn = 'github_id' | 'linux_do_id' | 'wechat_id' | 'telegram_id';
+
+export interface UserPageQuery {
+  keyword?: string;
+  group?: string;
+  offset: number;
+  limit: number;
+}
+
+/** True for a unique-index violation on any supported dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const failure = error as { code?: unknown; errno?: unknown } | null;
+  if (!failure || typeof failure !== 'object') return false;
+  return (
+    failure.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    failure.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    failure.code === '23505' ||
+    failure.code === 'ER_DUP_ENTRY' ||
+    failure.errno === 1062
+  );
+}
+
+/** Escapes LIKE wildcards; used with `ESCAPE '!'`, which every dialect reads the same way. */
+const likePattern = (text: string) => `%${text.replace(/[!%_]/g, (char) => `!${char}`)}%`;
 
 /** What the console sees of a user: never the password or the access token. */
 export interface PublicUser {
@@ -104,5 +130,152 @@ export class UserRepository {
 
   async update(id: number, values: Partial<Omit<UserRow, 'id'>>): Promise<void> {
     await this.db.kysely.updateTable('users').set(values).where('id', '=', id).execute();
+  }
+
+  /** Live user whose email is `email` (first by id when an imported database holds duplicates). */
+  findLiveByEmail(email: string): Promise<UserRow | undefined> {
+    if (email === '') return Promise.resolve(undefined);
+    return this.db.kysely
+      .selectFrom('users')
+      .selectAll()
+      .where('deleted_at', 'is', null)
+      .where('email', '=', email)
+      .orderBy('id')
+      .executeTakeFirst();
+  }
+
+  /** Whether any user, deregistered ones included, holds this email (as new-api checks it). */
+  async emailTaken(email: string, exceptUserId?: number): Promise<boolean> {
+    let query = this.db.kysely.selectFrom('users').select('id').where('email', '=', email);
+    if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId);
+    return (await query.executeTakeFirst()) !== undefined;
+  }
+
+  /** The user bound to a third-party account, deregistered ones included. */
+  findByBinding(column: BindingColumn, value: string): Promise<UserRow | undefined> {
+    return this.db.kysely.selectFrom('users').selectAll().where(column, '=', value).orderBy('id').executeTakeFirst();
+  }
+
+  /** The live user owning an invitation code. */
+  findLiveByAffCode(affCode: string): Promise<UserRow | undefined> {
+    if (affCode === '') return Promise.resolve(undefined);
+    return this.db.kysely
+      .selectFrom('users')
+      .selectAll()
+      .where('deleted_at', 'is', null)
+      .where('aff_code', '=', affCode)
+      .executeTakeFirst();
+  }
+
+  async maxId(): Promise<number> {
+    const row = await this.db.kysely
+      .selectFrom('users')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirst();
+    return Number(row?.max ?? 0);
+  }
+
+  /**
+   * One page of users, deregistered ones included (the console shows them without actions),
+   * newest first. `keyword` matches the id exactly or username, email and display name in part.
+   */
+  async page(query: UserPageQuery): Promise<{ items: UserRow[]; total: number }> {
+    const keyword = query.keyword?.trim() ?? '';
+    const group = query.group?.trim() ?? '';
+    const filtered = this.db.kysely
+      .selectFrom('users')
+      .$if(group !== '', (builder) => builder.where('group', '=', group))
+      .$if(keyword !== '', (builder) =>
+        builder.where((eb) => {
+          const pattern = likePattern(keyword);
+          const matches: Expression<SqlBool>[] = [
+            sql<SqlBool>`${eb.ref('username')} like ${pattern} escape '!'`,
+            sql<SqlBool>`${eb.ref('email')} like ${pattern} escape '!'`,
+            sql<SqlBool>`${eb.ref('display_name')} like ${pattern} escape '!'`,
+          ];
+          if (/^\d{1,15}$/.test(keyword)) matches.push(eb('id', '=', Number(keyword)));
+          return eb.or(matches);
+        }),
+      );
+    const [items, counted] = await Promise.all([
+      filtered.selectAll().orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute(),
+      filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { items, total: Number(counted.total) };
+  }
+
+  /**
+   * Adds `delta` (negative to take away) to a live user's quota in one conditional statement,
+   * so the balance never goes below zero whatever runs at the same time. False when the user
+   * is missing, deregistered, or holds less than a negative delta takes.
+   */
+  async addQuota(id: number, delta: number, executor: Kysely<Database> = this.db.kysely): Promise<boolean> {
+    let query = executor
+      .updateTable('users')
+      .set({ quota: sql<number>`quota + ${delta}` })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null);
+    if (delta < 0) query = query.where('quota', '>=', -delta);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Sets the quota only if it still is `expected` (compare-and-set), so a log of old→new is true. */
+  async replaceQuota(id: number, expected: number, next: number): Promise<boolean> {
+    const result = await this.db.kysely
+      .updateTable('users')
+      .set({ quota: next })
+      .where('id', '=', id)
+      .where('quota', '=', expected)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Moves referral earnings to the balance atomically; false when aff_quota is below `amount`. */
+  async transferAffQuota(id: number, amount: number): Promise<boolean> {
+    const result = await this.db.kysely
+      .updateTable('users')
+      .set({ aff_quota: sql<number>`aff_quota - ${amount}`, quota: sql<number>`quota + ${amount}` })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .where('aff_quota', '>=', amount)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Credits an inviter: one more invitee and `reward` to its referral earnings. */
+  async creditInviter(id: number, reward: number, executor: Kysely<Database> = this.db.kysely): Promise<void> {
+    await executor
+      .updateTable('users')
+      .set({
+        aff_count: sql<number>`aff_count + 1`,
+        aff_quota: sql<number>`aff_quota + ${reward}`,
+        aff_history: sql<number>`aff_history + ${reward}`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Gives the user an invitation code if it has none; returns the code it ends up with. */
+  async ensureAffCode(id: number, candidate: string): Promise<string | undefined> {
+    await this.db.kysely
+      .updateTable('users')
+      .set({ aff_code: candidate })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('aff_code', 'is', null), eb('aff_code', '=', '')]))
+      .execute();
+    const row = await this.db.kysely.selectFrom('users').select('aff_code').where('id', '=', id).executeTakeFirst();
+    return row?.aff_code ?? undefined;
+  }
+
+  /** Deregisters: the row stays (its username stays taken, as in new-api) with deleted_at set. */
+  async softDelete(id: number): Promise<boolean> {
+    const result = await this.db.kysely
+      .updateTable('users')
+      .set({ deleted_at: Math.floor(Date.now() / 1000) })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 }

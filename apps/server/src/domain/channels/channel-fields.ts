@@ -1,0 +1,266 @@
+import { isKnownChannelType } from '@modelgate/contract';
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { ChannelsTable } from '../../db/schema.js';
+import { badRequest } from '../../errors/app-error.js';
+
+export type ChannelRow = Selectable<ChannelsTable>;
+
+/** The columns an administrator may write; the rest (usage, balance, test results) the server keeps. */
+export type ChannelWritable = Pick<
+  ChannelRow,
+  | 'type'
+  | 'name'
+  | 'status'
+  | 'group'
+  | 'models'
+  | 'model_mapping'
+  | 'key'
+  | 'base_url'
+  | 'other'
+  | 'test_model'
+  | 'auto_ban'
+  | 'status_code_mapping'
+  | 'tag'
+  | 'priority'
+  | 'weight'
+  | 'setting'
+  | 'openai_organization'
+  | 'param_override'
+  | 'header_override'
+  | 'remark'
+>;
+
+export const PRIORITY_MIN = -999;
+const NAME_MAX = 255;
+const GROUP_MAX = 64;
+const MODEL_MAX = 255;
+const TAG_MAX = 255;
+
+/** A comma (or newline) separated list, trimmed, without empties or repeats, order kept. */
+export function splitList(value: string | readonly string[] | null | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  const parts = typeof value === 'string' ? value.split(/[,\n]/) : value.flatMap((item) => item.split(','));
+  const seen = new Set<string>();
+  for (const part of parts) {
+    const trimmed = part.trim();
+    if (trimmed !== '') seen.add(trimmed);
+  }
+  return [...seen];
+}
+
+const integer = (label: string) =>
+  z
+    .union([z.number(), z.string().trim().regex(/^-?\d+$/, `${label}必须是整数`)], { error: `${label}必须是整数` })
+    .transform(Number)
+    .pipe(z.number().int(`${label}必须是整数`).safe(`${label}超出范围`));
+
+/** null and absent both mean "not given": new-api's console sends null for untouched optional text. */
+const text = z
+  .union([z.string(), z.null()], { error: '必须是字符串' })
+  .optional()
+  .transform((value) => (value === null ? undefined : value));
+
+const list = z
+  .union([z.string(), z.array(z.string()), z.null()], { error: '必须是逗号分隔的字符串或字符串数组' })
+  .optional()
+  .transform((value) => (value === null || value === undefined ? undefined : splitList(value)));
+
+/**
+ * A channel as the console sends it, for create and update alike. Unknown keys (used_quota,
+ * balance, response_time ... that the form echoes back) are dropped: they are not writable.
+ */
+export const channelInputSchema = z.object({
+  id: integer('渠道 ID').optional(),
+  type: integer('渠道类型').optional(),
+  name: text,
+  status: integer('状态').optional(),
+  group: list,
+  groups: list,
+  models: list,
+  model_mapping: text,
+  key: text,
+  base_url: text,
+  other: text,
+  test_model: text,
+  auto_ban: z
+    .union([z.boolean(), integer('auto_ban'), z.null()])
+    .optional()
+    .transform((value) => (value === null || value === undefined ? undefined : Number(value) ? 1 : 0)),
+  status_code_mapping: text,
+  tag: text,
+  priority: z.union([integer('优先级'), z.null()]).optional(),
+  weight: z.union([integer('权重'), z.null()]).optional(),
+  setting: text,
+  openai_organization: text,
+  param_override: text,
+  header_override: text,
+  remark: text,
+});
+export type ChannelInput = z.output<typeof channelInputSchema>;
+
+function parseJsonObject(raw: string, message: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw badRequest(message, 'channel:invalid_json');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(message, 'channel:invalid_json');
+  return parsed as Record<string, unknown>;
+}
+
+/** model_mapping: a JSON object from requested model name to upstream model name. */
+export function checkModelMapping(raw: string): string {
+  const trimmed = raw.trim();
+  if (trimmed === '') return '';
+  const message = '模型重定向必须是合法的 JSON 对象，且每个值都是模型名称字符串';
+  const mapping = parseJsonObject(trimmed, message);
+  if (Object.values(mapping).some((value) => typeof value !== 'string')) throw badRequest(message, 'channel:invalid_json');
+  return trimmed;
+}
+
+/** status_code_mapping: {"429": "500"} rewrites an upstream status code before it is judged. */
+export function checkStatusCodeMapping(raw: string): string {
+  const trimmed = raw.trim();
+  if (trimmed === '') return '';
+  const message = '状态码复写必须是合法的 JSON 对象，形如 {"400": "500"}';
+  const mapping = parseJsonObject(trimmed, message);
+  const isCode = (value: unknown) => (typeof value === 'string' || typeof value === 'number') && /^[1-5]\d\d$/.test(String(value));
+  for (const [from, to] of Object.entries(mapping)) {
+    if (!isCode(from) || !isCode(to)) throw badRequest(`${message}，"${from}" 映射无效`, 'channel:invalid_json');
+  }
+  return trimmed;
+}
+
+function checkOptionalObject(raw: string, label: string): string {
+  const trimmed = raw.trim();
+  if (trimmed === '') return '';
+  parseJsonObject(trimmed, `${label}必须是合法的 JSON 对象`);
+  return trimmed;
+}
+
+function checkBaseUrl(raw: string): string {
+  const trimmed = raw.trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  if (!/^https?:\/\/[^\s/]+/i.test(trimmed)) throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
+  return trimmed;
+}
+
+/** Multi-line keys: one per line, trimmed, empties dropped. */
+export const splitKeys = (raw: string): string[] =>
+  raw
+    .split('\n')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+
+/**
+ * Turns the given fields into column values, checking each one. Only fields present in the
+ * input appear in the result, so an update writes what was sent and keeps the rest.
+ */
+export function toChannelColumns(input: ChannelInput): Partial<ChannelWritable> {
+  const columns: Partial<ChannelWritable> = {};
+  if (input.type !== undefined) {
+    if (!isKnownChannelType(input.type)) throw badRequest(`未知的渠道类型：${input.type}`, 'channel:unknown_type');
+    columns.type = input.type;
+  }
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if ([...name].length > NAME_MAX) throw badRequest(`渠道名称不能超过 ${NAME_MAX} 个字符`, 'channel:name_too_long');
+    columns.name = name;
+  }
+  if (input.status !== undefined) {
+    if (![1, 2, 3].includes(input.status)) throw badRequest('渠道状态只能是 1（启用）、2（手动禁用）或 3（自动禁用）', 'channel:invalid_status');
+    columns.status = input.status;
+  }
+  // The form sends `groups` (array), the wire and older clients `group` (comma list).
+  const groups = input.groups !== undefined && input.groups.length > 0 ? input.groups : input.group;
+  if (groups !== undefined) {
+    const tooLong = groups.find((group) => group.length > GROUP_MAX);
+    if (tooLong) throw badRequest(`分组名称不能超过 ${GROUP_MAX} 个字符：${tooLong}`, 'channel:group_too_long');
+    columns.group = groups.join(',');
+  }
+  if (input.models !== undefined) {
+    const tooLong = input.models.find((model) => model.length > MODEL_MAX);
+    if (tooLong) throw badRequest(`模型名称过长：${tooLong}`, 'channel:model_too_long');
+    columns.models = input.models.join(',');
+  }
+  if (input.model_mapping !== undefined) columns.model_mapping = checkModelMapping(input.model_mapping);
+  if (input.status_code_mapping !== undefined) columns.status_code_mapping = checkStatusCodeMapping(input.status_code_mapping);
+  if (input.setting !== undefined) columns.setting = checkOptionalObject(input.setting, '渠道额外设置');
+  if (input.param_override !== undefined) columns.param_override = checkOptionalObject(input.param_override, '参数覆盖');
+  if (input.header_override !== undefined) columns.header_override = checkOptionalObject(input.header_override, '请求头覆盖');
+  // An empty key on update means "keep the stored one": keys are never sent back to the form.
+  if (input.key !== undefined && input.key.trim() !== '') columns.key = input.key.trim();
+  if (input.base_url !== undefined) columns.base_url = checkBaseUrl(input.base_url);
+  if (input.other !== undefined) columns.other = input.other.trim();
+  if (input.test_model !== undefined) columns.test_model = input.test_model.trim();
+  if (input.openai_organization !== undefined) columns.openai_organization = input.openai_organization.trim();
+  if (input.remark !== undefined) columns.remark = input.remark.trim();
+  if (input.auto_ban !== undefined) columns.auto_ban = input.auto_ban;
+  if (input.tag !== undefined) {
+    const tag = input.tag.trim();
+    if ([...tag].length > TAG_MAX) throw badRequest(`标签不能超过 ${TAG_MAX} 个字符`, 'channel:tag_too_long');
+    columns.tag = tag;
+  }
+  if (input.priority !== undefined && input.priority !== null) columns.priority = checkPriority(input.priority);
+  if (input.weight !== undefined && input.weight !== null) columns.weight = clampWeight(input.weight);
+  return columns;
+}
+
+export function checkPriority(priority: number): number {
+  if (priority < PRIORITY_MIN) throw badRequest(`优先级不能小于 ${PRIORITY_MIN}`, 'channel:invalid_priority');
+  return priority;
+}
+
+/** A negative weight means "never picked by weight", which 0 already says. */
+export const clampWeight = (weight: number): number => Math.max(0, weight);
+
+/**
+ * The fields a channel cannot exist without. On create every one is checked; on update only
+ * those being written (an update that leaves a field out keeps the stored value).
+ */
+export function checkRequired(channel: Partial<Pick<ChannelWritable, 'type' | 'name' | 'group' | 'models' | 'key'>>, creating: boolean): void {
+  const given = (field: keyof typeof channel) => creating || channel[field] !== undefined;
+  if (given('type') && !isKnownChannelType(channel.type ?? 0)) throw badRequest('请选择渠道类型', 'channel:missing_type');
+  if (given('name') && (channel.name ?? '').trim() === '') throw badRequest('渠道名称不能为空', 'channel:missing_name');
+  if (given('group') && splitList(channel.group).length === 0) throw badRequest('请至少选择一个分组', 'channel:missing_group');
+  if (given('models') && splitList(channel.models).length === 0) throw badRequest('请至少选择一个模型', 'channel:missing_models');
+  if (creating && (channel.key ?? '').trim() === '') throw badRequest('渠道密钥不能为空', 'channel:missing_key');
+}
+
+/** A channel as the console sees it. The key never leaves the server: it is always ''. */
+export function toWireChannel(row: ChannelRow) {
+  return {
+    id: Number(row.id),
+    type: Number(row.type),
+    key: '',
+    openai_organization: row.openai_organization,
+    test_model: row.test_model,
+    status: Number(row.status),
+    name: row.name,
+    weight: Number(row.weight),
+    created_time: Number(row.created_time),
+    test_time: Number(row.test_time),
+    response_time: Number(row.response_time),
+    base_url: row.base_url,
+    other: row.other,
+    balance: Number(row.balance),
+    balance_updated_time: Number(row.balance_updated_time),
+    models: row.models,
+    group: row.group,
+    used_quota: Number(row.used_quota),
+    model_mapping: row.model_mapping,
+    status_code_mapping: row.status_code_mapping,
+    priority: Number(row.priority),
+    auto_ban: Number(row.auto_ban),
+    other_info: row.other_info,
+    tag: row.tag,
+    setting: row.setting,
+    param_override: row.param_override,
+    header_override: row.header_override,
+    remark: row.remark,
+    expired_time: Number(row.expired_time),
+  };
+}
+export type WireChannel = ReturnType<typeof toWireChannel>;

@@ -1,0 +1,113 @@
+import { ChannelType, channelTypeInfo } from '@modelgate/contract';
+import { z } from 'zod';
+import { badRequest } from '../../errors/app-error.js';
+import { splitList } from './channel-fields.js';
+import { firstKey, getUpstreamJson } from './upstream-http.js';
+
+/**
+ * Which priced model names belong to which channel type, by name. Types not listed here serve
+ * whatever their channels are configured with.
+ */
+const TYPE_MODEL_PATTERNS: Record<number, RegExp> = {
+  [ChannelType.OpenAI]: /^(gpt-|chatgpt-|o\d|text-embedding-3|text-embedding-ada|text-moderation|omni-moderation|whisper|tts-|dall-e|davinci|babbage)/,
+  [ChannelType.Azure]: /^(gpt-|o\d|text-embedding-3|text-embedding-ada|whisper|tts-|dall-e)/,
+  [ChannelType.Anthropic]: /^claude-/,
+  33: /^claude-/,
+  [ChannelType.Gemini]: /^(gemini-|gemma-|text-embedding-004|imagen-)/,
+  [ChannelType.VertexAI]: /^(gemini-|claude-|imagen-)/,
+  20: /./,
+  25: /^(moonshot-|kimi-)/,
+  42: /^(mistral-|codestral-|open-mistral|pixtral-)/,
+  43: /^deepseek-/,
+  48: /^grok-/,
+  [ChannelType.Midjourney]: /^mj_/,
+  [ChannelType.MidjourneyPlus]: /^mj_/,
+  [ChannelType.SunoAPI]: /^suno_/,
+};
+
+export interface CatalogueModel {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  /** Channel types that serve the model by name or by a configured channel. */
+  channel_types: number[];
+}
+
+/**
+ * Every model the gateway knows: priced ones (ModelRatio and ModelPrice) matched to the types
+ * that serve them, plus every model a channel is configured with.
+ */
+export function modelCatalogue(pricedModels: Iterable<string>, channelModels: { type: number; models: string }[]): CatalogueModel[] {
+  const types = new Map<string, Set<number>>();
+  const add = (model: string, type?: number) => {
+    let set = types.get(model);
+    if (!set) types.set(model, (set = new Set()));
+    if (type !== undefined) set.add(type);
+  };
+  for (const model of pricedModels) {
+    add(model);
+    for (const [type, pattern] of Object.entries(TYPE_MODEL_PATTERNS)) if (pattern.test(model)) add(model, Number(type));
+  }
+  for (const channel of channelModels) for (const model of splitList(channel.models)) add(model, Number(channel.type));
+
+  return [...types.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, set]) => {
+      const sorted = [...set].sort((a, b) => a - b);
+      const owner = sorted.find((type) => type !== 20) ?? sorted[0];
+      return {
+        id,
+        object: 'model' as const,
+        created: 0,
+        owned_by: owner === undefined ? 'custom' : (channelTypeInfo(owner)?.name ?? 'custom'),
+        channel_types: sorted,
+      };
+    });
+}
+
+export interface ModelSource {
+  type: number;
+  base_url: string;
+  key: string;
+}
+
+const openAiModels = z.object({ data: z.array(z.object({ id: z.string() })) });
+const geminiModels = z.object({ models: z.array(z.object({ name: z.string() })).optional().default([]), nextPageToken: z.string().optional() });
+const ollamaModels = z.object({ models: z.array(z.object({ name: z.string() })) });
+
+const WHAT = '获取模型列表';
+const GEMINI_MAX_PAGES = 10;
+
+/** The model ids the upstream of a channel (or of a channel being filled in) lists. */
+export async function fetchUpstreamModels(source: ModelSource): Promise<string[]> {
+  const info = channelTypeInfo(source.type);
+  if (!info) throw badRequest(`未知的渠道类型：${source.type}`, 'channel:unknown_type');
+  const base = (source.base_url || info.baseUrl).trim().replace(/\/+$/, '');
+  if (base === '') throw badRequest('请先填写渠道的 Base URL', 'channel:missing_base_url');
+  if (!/^https?:\/\//i.test(base)) throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
+  const key = firstKey(source.key);
+  if (key === '') throw badRequest('请先填写渠道密钥', 'channel:missing_key');
+
+  let ids: string[];
+  if (source.type === ChannelType.Gemini) {
+    ids = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < GEMINI_MAX_PAGES; page += 1) {
+      const query = `pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+      const body = await getUpstreamJson(`${base}/v1beta/models?${query}`, { 'x-goog-api-key': key }, geminiModels, WHAT);
+      ids.push(...body.models.map((model) => model.name.replace(/^models\//, '')));
+      pageToken = body.nextPageToken;
+      if (!pageToken) break;
+    }
+  } else if (source.type === ChannelType.Anthropic) {
+    const headers = { 'x-api-key': key, 'anthropic-version': '2023-06-01' };
+    ids = (await getUpstreamJson(`${base}/v1/models?limit=1000`, headers, openAiModels, WHAT)).data.map((model) => model.id);
+  } else if (source.type === ChannelType.Ollama) {
+    ids = (await getUpstreamJson(`${base}/api/tags`, {}, ollamaModels, WHAT)).models.map((model) => model.name);
+  } else {
+    const url = /\/v\d+$/.test(base) ? `${base}/models` : `${base}/v1/models`;
+    ids = (await getUpstreamJson(url, { authorization: `Bearer ${key}` }, openAiModels, WHAT)).data.map((model) => model.id);
+  }
+  return [...new Set(ids)];
+}

@@ -1,0 +1,37 @@
+import type { LogTypeValue } from '@modelgate/contract';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { OptionService } from '../options/option-service.js';
+
+export interface UserLogEntry {
+  userId: number;
+  username: string;
+  type: LogTypeValue;
+  content: string;
+}
+
+/**
+ * Writes account events (gifts, referral rewards, admin quota changes) into `logs`, where the
+ * usage-log pages show them next to the relay's rows. Accepts a transaction so a reward and its
+ * log line land together.
+ */
+export async function recordUserLog(executor: Kysely<Database>, entry: UserLogEntry): Promise<void> {
+  await executor
+    .insertInto('logs')
+    .values({
+      user_id: entry.userId,
+      username: entry.username,
+      type: entry.type,
+      content: entry.content,
+      created_at: Math.floor(Date.now() / 1000),
+    })
+    .execute();
+}
+
+/** Quota as new-api writes it into log text: dollars when the console shows currency, else units. */
+export function formatQuota(options: OptionService, quota: number): string {
+  if (options.bool('DisplayInCurrencyEnabled')) {
+    return `＄${(quota / options.number('QuotaPerUnit')).toFixed(6)} 额度`;
+  }
+  return `${quota} 点额度`;
+}

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/index.js';
+import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
+import type { OptionService } from '../options/option-service.js';
+import { EPAY_TYPES, epaySign, epayVerify } from './epay.js';
+import { formatQuota } from './quota-format.js';
+import { writeTopUpLog } from './wallet-logs.js';
+
+export interface PaymentForm {
+  url: string;
+  params: Record<string, string>;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Online top-up through Epay: quotes, orders, and the notify that credits an order once. */
+export class WalletService {
+  constructor(
+    private readonly db: Db,
+    private readonly options: OptionService,
+  ) {}
+
+  onlineTopUpEnabled(): boolean {
+    return this.options.string('PayAddress') !== '' && this.options.string('EpayId') !== '' && this.options.raw('EpayKey') !== '';
+  }
+
+  /** Price in money for `amount` units: amount × Price × the group's top-up ratio, to the cent. */
+  quote(amount: number, group: string): number {
+    this.checkAmount(amount);
+    const ratios = this.options.json<Record<string, number>>('TopupGroupRatio');
+    const ratio = ratios[group] ?? 1;
+    return Math.round(amount * this.options.number('Price') * ratio * 100) / 100;
+  }
+
+  async createOrder(input: { userId: number; group: string; amount: number; paymentMethod: string; origin: string }): Promise<PaymentForm> {
+    if (!this.onlineTopUpEnabled()) throw forbidden('管理员未开启在线充值', 'topup:disabled');
+    const type = EPAY_TYPES[input.paymentMethod];
+    if (!type) throw badRequest('不支持的支付方式', 'topup:invalid_method');
+    const money = this.quote(input.amount, input.group);
+    if (money < 0.01) throw badRequest('充值金额过低', 'topup:too_low');
+    const tradeNo = `MG${now()}${randomBytes(6).toString('hex').toUpperCase()}`;
+    const callbackBase = this.options.string('CustomCallbackAddress') || this.options.string('ServerAddress') || input.origin;
+    const serverAddress = this.options.string('ServerAddress') || input.origin;
+    await this.db.kysely
+      .insertInto('top_ups')
+      .values({
+        user_id: input.userId,
+        amount: input.amount,
+        money,
+        trade_no: tradeNo,
+        payment_method: input.paymentMethod,
+        create_time: now(),
+        status: 'pending',
+      })
+      .execute();
+    const params: Record<string, string> = {
+      pid: this.options.string('EpayId'),
+      type,
+      out_trade_no: tradeNo,
+      notify_url: `${callbackBase}/api/user/epay/notify`,
+      return_url: `${serverAddress}/topup`,
+      name: `TUC${input.amount}`,
+      money: money.toFixed(2),
+    };
+    params.sign = epaySign(params, this.options.raw('EpayKey'));
+    params.sign_type = 'MD5';
+    return { url: `${this.options.string('PayAddress')}/submit.php`, params };
+  }
+
+  /**
+   * Handles an Epay notify. Returns true when the notify is genuine and the order is (now or
+   * already) paid; credits amount × QuotaPerUnit only on the first genuine notify.
+   */
+  async handleNotify(params: Record<string, string>): Promise<boolean> {
+    if (!epayVerify(params, this.options.raw('EpayKey'))) return false;
+    if (params.pid !== undefined && params.pid !== this.options.string('EpayId')) return false;
+    if (params.trade_status !== 'TRADE_SUCCESS') return false;
+    const tradeNo = params.out_trade_no ?? '';
+    const order = await this.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
+    if (!order) return false;
+    if (params.money !== undefined && Math.abs(Number(params.money) - Number(order.money)) >= 0.005) return false;
+    if (order.status === 'success') return true;
+
+    const quotaPerUnit = this.options.number('QuotaPerUnit');
+    const quota = Math.round(Number(order.amount) * quotaPerUnit);
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('top_ups')
+        .set({ status: 'success', complete_time: now() })
+        .where('trade_no', '=', tradeNo)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      // A concurrent notify for the same order already credited it.
+      if (Number(claimed.numUpdatedRows) !== 1) return true;
+      await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', Number(order.user_id)).execute();
+      const user = await trx.selectFrom('users').select('username').where('id', '=', Number(order.user_id)).executeTakeFirst();
+      await writeTopUpLog(trx, {
+        userId: Number(order.user_id),
+        username: user?.username ?? '',
+        quota,
+        content: `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+      });
+      return true;
+    });
+  }
+
+  private checkAmount(amount: number): void {
+    const minimum = this.options.number('MinTopUp');
+    if (!Number.isSafeInteger(amount) || amount < 1) throw badRequest('充值数量必须是正整数', 'topup:invalid_amount');
+    if (amount < minimum) throw new AppError('topup:below_minimum', `充值数量不能小于 ${minimum}`, { status: 400 });
+  }
+}

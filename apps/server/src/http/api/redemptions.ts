@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { MAX_REDEMPTIONS_PER_BATCH, RedemptionService, type RedemptionRow } from '../../domain/redemptions/redemption-service.js';
+import { formatQuota } from '../../domain/wallet/quota-format.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
+import { ok, parseInput } from '../envelope.js';
+import { pageData, parsePaging } from '../paging.js';
+
+const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
+const nameSchema = z.string().trim().max(20, '兑换码名称长度必须在 1 到 20 之间');
+const quotaSchema = z.number({ error: '额度必须是整数' }).int('额度必须是整数').positive('额度必须大于 0');
+const expiredSchema = z.number({ error: '过期时间必须是整数' }).int().min(0, '过期时间无效').optional();
+
+const createBody = z.object({
+  name: nameSchema.optional().default(''),
+  quota: quotaSchema,
+  count: z
+    .number({ error: '数量必须是整数' })
+    .int('数量必须是整数')
+    .min(1, '数量必须大于 0')
+    .max(MAX_REDEMPTIONS_PER_BATCH, `一次最多创建 ${MAX_REDEMPTIONS_PER_BATCH} 个兑换码`)
+    .optional()
+    .default(1),
+  expired_time: expiredSchema,
+});
+const updateBody = z.object({
+  id: z.number().int().positive('无效的兑换码 ID'),
+  name: nameSchema.min(1, '兑换码名称长度必须在 1 到 20 之间'),
+  quota: quotaSchema,
+  expired_time: expiredSchema,
+});
+const statusBody = z.object({ id: z.number().int().positive('无效的兑换码 ID'), status: z.number().int() });
+
+const toWire = (row: RedemptionRow) => ({
+  id: Number(row.id),
+  user_id: Number(row.user_id),
+  key: row.key,
+  status: Number(row.status),
+  name: row.name,
+  quota: Number(row.quota),
+  created_time: Number(row.created_time),
+  redeemed_time: Number(row.redeemed_time),
+  used_user_id: Number(row.used_user_id),
+  expired_time: Number(row.expired_time),
+});
+
+/** Redemption codes (admins), spec 02 §7. */
+export function redemptionRoutes(app: FastifyInstance, context: AppContext): void {
+  const service = new RedemptionService(context.db);
+  const admin = authGuard(context.users.repository, 'admin');
+
+  app.get('/api/redemption/', { preHandler: admin }, async (request) => {
+    const paging = parsePaging(request.query as Record<string, unknown>);
+    const { items, total } = await service.list(paging);
+    return ok(pageData(items.map(toWire), total, paging));
+  });
+
+  app.get('/api/redemption/search', { preHandler: admin }, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const paging = parsePaging(query);
+    const keyword = typeof query.keyword === 'string' ? query.keyword.trim() : '';
+    const { items, total } = await service.list(paging, keyword);
+    return ok(pageData(items.map(toWire), total, paging));
+  });
+
+  app.get('/api/redemption/:id', { preHandler: admin }, async (request) => {
+    const { id } = parseInput(idParam, request.params);
+    return ok(toWire(await service.get(id)));
+  });
+
+  app.post('/api/redemption/', { preHandler: admin }, async (request) => {
+    const body = parseInput(createBody, request.body);
+    const { options } = context;
+    const name = body.name || formatQuota(body.quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'));
+    const keys = await service.create({ name: name.slice(0, 20), quota: body.quota, count: body.count, expiredTime: body.expired_time ?? 0 }, Number(currentUser(request).id));
+    return ok(keys);
+  });
+
+  app.put('/api/redemption/', { preHandler: admin }, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    if (query.status_only === 'true' || query.status_only === '1') {
+      const { id, status } = parseInput(statusBody, request.body);
+      return ok(toWire(await service.setStatus(id, status)));
+    }
+    const body = parseInput(updateBody, request.body);
+    return ok(toWire(await service.update(body.id, { name: body.name, quota: body.quota, expiredTime: body.expired_time })));
+  });
+
+  app.delete('/api/redemption/:id/', { preHandler: admin }, async (request) => {
+    const { id } = parseInput(idParam, request.params);
+    await service.delete(id);
+    return ok();
+  });
+  app.delete('/api/redemption/:id', { preHandler: admin }, async (request) => {
+    const { id } = parseInput(idParam, request.params);
+    await service.delete(id);
+    return ok();
+  });
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { RedemptionService } from '../../domain/redemptions/redemption-service.js';
+import { formatQuota } from '../../domain/wallet/quota-format.js';
+import { WalletService } from '../../domain/wallet/wallet-service.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
+import { ok, parseInput } from '../envelope.js';
+
+const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
+const amountSchema = z.coerce.number({ error: '充值数量必须是正整数' });
+const quoteBody = z.object({ amount: amountSchema, top_up_code: z.string().optional() });
+const payBody = z.object({ amount: amountSchema, top_up_code: z.string().optional(), payment_method: z.string({ error: '请选择支付方式' }) });
+
+/** The wallet: redeem a code, quote and pay online (Epay), and the Epay notify callback. */
+export function walletRoutes(app: FastifyInstance, context: AppContext): void {
+  const redemptions = new RedemptionService(context.db);
+  const wallet = new WalletService(context.db, context.options);
+  const signedIn = authGuard(context.users.repository, 'user');
+  const originOf = (request: { protocol: string; host: string }) => `${request.protocol}://${request.host}`;
+
+  app.post('/api/user/topup', { preHandler: signedIn }, async (request) => {
+    const { key } = parseInput(redeemBody, request.body);
+    const user = currentUser(request);
+    const { options } = context;
+    const result = await redemptions.redeem(key, { id: Number(user.id), username: user.username }, (quota) =>
+      `通过兑换码充值 ${formatQuota(quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'))}`,
+    );
+    context.changes.emit('user', Number(user.id));
+    return ok(result.quota, '兑换成功');
+  });
+
+  app.post('/api/user/amount', { preHandler: signedIn }, async (request) => {
+    const { amount } = parseInput(quoteBody, request.body);
+    return ok(wallet.quote(amount, currentUser(request).group).toFixed(2), 'success');
+  });
+
+  app.post('/api/user/pay', { preHandler: signedIn }, async (request) => {
+    const body = parseInput(payBody, request.body);
+    const user = currentUser(request);
+    const form = await wallet.createOrder({
+      userId: Number(user.id),
+      group: user.group,
+      amount: body.amount,
+      paymentMethod: body.payment_method,
+      origin: originOf(request),
+    });
+    return { success: true, message: 'success', data: form.params, url: form.url };
+  });
+
+  const notify = async (params: Record<string, string>) => {
+    const credited = await wallet.handleNotify(params).catch((error: unknown) => {
+      context.logger.error({ err: error }, 'epay notify failed');
+      return false;
+    });
+    return credited ? 'success' : 'fail';
+  };
+  const stringParams = (input: unknown): Record<string, string> =>
+    Object.fromEntries(Object.entries((input ?? {}) as Record<string, unknown>).map(([name, value]) => [name, String(Array.isArray(value) ? value[0] : value)]));
+
+  app.get('/api/user/epay/notify', async (request, reply) => reply.type('text/plain').send(await notify(stringParams(request.query))));
+  app.post('/api/user/epay/notify', async (request, reply) =>
+    reply.type('text/plain').send(await notify({ ...stringParams(request.query), ...stringParams(request.body) })),
+  );
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# scripts/test.sh — what `npm test` runs: EVERYTHING.
+#
+#   1. scripts/services.sh   install/start PostgreSQL, MariaDB, Redis (+ chromium,
+#                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
+#   2. build the web console (the e2e server serves apps/web/dist)
+#   3. Vitest      (unit + integration, root vitest.config.ts)
+#   4. Playwright  (e2e/, against the real server) — runs even if Vitest failed
+#   5. ONE closing line "N passed, N failed, N skipped" summing both runners
+#      (CI reads exactly that last line); exit non-zero if anything failed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mkdir -p .tmp
+
+VITEST_SUMMARY=.tmp/vitest-summary.json
+PLAYWRIGHT_JSON=.tmp/playwright-results.json
+rm -f "$VITEST_SUMMARY" "$PLAYWRIGHT_JSON"   # never read a previous run's results
+# Old e2e databases from earlier runs (each run makes a fresh one).
+find .tmp -maxdepth 1 -name 'e2e-*.db*' -mmin +120 -delete 2>/dev/null || true
+
+# Print the closing line for a run that could not even start testing, so the
+# last line is still a count CI can read, then fail.
+fail_early() {
+  echo "[test] $1" >&2
+  echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+}
+
+step() { printf '\n[test] ==== %s ====\n' "$*"; }
+started=$SECONDS
+
+# --- 1. services ------------------------------------------------------------
+step "services"
+# Sourced so the MODELGATE_TEST_* variables are exported to the runners below.
+# shellcheck source=scripts/services.sh
+source scripts/services.sh || fail_early "scripts/services.sh failed: the test databases are not available"
+[[ -d node_modules ]] || fail_early "node_modules missing: run 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci' first"
+
+# --- 2. web build -----------------------------------------------------------
+build_rc=skip
+if [[ -f apps/web/package.json ]] \
+  && node -e 'process.exit(require("./apps/web/package.json").scripts?.build ? 0 : 1)'; then
+  step "build web console"
+  set +e
+  npm run build -w apps/web
+  build_rc=$?
+  set -e
+fi
+
+# --- 3. Vitest --------------------------------------------------------------
+step "vitest"
+set +e
+MODELGATE_VITEST_SUMMARY="$VITEST_SUMMARY" npx --no -- vitest run --config vitest.config.ts
+vitest_rc=$?
+set -e
+
+# --- 4. Playwright ----------------------------------------------------------
+# Only when there are specs ("No tests found" is an error for Playwright), and
+# only when the console built (otherwise every page test fails for one reason,
+# already counted as the build's failure).
+pw_rc=skip
+if [[ -d e2e ]] && [[ -n "$(find e2e -type f \( -name '*.spec.ts' -o -name '*.test.ts' \) -print -quit)" ]]; then
+  if [[ "$build_rc" == 0 || "$build_rc" == skip ]]; then
+    step "playwright"
+    set +e
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npx --no -- playwright test
+    pw_rc=$?
+    set -e
+  else
+    echo "[test] web build failed: Playwright not run" >&2
+  fi
+else
+  echo "[test] no e2e specs: Playwright not run"
+fi
+
+# --- 5. summary -------------------------------------------------------------
+step "summary ($((SECONDS - started))s)"
+# Last line of output = the summed closing line; exit code = 1 if any failure.
+exec node scripts/sum-test-results.mjs \
+  "step:${build_rc}:web build" \
+  "vitest:${vitest_rc}:${VITEST_SUMMARY}" \
+  "playwright:${pw_rc}:${PLAYWRIGHT_JSON}"

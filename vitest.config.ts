@@ -1,0 +1,28 @@
+// Root Vitest config: one run covers every workspace's unit/integration tests.
+// E2E specs (e2e/, Playwright) and benchmarks (bench/) are deliberately not
+// included: benchmarks are never tests, and e2e runs under Playwright.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['apps/**/src/**/*.test.ts', 'packages/**/src/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**', 'e2e/**', 'bench/**'],
+    environment: 'node',
+    // Forks (child processes) rather than threads: native modules such as
+    // better-sqlite3 and servers bound to ports behave better with process isolation.
+    pool: 'forks',
+    // The machines have 2 cores; more workers only add contention and
+    // flakiness in tests that hit PostgreSQL/MariaDB/Redis.
+    fileParallelism: true,
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    teardownTimeout: 30_000,
+    // Zero unit tests is not an error of the runner itself; scripts/test.sh
+    // still sums counts across Vitest and Playwright.
+    passWithNoTests: true,
+    // 'default' for humans, then our reporter, which prints the plain closing
+    // line "N passed, N failed, N skipped" last (the project guide requires it).
+    reporters: ['default', './tests/reporter.ts'],
+  },
+});
