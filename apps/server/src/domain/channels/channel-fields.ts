@@ -7,29 +7,33 @@ import { badRequest } from '../../errors/app-error.js';
 export type ChannelRow = Selectable<ChannelsTable>;
 
 /** The columns an administrator may write; the rest (usage, balance, test results) the server keeps. */
-export type ChannelWritable = Pick<
-  ChannelRow,
-  | 'type'
-  | 'name'
-  | 'status'
-  | 'group'
-  | 'models'
-  | 'model_mapping'
-  | 'key'
-  | 'base_url'
-  | 'other'
-  | 'test_model'
-  | 'auto_ban'
-  | 'status_code_mapping'
-  | 'tag'
-  | 'priority'
-  | 'weight'
-  | 'setting'
-  | 'openai_organization'
-  | 'param_override'
-  | 'header_override'
-  | 'remark'
->;
+const WRITABLE_COLUMNS = [
+  'type',
+  'name',
+  'status',
+  'group',
+  'models',
+  'model_mapping',
+  'key',
+  'base_url',
+  'other',
+  'test_model',
+  'auto_ban',
+  'status_code_mapping',
+  'tag',
+  'priority',
+  'weight',
+  'setting',
+  'openai_organization',
+  'param_override',
+  'header_override',
+  'remark',
+] as const satisfies readonly (keyof ChannelRow)[];
+export type ChannelWritable = Pick<ChannelRow, (typeof WRITABLE_COLUMNS)[number]>;
+
+export function pickWritable(row: ChannelRow): ChannelWritable {
+  return Object.fromEntries(WRITABLE_COLUMNS.map((column) => [column, row[column]])) as ChannelWritable;
+}
 
 export const PRIORITY_MIN = -999;
 const NAME_MAX = 255;

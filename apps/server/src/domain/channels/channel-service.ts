@@ -1,0 +1,248 @@
+import { ChannelStatus } from '@modelgate/contract';
+import type { EventEmitter } from 'node:events';
+import { z } from 'zod';
+import type { ChangeEvents } from '../../app-context.js';
+import type { Db } from '../../db/index.js';
+import { badRequest, notFound } from '../../errors/app-error.js';
+import { parseInput } from '../../http/envelope.js';
+import { fetchBalance, supportsBalance } from './channel-balance.js';
+import {
+  channelInputSchema,
+  checkModelMapping,
+  checkPriority,
+  checkRequired,
+  pickWritable,
+  splitKeys,
+  splitList,
+  toChannelColumns,
+  type ChannelRow,
+  type ChannelWritable,
+} from './channel-fields.js';
+import { ChannelRepository, type ChannelList, type ChannelListOptions, type TagEdit } from './channel-repository.js';
+
+const createModes = ['single', 'batch', 'multi_to_single'] as const;
+const wrappedCreateSchema = z.object({
+  mode: z.string().optional().default('single'),
+  channel: channelInputSchema,
+  batch_add_set_key_prefix_2_name: z.boolean().optional().default(false),
+});
+
+const idList = z
+  .array(z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]), { error: 'ids 必须是渠道 ID 数组' })
+  .min(1, '请先选择渠道');
+
+export const batchIdsSchema = z.object({ ids: idList });
+export const batchTagSchema = z.object({
+  ids: idList,
+  tag: z.string({ error: '标签不能为空' }).trim().min(1, '标签不能为空').max(255, '标签不能超过 255 个字符'),
+});
+export const tagSchema = z.object({ tag: z.string({ error: '标签不能为空' }).min(1, '标签不能为空') });
+
+const optionalText = z.union([z.string(), z.null()]).optional();
+const optionalList = z.union([z.string(), z.array(z.string()), z.null()]).optional();
+const tagEditSchema = z.object({
+  tag: z.string({ error: '标签不能为空' }).min(1, '标签不能为空'),
+  new_tag: optionalText,
+  model_mapping: optionalText,
+  models: optionalList,
+  groups: optionalList,
+  group: optionalList,
+  priority: z.union([z.number().int('优先级必须是整数'), z.null()], { error: '优先级必须是整数' }).optional(),
+  weight: z.union([z.number().int('权重必须是非负整数').min(0, '权重必须是非负整数'), z.null()], { error: '权重必须是非负整数' }).optional(),
+});
+
+const BALANCE_CONCURRENCY = 4;
+
+/** Channel management. Every write tells the caches through `changes.emit('channels')`. */
+export class ChannelService {
+  readonly repository: ChannelRepository;
+
+  constructor(
+    db: Db,
+    private readonly changes: EventEmitter<ChangeEvents>,
+  ) {
+    this.repository = new ChannelRepository(db);
+  }
+
+  private changed(): void {
+    this.changes.emit('channels');
+  }
+
+  list(options: ChannelListOptions): Promise<ChannelList> {
+    return this.repository.list(options);
+  }
+
+  async get(id: number): Promise<ChannelRow> {
+    const row = await this.repository.findById(id);
+    if (!row) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
+    return row;
+  }
+
+  /**
+   * Creates channels from the channel body itself or new-api's {mode, channel}: `single` one
+   * channel, `batch` one channel per key line, `multi_to_single` one channel holding every key.
+   */
+  async create(body: unknown): Promise<{ mode: string; channels: ChannelRow[] }> {
+    const wrapped = body !== null && typeof body === 'object' && 'channel' in body && typeof body.channel === 'object';
+    const request = wrapped
+      ? parseInput(wrappedCreateSchema, body)
+      : { mode: 'single', channel: parseInput(channelInputSchema, body), batch_add_set_key_prefix_2_name: false };
+    if (!(createModes as readonly string[]).includes(request.mode)) throw badRequest('不支持的添加模式', 'channel:unsupported_mode');
+
+    const columns = toChannelColumns(request.channel);
+    const base: ChannelWritable = {
+      type: 0,
+      name: '',
+      status: ChannelStatus.Enabled,
+      group: '',
+      models: '',
+      model_mapping: '',
+      key: '',
+      base_url: '',
+      other: '',
+      test_model: '',
+      auto_ban: 1,
+      status_code_mapping: '',
+      tag: '',
+      priority: 0,
+      weight: 0,
+      setting: '',
+      openai_organization: '',
+      param_override: '',
+      header_override: '',
+      remark: '',
+      ...columns,
+    };
+    checkRequired(base, true);
+
+    const keys = splitKeys(request.channel.key ?? '');
+    let rows: ChannelWritable[];
+    if (request.mode === 'batch') {
+      const distinct = [...new Set(keys)];
+      rows = distinct.map((key) => ({
+        ...base,
+        key,
+        name: request.batch_add_set_key_prefix_2_name && distinct.length > 1 ? `${base.name} ${key.slice(0, 8)}` : base.name,
+      }));
+    } else if (request.mode === 'multi_to_single') {
+      rows = [{ ...base, key: keys.join('\n') }];
+    } else {
+      rows = [base];
+    }
+    const createdTime = Math.floor(Date.now() / 1000);
+    const ids = await this.repository.insertMany(rows.map((row) => ({ ...row, created_time: createdTime })));
+    this.changed();
+    const channels = await Promise.all(ids.map((id) => this.get(id)));
+    return { mode: request.mode, channels };
+  }
+
+  /** A new channel with the same settings and key; usage, balance and test results start over. */
+  async copy(id: number, suffix: string): Promise<ChannelRow> {
+    const source = await this.get(id);
+    const [newId] = await this.repository.insertMany([
+      { ...pickWritable(source), name: `${source.name}${suffix}`, created_time: Math.floor(Date.now() / 1000) },
+    ]);
+    this.changed();
+    return this.get(newId!);
+  }
+
+  /** Updates the fields sent (the whole form, or just {id, status|priority|weight}). */
+  async update(body: unknown): Promise<ChannelRow> {
+    const input = parseInput(channelInputSchema, body);
+    if (input.id === undefined) throw badRequest('渠道 ID 不能为空', 'channel:missing_id');
+    await this.get(input.id);
+    const columns = toChannelColumns(input);
+    checkRequired(columns, false);
+    const row = await this.repository.update(input.id, columns);
+    if (!row) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
+    this.changed();
+    return row;
+  }
+
+  async remove(id: number): Promise<void> {
+    const deleted = await this.repository.deleteMany([id]);
+    if (deleted === 0) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
+    this.changed();
+  }
+
+  async removeMany(ids: number[]): Promise<number> {
+    const deleted = await this.repository.deleteMany([...new Set(ids)]);
+    this.changed();
+    return deleted;
+  }
+
+  async removeDisabled(): Promise<number> {
+    const deleted = await this.repository.deleteDisabled();
+    this.changed();
+    return deleted;
+  }
+
+  async setTag(ids: number[], tag: string): Promise<number> {
+    const updated = await this.repository.setTag([...new Set(ids)], tag);
+    this.changed();
+    return updated;
+  }
+
+  async setTagStatus(tag: string, enabled: boolean): Promise<number> {
+    const updated = await this.repository.setStatusByTag(tag, enabled ? ChannelStatus.Enabled : ChannelStatus.ManuallyDisabled);
+    if (updated === 0) throw notFound(`没有渠道使用标签“${tag}”`, 'channel:tag_not_found');
+    this.changed();
+    return updated;
+  }
+
+  /** PUT /api/channel/tag: empty or absent fields are left as they are, as in new-api. */
+  async editTag(body: unknown): Promise<number> {
+    const input = parseInput(tagEditSchema, body);
+    const edit: TagEdit = {};
+    if (input.new_tag !== undefined && input.new_tag !== null && input.new_tag.trim() !== input.tag) edit.newTag = input.new_tag.trim();
+    if (input.model_mapping) edit.modelMapping = checkModelMapping(input.model_mapping);
+    const models = splitList(input.models);
+    if (models.length > 0) edit.models = models.join(',');
+    const groups = splitList(input.groups ?? input.group);
+    if (groups.length > 0) edit.group = groups.join(',');
+    if (input.priority !== undefined && input.priority !== null) edit.priority = checkPriority(input.priority);
+    if (input.weight !== undefined && input.weight !== null) edit.weight = input.weight;
+    if (Object.keys(edit).length === 0) throw badRequest('没有需要修改的内容', 'channel:no_changes');
+    const updated = await this.repository.editByTag(input.tag, edit);
+    if (updated === 0) throw notFound(`没有渠道使用标签“${input.tag}”`, 'channel:tag_not_found');
+    this.changed();
+    return updated;
+  }
+
+  async rebuildAbilities(): Promise<{ success: number; fails: number }> {
+    const result = await this.repository.rebuildAbilities();
+    this.changed();
+    return result;
+  }
+
+  async refreshBalance(id: number): Promise<number> {
+    const channel = await this.get(id);
+    const balance = await fetchBalance(channel);
+    await this.repository.updateBalance(id, balance);
+    this.changed();
+    return balance;
+  }
+
+  /** Refreshes every enabled channel whose type reports a balance, a few at a time. */
+  async refreshAllBalances(): Promise<{ updated: number; failed: number; unsupported: number }> {
+    const channels = await this.repository.enabledChannels();
+    const supported = channels.filter((channel) => supportsBalance(Number(channel.type)));
+    let updated = 0;
+    let failed = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < supported.length) {
+        const channel = supported[next++]!;
+        try {
+          await this.repository.updateBalance(Number(channel.id), await fetchBalance(channel));
+          updated += 1;
+        } catch {
+          failed += 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: BALANCE_CONCURRENCY }, worker));
+    if (updated > 0) this.changed();
+    return { updated, failed, unsupported: channels.length - supported.length };
+  }
+}
