@@ -1,0 +1,53 @@
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import { readString, StorageKey, writeString } from '../lib/storage';
+import zhCommon from './locales/zh/common.json';
+import zhLayout from './locales/zh/layout.json';
+import zhAuth from './locales/zh/auth.json';
+import zhHome from './locales/zh/home.json';
+import zhAbout from './locales/zh/about.json';
+import zhNotFound from './locales/zh/not-found.json';
+import enCommon from './locales/en/common.json';
+import enLayout from './locales/en/layout.json';
+import enAuth from './locales/en/auth.json';
+import enHome from './locales/en/home.json';
+import enAbout from './locales/en/about.json';
+import enNotFound from './locales/en/not-found.json';
+
+export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
+export type Language = (typeof SUPPORTED_LANGUAGES)[number];
+export const FALLBACK_LANGUAGE: Language = 'zh';
+
+export const resources = {
+  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound },
+  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound },
+} as const;
+
+/** Older consoles stored full tags such as "en-US" or "zh-CN"; only the primary subtag matters here. */
+export function normalizeLanguage(tag: string | null | undefined): Language {
+  const primary = (tag ?? '').toLowerCase().split(/[-_]/)[0];
+  return (SUPPORTED_LANGUAGES as readonly string[]).includes(primary) ? (primary as Language) : FALLBACK_LANGUAGE;
+}
+
+void i18n.use(initReactI18next).init({
+  resources,
+  lng: normalizeLanguage(readString(StorageKey.language)),
+  fallbackLng: FALLBACK_LANGUAGE,
+  supportedLngs: SUPPORTED_LANGUAGES,
+  ns: Object.keys(resources.zh),
+  defaultNS: 'common',
+  interpolation: { escapeValue: false },
+  returnNull: false,
+  showSupportNotice: false,
+});
+
+function syncDocumentLanguage(language: string): void {
+  const normalized = normalizeLanguage(language);
+  writeString(StorageKey.language, normalized);
+  document.documentElement.lang = normalized === 'zh' ? 'zh-CN' : 'en';
+}
+
+syncDocumentLanguage(i18n.language);
+i18n.on('languageChanged', syncDocumentLanguage);
+
+export default i18n;

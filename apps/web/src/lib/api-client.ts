@@ -1,0 +1,131 @@
+import { Toast } from '@douyinfe/semi-ui';
+import { USER_ID_HEADER, type Envelope } from '@modelgate/contract';
+import i18n from '../i18n';
+import { clearSessionUser, getSessionUser } from './session';
+
+/** Thrown for every failed call; `notified` tells callers the user has already seen a toast. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly notified: boolean,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ApiResult<T> {
+  data: T;
+  message: string;
+}
+
+type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Suppress the automatic error toast for success=false answers (the caller shows its own feedback). */
+  silent?: boolean;
+  /** Do not treat 401 as an expired session (e.g. a wrong password on the login form). */
+  skipAuthRedirect?: boolean;
+  signal?: AbortSignal;
+}
+
+type UnauthorizedHandler = () => void;
+
+// The router lives above this module; main.tsx plugs in a handler that navigates without a reload.
+let unauthorizedHandler: UnauthorizedHandler = () => {
+  window.location.assign('/login?expired=true');
+};
+
+export function setUnauthorizedHandler(handler: UnauthorizedHandler): void {
+  unauthorizedHandler = handler;
+}
+
+function buildUrl(path: string, query: RequestOptions['query']): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const search = params.toString();
+  return search ? `${path}${path.includes('?') ? '&' : '?'}${search}` : path;
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  return typeof value === 'object' && value !== null && 'success' in value;
+}
+
+/** The global policy of spec 01 §8 for non-2xx answers; returns the text shown to the user. */
+function httpErrorText(status: number, serverMessage: string): string {
+  switch (status) {
+    case 429:
+      return i18n.t('common:errors.tooManyRequests');
+    case 500:
+      return i18n.t('common:errors.internal');
+    case 405:
+      return i18n.t('common:errors.demoSite');
+    default:
+      return i18n.t('common:errors.withMessage', { message: serverMessage || `HTTP ${status}` });
+  }
+}
+
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', Accept: 'application/json' };
+  const userId = getSessionUser()?.id;
+  if (userId !== undefined) headers[USER_ID_HEADER] = String(userId);
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(path, options.query), {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'same-origin',
+      signal: options.signal,
+    });
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === 'AbortError') throw cause;
+    const text = i18n.t('common:errors.network');
+    Toast.error(text);
+    throw new ApiError(text, 0, true);
+  }
+
+  const payload: unknown = await response.json().catch(() => null);
+  const serverMessage = isEnvelope(payload) && typeof payload.message === 'string' ? payload.message : '';
+
+  if (response.status === 401 && !options.skipAuthRedirect) {
+    clearSessionUser();
+    unauthorizedHandler();
+    throw new ApiError(serverMessage || i18n.t('common:errors.sessionExpired'), 401, true);
+  }
+
+  if (!response.ok) {
+    const text = httpErrorText(response.status, serverMessage);
+    if (!options.silent) Toast.error(text);
+    throw new ApiError(serverMessage || text, response.status, !options.silent);
+  }
+
+  if (!isEnvelope(payload)) {
+    const text = i18n.t('common:errors.badResponse');
+    if (!options.silent) Toast.error(text);
+    throw new ApiError(text, response.status, !options.silent);
+  }
+
+  if (!payload.success) {
+    const text = serverMessage || i18n.t('common:errors.unknown');
+    if (!options.silent) Toast.error(text);
+    throw new ApiError(text, response.status, !options.silent);
+  }
+
+  return { data: payload.data as T, message: serverMessage };
+}
+
+export const api = {
+  get: <T>(path: string, options?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, options),
+  post: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, { ...options, body }),
+  put: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', path, { ...options, body }),
+  delete: <T>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+};
