@@ -8,6 +8,9 @@ import type { AppContext } from './app-context.js';
 import { notFound } from './errors/app-error.js';
 import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { authRoutes } from './http/api/auth.js';
+import { channelRoutes } from './http/api/channels.js';
+import { groupRoutes } from './http/api/groups.js';
+import { tokenRoutes } from './http/api/tokens.js';
 import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
@@ -71,6 +74,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   statusRoutes(app, context);
   authRoutes(app, context);
   optionRoutes(app, context);
+  channelRoutes(app, context);
+  tokenRoutes(app, context);
+  groupRoutes(app, context);
   redemptionRoutes(app, context);
   walletRoutes(app, context);
 

@@ -59,6 +59,13 @@ const integer = (label: string) =>
     .transform(Number)
     .pipe(z.number().int(`${label}必须是整数`).safe(`${label}超出范围`));
 
+/** An optional integer; null (sent by forms for an untouched field) counts as absent. */
+const optionalInteger = (label: string) =>
+  integer(label)
+    .nullable()
+    .optional()
+    .transform((value) => value ?? undefined);
+
 /** null and absent both mean "not given": new-api's console sends null for untouched optional text. */
 const text = z
   .union([z.string(), z.null()], { error: '必须是字符串' })
@@ -75,10 +82,10 @@ const list = z
  * balance, response_time ... that the form echoes back) are dropped: they are not writable.
  */
 export const channelInputSchema = z.object({
-  id: integer('渠道 ID').optional(),
-  type: integer('渠道类型').optional(),
+  id: optionalInteger('渠道 ID'),
+  type: optionalInteger('渠道类型'),
   name: text,
-  status: integer('状态').optional(),
+  status: optionalInteger('状态'),
   group: list,
   groups: list,
   models: list,
@@ -88,13 +95,13 @@ export const channelInputSchema = z.object({
   other: text,
   test_model: text,
   auto_ban: z
-    .union([z.boolean(), integer('auto_ban'), z.null()])
+    .union([z.boolean(), integer('auto_ban'), z.null()], { error: 'auto_ban 必须是 0、1 或布尔值' })
     .optional()
     .transform((value) => (value === null || value === undefined ? undefined : Number(value) ? 1 : 0)),
   status_code_mapping: text,
   tag: text,
-  priority: z.union([integer('优先级'), z.null()]).optional(),
-  weight: z.union([integer('权重'), z.null()]).optional(),
+  priority: optionalInteger('优先级'),
+  weight: optionalInteger('权重'),
   setting: text,
   openai_organization: text,
   param_override: text,
@@ -207,8 +214,8 @@ export function toChannelColumns(input: ChannelInput): Partial<ChannelWritable> 
     if ([...tag].length > TAG_MAX) throw badRequest(`标签不能超过 ${TAG_MAX} 个字符`, 'channel:tag_too_long');
     columns.tag = tag;
   }
-  if (input.priority !== undefined && input.priority !== null) columns.priority = checkPriority(input.priority);
-  if (input.weight !== undefined && input.weight !== null) columns.weight = clampWeight(input.weight);
+  if (input.priority !== undefined) columns.priority = checkPriority(input.priority);
+  if (input.weight !== undefined) columns.weight = clampWeight(input.weight);
   return columns;
 }
 

@@ -149,11 +149,12 @@ export class ChannelRepository {
   async insertMany(channels: (ChannelWritable & { created_time: number })[]): Promise<number[]> {
     return this.kysely.transaction().execute(async (trx) => {
       const ids: number[] = [];
-      for (const channel of channels) {
-        const id = await insertReturningId(this.db, 'channels', channel as Insertable<ChannelsTable>, trx);
-        await rewriteAbilities(trx, { ...channel, id });
-        ids.push(id);
+      for (const channel of channels) ids.push(await insertReturningId(this.db, 'channels', channel as Insertable<ChannelsTable>, trx));
+      // Rows left under a reused id by an imported database would break the primary key.
+      for (let start = 0; start < ids.length; start += 500) {
+        await trx.deleteFrom('abilities').where('channel_id', 'in', ids.slice(start, start + 500)).execute();
       }
+      await insertAbilities(trx, channels.flatMap((channel, index) => abilityRowsFor({ ...channel, id: ids[index]! })));
       return ids;
     });
   }
@@ -283,18 +284,17 @@ export class ChannelRepository {
     return this.kysely.transaction().execute(async (trx) => {
       const channels = await trx.selectFrom('channels').select(['id', 'group', 'models', 'status', 'priority', 'weight', 'tag']).execute();
       await trx.deleteFrom('abilities').execute();
-      let success = 0;
       let fails = 0;
-      for (const channel of channels) {
-        const rows = abilityRowsFor(channel);
-        if (rows.some((row) => row.group.length > 64 || row.model.length > 255 || (row.tag ?? '').length > 255)) {
+      const rows = channels.flatMap((channel) => {
+        const own = abilityRowsFor(channel);
+        if (own.some((row) => row.group.length > 64 || row.model.length > 255 || (row.tag ?? '').length > 255)) {
           fails += 1;
-          continue;
+          return [];
         }
-        await insertAbilities(trx, rows);
-        success += 1;
-      }
-      return { success, fails };
+        return own;
+      });
+      await insertAbilities(trx, rows);
+      return { success: channels.length - fails, fails };
     });
   }
 

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { RedemptionsTable } from '../../db/schema.js';
 import { AppError, badRequest, notFound } from '../../errors/app-error.js';
-import type { Paging } from '../../http/paging.js';
+import type { Paging } from '../../lib/paging.js';
 import { writeTopUpLog } from '../wallet/wallet-logs.js';
 
 export type RedemptionRow = Selectable<RedemptionsTable>;

@@ -5,7 +5,7 @@ import { MAX_REDEMPTIONS_PER_BATCH, RedemptionService, type RedemptionRow } from
 import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
-import { pageData, parsePaging } from '../paging.js';
+import { pageOf, readPaging } from '../../lib/paging.js';
 
 const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
 const nameSchema = z.string().trim().max(20, '兑换码名称长度必须在 1 到 20 之间');
@@ -51,17 +51,17 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
   const admin = authGuard(context.users.repository, 'admin');
 
   app.get('/api/redemption/', { preHandler: admin }, async (request) => {
-    const paging = parsePaging(request.query as Record<string, unknown>);
+    const paging = readPaging(request.query);
     const { items, total } = await service.list(paging);
-    return ok(pageData(items.map(toWire), total, paging));
+    return ok(pageOf(items.map(toWire), total, paging));
   });
 
   app.get('/api/redemption/search', { preHandler: admin }, async (request) => {
     const query = request.query as Record<string, unknown>;
-    const paging = parsePaging(query);
+    const paging = readPaging(query);
     const keyword = typeof query.keyword === 'string' ? query.keyword.trim() : '';
     const { items, total } = await service.list(paging, keyword);
-    return ok(pageData(items.map(toWire), total, paging));
+    return ok(pageOf(items.map(toWire), total, paging));
   });
 
   app.get('/api/redemption/:id', { preHandler: admin }, async (request) => {

@@ -1,0 +1,82 @@
+import { TokenStatus } from '@modelgate/contract';
+import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from 'kysely';
+import { insertReturningId, type Db } from '../../db/index.js';
+import type { Database, TokensTable } from '../../db/schema.js';
+import { like, likeContains, likeIgnoreCase } from '../../lib/like-pattern.js';
+import type { Paging } from '../../lib/paging.js';
+import type { TokenRow } from './token-fields.js';
+
+export interface TokenSearch {
+  /** Part of the token's name. */
+  keyword?: string;
+  /** Part of the key, with or without `sk-`. */
+  key?: string;
+}
+
+/** Tokens, always scoped to their owner: no query here reaches another user's rows. */
+export class TokenRepository {
+  constructor(private readonly db: Db) {}
+
+  findOwned(userId: number, id: number): Promise<TokenRow | undefined> {
+    return this.db.kysely.selectFrom('tokens').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  findByKey(key: string): Promise<TokenRow | undefined> {
+    return this.db.kysely.selectFrom('tokens').selectAll().where('key', '=', key).executeTakeFirst();
+  }
+
+  async list(userId: number, search: TokenSearch, paging: Paging): Promise<{ items: TokenRow[]; total: number }> {
+    const where = (eb: ExpressionBuilder<Database, 'tokens'>): Expression<SqlBool> => {
+      const conditions: Expression<SqlBool>[] = [eb('user_id', '=', userId)];
+      const keyword = search.keyword?.trim();
+      if (keyword) conditions.push(likeIgnoreCase('name', likeContains(keyword)));
+      const key = search.key?.trim().replace(/^sk-/, '');
+      if (key) conditions.push(like('key', likeContains(key)));
+      return eb.and(conditions);
+    };
+    const counted = await this.db.kysely
+      .selectFrom('tokens')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where(where)
+      .executeTakeFirstOrThrow();
+    const items = await this.db.kysely
+      .selectFrom('tokens')
+      .selectAll()
+      .where(where)
+      .orderBy('id', 'desc')
+      .limit(paging.pageSize)
+      .offset(paging.offset)
+      .execute();
+    return { items, total: Number(counted.total) };
+  }
+
+  insert(values: Insertable<TokensTable>): Promise<number> {
+    return insertReturningId(this.db, 'tokens', values);
+  }
+
+  async update(userId: number, id: number, values: Updateable<TokensTable>): Promise<void> {
+    if (Object.keys(values).length === 0) return;
+    await this.db.kysely.updateTable('tokens').set(values).where('id', '=', id).where('user_id', '=', userId).execute();
+  }
+
+  /**
+   * Switches a token on only if it is neither expired nor used up at the moment of the write,
+   * so a relay request settling at the same time cannot slip an exhausted token back on.
+   */
+  async enableIfUsable(userId: number, id: number, now: number): Promise<boolean> {
+    const result = await this.db.kysely
+      .updateTable('tokens')
+      .set({ status: TokenStatus.Enabled })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('expired_time', '=', -1), eb('expired_time', '>', now)]))
+      .where((eb) => eb.or([eb('unlimited_quota', '=', 1), eb('remain_quota', '>', 0)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(userId: number, id: number): Promise<boolean> {
+    const result = await this.db.kysely.deleteFrom('tokens').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

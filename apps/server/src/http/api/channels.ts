@@ -1,0 +1,143 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { fetchUpstreamModels, modelCatalogue } from '../../domain/channels/channel-models.js';
+import { toWireChannel } from '../../domain/channels/channel-fields.js';
+import { batchIdsSchema, batchTagSchema, ChannelService, tagSchema } from '../../domain/channels/channel-service.js';
+import { badRequest } from '../../errors/app-error.js';
+import { pageOf, readPaging } from '../../lib/paging.js';
+import { authGuard } from '../../middleware/auth.js';
+import { ok, parseInput } from '../envelope.js';
+
+const flag = z
+  .string()
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
+
+const listQuery = z.object({
+  keyword: z.string().optional(),
+  group: z.string().optional(),
+  model: z.string().optional(),
+  status: z
+    .string()
+    .optional()
+    .transform((value) => {
+      const normalised = value?.toLowerCase();
+      if (normalised === 'enabled' || normalised === '1') return 'enabled' as const;
+      if (normalised === 'disabled' || normalised === '0') return 'disabled' as const;
+      return undefined;
+    }),
+  type: z
+    .string()
+    .optional()
+    .transform((value) => (value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined)),
+  id_sort: flag,
+  tag_mode: flag,
+});
+
+const fetchModelsBody = z.object({
+  base_url: z.string().optional().default(''),
+  type: z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)], { error: '请选择渠道类型' }),
+  key: z.string({ error: '请先填写渠道密钥' }),
+});
+
+function channelId(params: unknown): number {
+  const raw = (params as { id?: string }).id ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest('无效的渠道 ID', 'channel:invalid_id');
+  return Number(raw);
+}
+
+/** Channel management for administrators (spec 02 §7). Keys are written here, never read back. */
+export function channelRoutes(app: FastifyInstance, context: AppContext): void {
+  const adminOnly = authGuard(context.users.repository, 'admin');
+  const channels = new ChannelService(context.db, context.changes);
+  const guarded = { preHandler: adminOnly };
+
+  const list = async (query: unknown) => {
+    const params = parseInput(listQuery, query);
+    const paging = readPaging(query, ['page_size', 'size']);
+    const result = await channels.list({
+      filter: { keyword: params.keyword, group: params.group, model: params.model, status: params.status, type: params.type },
+      idSort: params.id_sort,
+      tagMode: params.tag_mode,
+      paging,
+    });
+    return ok({ ...pageOf(result.items.map(toWireChannel), result.total, paging), type_counts: result.typeCounts });
+  };
+  app.get('/api/channel/', guarded, async (request) => list(request.query));
+  app.get('/api/channel/search', guarded, async (request) => list(request.query));
+
+  app.get('/api/channel/models', guarded, async () => {
+    const priced = [
+      ...Object.keys(context.options.json<Record<string, number>>('ModelRatio')),
+      ...Object.keys(context.options.json<Record<string, number>>('ModelPrice')),
+    ];
+    return ok(modelCatalogue(priced, await channels.repository.modelLists()));
+  });
+
+  app.get('/api/channel/:id', guarded, async (request) => ok(toWireChannel(await channels.get(channelId(request.params)))));
+
+  app.post('/api/channel/', guarded, async (request) => {
+    const { mode, channels: created } = await channels.create(request.body);
+    const wire = created.map(toWireChannel);
+    return ok(mode === 'batch' ? wire : wire[0], `成功添加 ${wire.length} 个渠道`);
+  });
+
+  app.post('/api/channel/copy/:id', guarded, async (request) => {
+    const { suffix } = request.query as { suffix?: string };
+    const copy = await channels.copy(channelId(request.params), suffix ?? '_复制');
+    return ok(toWireChannel(copy));
+  });
+
+  app.put('/api/channel/', guarded, async (request) => ok(toWireChannel(await channels.update(request.body)), '更新成功'));
+
+  const remove = async (params: unknown) => {
+    await channels.remove(channelId(params));
+    return ok(undefined, '删除成功');
+  };
+  app.delete('/api/channel/:id', guarded, async (request) => remove(request.params));
+  app.delete('/api/channel/:id/', guarded, async (request) => remove(request.params));
+
+  app.delete('/api/channel/disabled', guarded, async () => ok(await channels.removeDisabled()));
+
+  app.post('/api/channel/batch', guarded, async (request) => {
+    const { ids } = parseInput(batchIdsSchema, request.body);
+    return ok(await channels.removeMany(ids));
+  });
+
+  app.post('/api/channel/batch/tag', guarded, async (request) => {
+    const { ids, tag } = parseInput(batchTagSchema, request.body);
+    return ok(await channels.setTag(ids, tag));
+  });
+
+  app.post('/api/channel/fix', guarded, async () => ok(await channels.rebuildAbilities()));
+
+  app.put('/api/channel/tag', guarded, async (request) => ok(await channels.editTag(request.body), '更新成功'));
+
+  app.post('/api/channel/tag/enabled', guarded, async (request) => {
+    const { tag } = parseInput(tagSchema, request.body);
+    return ok(await channels.setTagStatus(tag, true));
+  });
+  app.post('/api/channel/tag/disabled', guarded, async (request) => {
+    const { tag } = parseInput(tagSchema, request.body);
+    return ok(await channels.setTagStatus(tag, false));
+  });
+
+  // new-api's console reads `balance` beside the envelope; data carries it too.
+  const refreshBalance = async (params: unknown) => {
+    const balance = await channels.refreshBalance(channelId(params));
+    return { ...ok(balance), balance };
+  };
+  app.get('/api/channel/update_balance/:id', guarded, async (request) => refreshBalance(request.params));
+  app.get('/api/channel/update_balance/:id/', guarded, async (request) => refreshBalance(request.params));
+  app.get('/api/channel/update_balance', guarded, async () => ok(await channels.refreshAllBalances()));
+
+  app.get('/api/channel/fetch_models/:id', guarded, async (request) => {
+    const channel = await channels.get(channelId(request.params));
+    return ok(await fetchUpstreamModels(channel));
+  });
+  app.post('/api/channel/fetch_models', guarded, async (request) => {
+    const body = parseInput(fetchModelsBody, request.body);
+    return ok(await fetchUpstreamModels(body));
+  });
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { tokenInputSchema, toWireToken } from '../../domain/tokens/token-fields.js';
+import { TokenService } from '../../domain/tokens/token-service.js';
+import { badRequest } from '../../errors/app-error.js';
+import { pageOf, readPaging } from '../../lib/paging.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
+import { ok, parseInput } from '../envelope.js';
+
+function tokenId(params: unknown): number {
+  const raw = (params as { id?: string }).id ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest('无效的令牌 ID', 'token:invalid_id');
+  return Number(raw);
+}
+
+const queryText = (query: unknown, name: string): string | undefined => {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** A signed-in user's own API tokens (spec 02 §7). Nobody reaches another user's tokens here. */
+export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
+  const signedIn = { preHandler: authGuard(context.users.repository, 'user') };
+  const tokens = new TokenService(context.db, context.options, context.changes);
+
+  const list = async (userId: number, query: unknown) => {
+    const paging = readPaging(query, ['size', 'page_size']);
+    const search = { keyword: queryText(query, 'keyword'), key: queryText(query, 'token') };
+    const { items, total } = await tokens.list(userId, search, paging);
+    return ok(pageOf(items.map(toWireToken), total, paging));
+  };
+  app.get('/api/token/', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
+  app.get('/api/token/search', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
+
+  app.get('/api/token/:id', signedIn, async (request) =>
+    ok(toWireToken(await tokens.get(Number(currentUser(request).id), tokenId(request.params)))),
+  );
+
+  app.post('/api/token/', signedIn, async (request) => {
+    const input = parseInput(tokenInputSchema, request.body);
+    const created = (await tokens.create(currentUser(request), input)).map(toWireToken);
+    // One token answers as an object (new-api's shape); a `count` request answers with the list.
+    return ok(input.count === undefined ? created[0] : created, '令牌创建成功');
+  });
+
+  app.put('/api/token/', signedIn, async (request) => {
+    const input = parseInput(tokenInputSchema, request.body);
+    const statusOnly = queryText(request.query, 'status_only');
+    const user = currentUser(request);
+    const token = statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
+      ? await tokens.setStatus(user, input.id, input.status)
+      : await tokens.update(user, input);
+    return ok(toWireToken(token), '更新成功');
+  });
+
+  const remove = async (userId: number, params: unknown) => {
+    await tokens.remove(userId, tokenId(params));
+    return ok(undefined, '删除成功');
+  };
+  app.delete('/api/token/:id', signedIn, async (request) => remove(Number(currentUser(request).id), request.params));
+  app.delete('/api/token/:id/', signedIn, async (request) => remove(Number(currentUser(request).id), request.params));
+}
