@@ -8,6 +8,8 @@ import type { AppContext } from './app-context.js';
 import { notFound } from './errors/app-error.js';
 import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { authRoutes } from './http/api/auth.js';
+import { oauthRoutes } from './http/api/oauth.js';
+import { userRoutes } from './http/api/users.js';
 import { channelRoutes } from './http/api/channels.js';
 import { groupRoutes } from './http/api/groups.js';
 import { tokenRoutes } from './http/api/tokens.js';
@@ -73,6 +75,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   statusRoutes(app, context);
   authRoutes(app, context);
+  userRoutes(app, context);
+  oauthRoutes(app, context);
   optionRoutes(app, context);
   channelRoutes(app, context);
   tokenRoutes(app, context);

@@ -8,6 +8,8 @@ export interface UserLogEntry {
   username: string;
   type: LogTypeValue;
   content: string;
+  /** Extra JSON for the log row's `other` column (e.g. which admin acted). */
+  other?: Record<string, unknown>;
 }
 
 /**
@@ -23,13 +25,14 @@ export async function recordUserLog(executor: Kysely<Database>, entry: UserLogEn
       username: entry.username,
       type: entry.type,
       content: entry.content,
+      other: entry.other ? JSON.stringify(entry.other) : '',
       created_at: Math.floor(Date.now() / 1000),
     })
     .execute();
 }
 
 /** Quota as new-api writes it into log text: dollars when the console shows currency, else units. */
-export function formatQuota(options: OptionService, quota: number): string {
+export function formatLogQuota(options: OptionService, quota: number): string {
   if (options.bool('DisplayInCurrencyEnabled')) {
     return `＄${(quota / options.number('QuotaPerUnit')).toFixed(6)} 额度`;
   }

@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { likeContains, likeIgnoreCase } from '../../lib/like-pattern.js';
 import type { Db } from '../../db/index.js';
 import { insertReturningId } from '../../db/index.js';
 import type { Database, UsersTable } from '../../db/schema.js';
@@ -28,8 +29,6 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-/** Escapes LIKE wildcards; used with `ESCAPE '!'`, which every dialect reads the same way. */
-const likePattern = (text: string) => `%${text.replace(/[!%_]/g, (char) => `!${char}`)}%`;
 
 /** What the console sees of a user: never the password or the access token. */
 export interface PublicUser {
@@ -177,7 +176,8 @@ export class UserRepository {
 
   /**
    * One page of users, deregistered ones included (the console shows them without actions),
-   * newest first. `keyword` matches the id exactly or username, email and display name in part.
+   * newest first. `keyword` matches the id exactly, or part of the username, email or display
+   * name, ignoring case.
    */
   async page(query: UserPageQuery): Promise<{ items: UserRow[]; total: number }> {
     const keyword = query.keyword?.trim() ?? '';
@@ -187,11 +187,11 @@ export class UserRepository {
       .$if(group !== '', (builder) => builder.where('group', '=', group))
       .$if(keyword !== '', (builder) =>
         builder.where((eb) => {
-          const pattern = likePattern(keyword);
+          const pattern = likeContains(keyword);
           const matches: Expression<SqlBool>[] = [
-            sql<SqlBool>`${eb.ref('username')} like ${pattern} escape '!'`,
-            sql<SqlBool>`${eb.ref('email')} like ${pattern} escape '!'`,
-            sql<SqlBool>`${eb.ref('display_name')} like ${pattern} escape '!'`,
+            likeIgnoreCase('username', pattern),
+            likeIgnoreCase('email', pattern),
+            likeIgnoreCase('display_name', pattern),
           ];
           if (/^\d{1,15}$/.test(keyword)) matches.push(eb('id', '=', Number(keyword)));
           return eb.or(matches);

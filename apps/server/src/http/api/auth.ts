@@ -1,11 +1,19 @@
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
-import { hashPassword, verifyPassword } from '../../domain/users/password.js';
-import { randomAlphanumeric } from '../../domain/users/user-service.js';
-import { toPublicUser } from '../../domain/users/user-repository.js';
+import { verifyPassword } from '../../domain/users/password.js';
+import { createUser, usernameTakenError } from '../../domain/users/user-registration.js';
+import { toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
+import {
+  consumeEmailVerificationCode,
+  resetPasswordWithToken,
+  sendEmailVerificationCode,
+  sendPasswordResetLink,
+} from '../../domain/verification/email-flows.js';
+import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/email-rules.js';
+import { enforceTurnstile } from '../../domain/verification/turnstile.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { endSession, startSession } from '../../middleware/session.js';
@@ -28,34 +36,53 @@ const registerBody = z.object({
   aff_code: z.string().trim().optional().default(''),
 });
 
+const resetBody = z.object({
+  email: z.string().optional().default(''),
+  token: z.string().trim().optional().default(''),
+});
+
+/**
+ * Signs the user in on this browser and answers what the console stores as the signed-in user
+ * (shared by password login and every third-party sign-in).
+ */
+export function completeLogin(request: FastifyRequest, reply: FastifyReply, user: UserRow) {
+  if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
+  startSession(request, reply, Number(user.id));
+  return ok(
+    {
+      id: Number(user.id),
+      username: user.username,
+      display_name: user.display_name,
+      role: Number(user.role),
+      status: Number(user.status),
+      group: user.group,
+    },
+    '登录成功！',
+  );
+}
+
+/** The origin the console was reached at, for links in mails when ServerAddress is not set. */
+export const requestOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
 export function authRoutes(app: FastifyInstance, context: AppContext): void {
   const { options, users } = context;
   const repository = users.repository;
   const signedIn = authGuard(repository, 'user');
-  const critical: preHandlerAsyncHookHandler = async (request) =>
-    enforceRateLimit(context.rateLimits, { bucket: 'critical', limit: context.config.rateLimits.critical, windowSeconds: 20 * 60 }, request.ip);
+  const critical = criticalRateLimit(context);
+  const turnstile: preHandlerAsyncHookHandler = async (request) => enforceTurnstile(context, request);
 
-  app.post('/api/user/login', { preHandler: critical }, async (request, reply) => {
+  app.post('/api/user/login', { preHandler: [critical, turnstile] }, async (request, reply) => {
     if (!options.bool('PasswordLoginEnabled')) throw forbidden('管理员关闭了密码登录', 'auth:password_login_disabled');
     const { username, password } = parseInput(loginBody, request.body);
     if (username === '' || password === '') throw badRequest('请输入用户名和密码！', 'auth:missing_credentials');
-    const user = await repository.findLiveByLogin(username);
+    // Addresses are stored lower-cased; people type them as they like.
+    const user =
+      (await repository.findLiveByLogin(username)) ??
+      (username.includes('@') ? await repository.findLiveByLogin(username.toLowerCase()) : undefined);
     if (!user || !(await verifyPassword(password, user.password))) {
       throw new AppError('auth:wrong_credentials', '用户名或密码错误', { status: 401 });
     }
-    if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
-    startSession(request, reply, Number(user.id));
-    return ok(
-      {
-        id: Number(user.id),
-        username: user.username,
-        display_name: user.display_name,
-        role: Number(user.role),
-        status: Number(user.status),
-        group: user.group,
-      },
-      '登录成功！',
-    );
+    return completeLogin(request, reply, user);
   });
 
   app.get('/api/user/logout', async (_request, reply) => {
@@ -63,24 +90,48 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(undefined, '已退出登录');
   });
 
-  app.post('/api/user/register', { preHandler: critical }, async (request) => {
+  app.post('/api/user/register', { preHandler: [critical, turnstile] }, async (request) => {
     if (!options.bool('RegisterEnabled')) throw forbidden('管理员关闭了新用户注册', 'auth:register_disabled');
     if (!options.bool('PasswordRegisterEnabled')) {
       throw forbidden('管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册', 'auth:password_register_disabled');
     }
     const body = parseInput(registerBody, request.body);
     if (body.password2 !== undefined && body.password2 !== body.password) throw badRequest('两次输入的密码不一致', 'auth:password_mismatch');
-    if (await repository.usernameTaken(body.username)) throw badRequest('用户名已存在，或已注销', 'auth:username_taken');
-    await repository.insert({
-      username: body.username,
-      password: await hashPassword(body.password),
-      display_name: body.username,
-      role: Role.Common,
-      status: UserStatus.Enabled,
-      quota: options.number('QuotaForNewUser'),
-      aff_code: randomAlphanumeric(6),
-    });
+    if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+    let email = '';
+    if (options.bool('EmailVerificationEnabled')) {
+      if (body.email === '' || body.verification_code === '') {
+        throw badRequest('管理员开启了邮箱验证，请输入邮箱地址和验证码', 'auth:email_verification_required');
+      }
+      email = normaliseEmail(body.email);
+      assertEmailAllowed(options, email);
+      if (await repository.emailTaken(email)) throw badRequest('邮箱地址已被占用', 'email:taken');
+      // Checked last, so a refusal above does not use up the code.
+      if (!(await consumeEmailVerificationCode(context, email, body.verification_code))) {
+        throw badRequest('验证码错误或已过期', 'verification:code_invalid');
+      }
+    }
+    await createUser(context, { username: body.username, password: body.password, email, inviterAffCode: body.aff_code });
     return ok(undefined, '注册成功！');
+  });
+
+  app.get('/api/verification', { preHandler: [critical, turnstile] }, async (request) => {
+    const email = normaliseEmail((request.query as Record<string, unknown>).email);
+    await sendEmailVerificationCode(context, email);
+    return ok(undefined, '验证码发送成功，请检查你的邮箱！');
+  });
+
+  app.get('/api/reset_password', { preHandler: [critical, turnstile] }, async (request) => {
+    const email = normaliseEmail((request.query as Record<string, unknown>).email);
+    await sendPasswordResetLink(context, email, requestOrigin(request));
+    return ok(undefined, '重置邮件发送成功，请检查邮箱！');
+  });
+
+  app.post('/api/user/reset', { preHandler: critical }, async (request) => {
+    const body = parseInput(resetBody, request.body);
+    if (body.email.trim() === '' || body.token === '') throw badRequest('无效的参数', 'request:invalid_parameter');
+    const password = await resetPasswordWithToken(context, normaliseEmail(body.email), body.token);
+    return ok(password, '密码已重置');
   });
 
   app.get('/api/user/self', { preHandler: signedIn }, async (request) => ok(toPublicUser(currentUser(request))));
@@ -89,4 +140,10 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     const token = await users.resetAccessToken(Number(currentUser(request).id));
     return ok(token, '令牌已重置');
   });
+}
+
+/** The CRITICAL_RATE_LIMIT rule (per IP, 20 minutes) for sign-in, registration and mail sending. */
+export function criticalRateLimit(context: AppContext): preHandlerAsyncHookHandler {
+  return async (request) =>
+    enforceRateLimit(context.rateLimits, { bucket: 'critical', limit: context.config.rateLimits.critical, windowSeconds: 20 * 60 }, request.ip);
 }

@@ -1,0 +1,151 @@
+import { LogType } from '@modelgate/contract';
+import type { AppContext } from '../../app-context.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import { hashPassword } from './password.js';
+import { decideManageAction, outranks, SAME_OR_HIGHER_UPDATE, type ManageAction } from './user-permissions.js';
+import { formatLogQuota, recordUserLog } from './user-logs.js';
+import { isUniqueViolation, type UserRow } from './user-repository.js';
+import { usernameTakenError } from './user-registration.js';
+
+/** How an admin changes a balance: by a signed amount, by an amount taken away, or to a value. */
+export type QuotaMode = 'add' | 'subtract' | 'override';
+
+export interface ManageRequest {
+  id: number;
+  action: ManageAction;
+  /** For add_quota: the amount (add: signed; subtract: taken away; override: the new balance). */
+  value?: number;
+  mode?: QuotaMode;
+}
+
+export interface ManageResult {
+  status: number;
+  role: number;
+  quota: number;
+}
+
+export interface AdminUserUpdate {
+  id: number;
+  username?: string;
+  display_name?: string;
+  password?: string;
+  group?: string;
+  quota?: number;
+  remark?: string;
+}
+
+const CAS_ATTEMPTS = 5;
+
+async function loadTarget(context: AppContext, id: number): Promise<UserRow> {
+  const target = await context.users.repository.findById(id);
+  if (!target) throw notFound('用户不存在', 'user:not_found');
+  if (target.deleted_at !== null) throw badRequest('该用户已注销', 'user:deleted');
+  return target;
+}
+
+const adminInfo = (actor: UserRow) => ({ admin_id: Number(actor.id), admin_username: actor.username });
+
+/**
+ * Changes a balance in one conditional statement (`quota = quota + delta`, never below zero)
+ * and writes a management log line.
+ */
+export async function adjustQuota(context: AppContext, actor: UserRow, target: UserRow, delta: number): Promise<void> {
+  if (!Number.isSafeInteger(delta) || delta === 0) throw badRequest('额度变更值必须是非零整数', 'quota:invalid_delta');
+  const applied = await context.users.repository.addQuota(Number(target.id), delta);
+  if (!applied) throw badRequest('用户额度不足，无法扣减', 'quota:insufficient');
+  const amount = formatLogQuota(context.options, Math.abs(delta));
+  await recordUserLog(context.db.kysely, {
+    userId: Number(target.id),
+    username: target.username,
+    type: LogType.Manage,
+    content: delta > 0 ? `管理员增加用户额度 ${amount}` : `管理员减少用户额度 ${amount}`,
+    other: adminInfo(actor),
+  });
+}
+
+/**
+ * Sets a balance to `next` (new-api's PUT /api/user/ semantics). Compare-and-set against the
+ * value just read, so the log's "from" is the balance actually replaced even while requests
+ * are being billed.
+ */
+export async function replaceQuota(context: AppContext, actor: UserRow, target: UserRow, next: number): Promise<void> {
+  const repository = context.users.repository;
+  let current = Number(target.quota);
+  for (let attempt = 1; current !== next; attempt += 1) {
+    if (await repository.replaceQuota(Number(target.id), current, next)) {
+      await recordUserLog(context.db.kysely, {
+        userId: Number(target.id),
+        username: target.username,
+        type: LogType.Manage,
+        content: `管理员将用户额度从 ${formatLogQuota(context.options, current)}修改为 ${formatLogQuota(context.options, next)}`,
+        other: adminInfo(actor),
+      });
+      return;
+    }
+    if (attempt >= CAS_ATTEMPTS) throw new AppError('quota:busy', '用户额度正在变化，请稍后重试', { status: 409, retryable: true });
+    const fresh = await repository.findById(Number(target.id));
+    if (!fresh) throw notFound('用户不存在', 'user:not_found');
+    current = Number(fresh.quota);
+  }
+}
+
+/** POST /api/user/manage: promote, demote, disable, enable, delete or add_quota. */
+export async function manageUser(context: AppContext, actor: UserRow, request: ManageRequest): Promise<ManageResult> {
+  const repository = context.users.repository;
+  const target = await loadTarget(context, request.id);
+  const decision = decideManageAction(Number(actor.role), { role: Number(target.role), status: Number(target.status) }, request.action);
+  if (!decision.allowed) throw forbidden(decision.message, decision.code);
+  const id = Number(target.id);
+
+  switch (request.action) {
+    case 'delete':
+      await repository.softDelete(id);
+      break;
+    case 'add_quota': {
+      const value = request.value ?? 0;
+      const mode = request.mode ?? 'add';
+      if (mode === 'override') {
+        if (!Number.isSafeInteger(value) || value < 0) throw badRequest('额度必须是非负整数', 'quota:invalid_value');
+        await replaceQuota(context, actor, target, value);
+      } else {
+        if (mode === 'subtract' && value < 0) throw badRequest('扣减的额度必须是正整数', 'quota:invalid_delta');
+        await adjustQuota(context, actor, target, mode === 'subtract' ? -value : value);
+      }
+      break;
+    }
+    default:
+      await repository.update(id, { role: decision.role, status: decision.status });
+  }
+  context.changes.emit('user', id);
+  const after = await repository.findById(id);
+  return { status: Number(after?.status ?? decision.status), role: Number(after?.role ?? decision.role), quota: Number(after?.quota ?? 0) };
+}
+
+/** PUT /api/user/: edits the fields sent (others stay as they are). */
+export async function updateUserByAdmin(context: AppContext, actor: UserRow, update: AdminUserUpdate): Promise<void> {
+  const repository = context.users.repository;
+  const target = await loadTarget(context, update.id);
+  if (!outranks(Number(actor.role), Number(target.role))) throw forbidden(SAME_OR_HIGHER_UPDATE, 'user:same_or_higher_level');
+
+  const changes: Partial<Omit<UserRow, 'id'>> = {};
+  if (update.username !== undefined && update.username !== target.username) {
+    if (await repository.usernameTaken(update.username)) throw usernameTakenError();
+    changes.username = update.username;
+  }
+  if (update.display_name !== undefined) changes.display_name = update.display_name || changes.username || target.username;
+  if (update.group !== undefined) changes.group = update.group;
+  if (update.remark !== undefined) changes.remark = update.remark;
+  if (update.password) changes.password = await hashPassword(update.password);
+  if (Object.keys(changes).length > 0) {
+    try {
+      await repository.update(Number(target.id), changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw usernameTakenError();
+      throw error;
+    }
+  }
+  if (update.quota !== undefined) {
+    await replaceQuota(context, actor, { ...target, username: changes.username ?? target.username }, update.quota);
+  }
+  context.changes.emit('user', Number(target.id));
+}

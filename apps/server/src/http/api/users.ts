@@ -1,0 +1,207 @@
+import {
+  LogType,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  Role,
+  USERNAME_MAX_LENGTH,
+} from '@modelgate/contract';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import { badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import { hashPassword, verifyPassword } from '../../domain/users/password.js';
+import { formatLogQuota, recordUserLog } from '../../domain/users/user-logs.js';
+import { manageUser, updateUserByAdmin } from '../../domain/users/user-management.js';
+import { modelsForGroups } from '../../domain/users/user-models.js';
+import { usableGroups } from '../../domain/tokens/usable-groups.js';
+import { pageOf, readPaging } from '../../lib/paging.js';
+import { mayCreateRole, outranks, SAME_OR_HIGHER_READ, MANAGE_ACTIONS } from '../../domain/users/user-permissions.js';
+import { createUser, usernameTakenError } from '../../domain/users/user-registration.js';
+import { isUniqueViolation, toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
+import { randomAlphanumeric } from '../../domain/users/user-service.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
+import { endSession } from '../../middleware/session.js';
+import { ok, parseInput } from '../envelope.js';
+
+const DISPLAY_NAME_MAX_LENGTH = 20;
+
+const username = z
+  .string()
+  .trim()
+  .min(1, '用户名不能为空')
+  .max(USERNAME_MAX_LENGTH, `用户名长度不能超过 ${USERNAME_MAX_LENGTH} 个字符`);
+const password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `密码长度不得小于 ${PASSWORD_MIN_LENGTH} 位！`)
+  .max(PASSWORD_MAX_LENGTH, `密码长度不得大于 ${PASSWORD_MAX_LENGTH} 位！`);
+/** An optional new password: empty means "leave it as it is". */
+const optionalPassword = z.union([z.literal(''), password]).optional();
+const displayName = z.string().trim().max(DISPLAY_NAME_MAX_LENGTH, `显示名称长度不能超过 ${DISPLAY_NAME_MAX_LENGTH} 个字符`);
+const quota = z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(0, '额度不能为负数').max(Number.MAX_SAFE_INTEGER);
+const userId = z.coerce.number({ error: '无效的用户 ID' }).int('无效的用户 ID').positive('无效的用户 ID');
+
+const createBody = z.object({
+  username,
+  password,
+  display_name: displayName.optional(),
+  role: z.union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)]).optional(),
+});
+
+// The console sends the whole user object back; fields not listed here (role, status,
+// bindings ...) are not editable through this call and are ignored.
+const adminUpdateBody = z.object({
+  id: userId,
+  username: username.optional(),
+  display_name: displayName.optional(),
+  password: optionalPassword,
+  group: z.string().trim().min(1, '分组不能为空').max(64, '分组名称过长').optional(),
+  quota: quota.optional(),
+  remark: z.string().max(255, '备注过长').optional(),
+});
+
+const manageBody = z.object({
+  id: userId,
+  action: z.enum(MANAGE_ACTIONS, { error: '无效的操作' }),
+  value: z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
+  mode: z.enum(['add', 'subtract', 'override'], { error: '无效的额度操作方式' }).optional(),
+});
+
+const selfUpdateBody = z.object({
+  username: username.optional(),
+  display_name: displayName.optional(),
+  password: optionalPassword,
+  original_password: z.string().optional().default(''),
+});
+
+const affTransferBody = z.object({ quota: z.number({ error: '划转额度必须是整数' }).int('划转额度必须是整数') });
+
+/** Admin user management and the signed-in user's own account (spec 01 §2, §6, §7). */
+export function userRoutes(app: FastifyInstance, context: AppContext): void {
+  const { options, users } = context;
+  const repository = users.repository;
+  const admin = authGuard(repository, 'admin');
+  const signedIn = authGuard(repository, 'user');
+
+  const listPage = async (query: unknown, filtered: boolean) => {
+    const paging = readPaging(query);
+    const params = (query ?? {}) as Record<string, unknown>;
+    const text = (value: unknown) => (filtered && typeof value === 'string' ? value : '');
+    const { items, total } = await repository.page({
+      keyword: text(params.keyword),
+      group: text(params.group),
+      offset: paging.offset,
+      limit: paging.pageSize,
+    });
+    return ok(pageOf(items.map(toPublicUser), total, paging));
+  };
+
+  app.get('/api/user/', { preHandler: admin }, async (request) => listPage(request.query, false));
+  app.get('/api/user/search', { preHandler: admin }, async (request) => listPage(request.query, true));
+
+  app.get('/api/user/:id', { preHandler: admin }, async (request) => {
+    const id = parseInput(userId, (request.params as { id: string }).id);
+    const user = await repository.findById(id);
+    if (!user) throw notFound('用户不存在', 'user:not_found');
+    if (!outranks(Number(currentUser(request).role), Number(user.role))) throw forbidden(SAME_OR_HIGHER_READ, 'user:same_or_higher_level');
+    return ok(toPublicUser(user));
+  });
+
+  app.post('/api/user/', { preHandler: admin }, async (request) => {
+    const body = parseInput(createBody, request.body);
+    const role = body.role ?? Role.Common;
+    if (!mayCreateRole(Number(currentUser(request).role), role)) {
+      throw forbidden('无法创建权限大于等于自己的用户', 'user:create_same_or_higher_level');
+    }
+    if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+    const created = await createUser(context, {
+      username: body.username,
+      password: body.password,
+      displayName: body.display_name || body.username,
+      role,
+    });
+    return ok(toPublicUser(created), '用户账户创建成功！');
+  });
+
+  app.put('/api/user/', { preHandler: admin }, async (request) => {
+    await updateUserByAdmin(context, currentUser(request), parseInput(adminUpdateBody, request.body));
+    return ok(undefined, '用户信息更新成功！');
+  });
+
+  /**
+   * {id, action}: promote | demote | disable | enable | delete → data {status, role, quota}.
+   * Quota changes (the add-quota modal) use {id, action: 'add_quota', value, mode?}:
+   *   mode 'add' (default): value is a signed delta, applied as one conditional
+   *     `quota = quota + value` that never leaves the balance below zero;
+   *   mode 'subtract': value > 0 is taken away, same guarantee (new-api's newer form);
+   *   mode 'override': value is the new balance (same as PUT /api/user/ with quota).
+   * Every change writes a management log line (type 3) on the user.
+   */
+  app.post('/api/user/manage', { preHandler: admin }, async (request) => {
+    const result = await manageUser(context, currentUser(request), parseInput(manageBody, request.body));
+    return ok(result, '操作成功完成！');
+  });
+
+  app.get('/api/user/aff', { preHandler: signedIn }, async (request) => {
+    const user = currentUser(request);
+    const code = user.aff_code || (await repository.ensureAffCode(Number(user.id), randomAlphanumeric(4)));
+    return ok(code ?? '');
+  });
+
+  app.post('/api/user/aff_transfer', { preHandler: signedIn }, async (request) => {
+    const user = currentUser(request);
+    const { quota: amount } = parseInput(affTransferBody, request.body);
+    const minimum = options.number('QuotaPerUnit');
+    if (amount < minimum) throw badRequest(`转移额度最小为${formatLogQuota(options, Math.ceil(minimum))}！`, 'aff:below_minimum');
+    if (!(await repository.transferAffQuota(Number(user.id), amount))) throw badRequest('邀请额度不足！', 'aff:insufficient');
+    await recordUserLog(context.db.kysely, {
+      userId: Number(user.id),
+      username: user.username,
+      type: LogType.System,
+      content: `邀请奖励划转到余额 ${formatLogQuota(options, amount)}`,
+    });
+    context.changes.emit('user', Number(user.id));
+    return ok(undefined, '划转成功');
+  });
+
+  app.get('/api/user/models', { preHandler: signedIn }, async (request) => {
+    const user = currentUser(request);
+    return ok(await modelsForGroups(context.db, Object.keys(usableGroups(options, user.group))), '获取模型列表成功');
+  });
+
+  app.put('/api/user/self', { preHandler: signedIn }, async (request) => {
+    const user = currentUser(request);
+    const body = parseInput(selfUpdateBody, request.body);
+    const changes: Partial<Omit<UserRow, 'id'>> = {};
+    if (body.password) {
+      // Accounts made by a third-party sign-in have no password yet: they may set one freely.
+      if (user.password !== '' && !(await verifyPassword(body.original_password, user.password))) {
+        throw badRequest('原密码错误', 'user:wrong_original_password');
+      }
+      changes.password = await hashPassword(body.password);
+    }
+    if (body.username !== undefined && body.username !== user.username) {
+      if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+      changes.username = body.username;
+    }
+    if (body.display_name !== undefined) changes.display_name = body.display_name || (changes.username ?? user.username);
+    if (Object.keys(changes).length > 0) {
+      try {
+        await repository.update(Number(user.id), changes);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw usernameTakenError();
+        throw error;
+      }
+      context.changes.emit('user', Number(user.id));
+    }
+    return ok(undefined, changes.password ? '密码修改成功！' : '用户信息更新成功！');
+  });
+
+  app.delete('/api/user/self', { preHandler: signedIn }, async (request, reply) => {
+    const user = currentUser(request);
+    if (Number(user.role) === Role.Root) throw forbidden('不能删除超级管理员账户', 'user:cannot_delete_root');
+    await repository.softDelete(Number(user.id));
+    context.changes.emit('user', Number(user.id));
+    endSession(reply);
+    return ok(undefined, '账户已删除！');
+  });
+}
