@@ -1,11 +1,11 @@
-import { RedemptionStatus } from '@modelgate/contract';
+import { LogType, RedemptionStatus } from '@modelgate/contract';
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { RedemptionsTable } from '../../db/schema.js';
 import { AppError, badRequest, notFound } from '../../errors/app-error.js';
 import type { Paging } from '../../lib/paging.js';
-import { writeTopUpLog } from '../wallet/wallet-logs.js';
+import { recordUserLog } from '../users/user-logs.js';
 
 export type RedemptionRow = Selectable<RedemptionsTable>;
 
@@ -125,7 +125,7 @@ export class RedemptionService {
       }
       const { quota } = await trx.selectFrom('redemptions').select('quota').where('key', '=', trimmed).executeTakeFirstOrThrow();
       await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', user.id).execute();
-      await writeTopUpLog(trx, { userId: user.id, username: user.username, quota, content: describe(quota) });
+      await recordUserLog(trx, { userId: user.id, username: user.username, type: LogType.TopUp, quota, content: describe(quota) });
       return { quota: Number(quota) };
     });
   }

@@ -8,6 +8,8 @@ export interface UserLogEntry {
   username: string;
   type: LogTypeValue;
   content: string;
+  /** Quota the event moved, for top-ups (the log's quota column). */
+  quota?: number;
   /** Extra JSON for the log row's `other` column (e.g. which admin acted). */
   other?: Record<string, unknown>;
 }
@@ -25,6 +27,7 @@ export async function recordUserLog(executor: Kysely<Database>, entry: UserLogEn
       username: entry.username,
       type: entry.type,
       content: entry.content,
+      quota: entry.quota ?? 0,
       other: entry.other ? JSON.stringify(entry.other) : '',
       created_at: Math.floor(Date.now() / 1000),
     })

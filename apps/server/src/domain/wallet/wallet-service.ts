@@ -1,10 +1,11 @@
+import { LogType } from '@modelgate/contract';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
 import type { OptionService } from '../options/option-service.js';
 import { EPAY_TYPES, epaySign, epayVerify } from './epay.js';
+import { recordUserLog } from '../users/user-logs.js';
 import { formatQuota } from './quota-format.js';
-import { writeTopUpLog } from './wallet-logs.js';
 
 export interface PaymentForm {
   url: string;
@@ -94,9 +95,10 @@ export class WalletService {
       if (Number(claimed.numUpdatedRows) !== 1) return true;
       await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', Number(order.user_id)).execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', Number(order.user_id)).executeTakeFirst();
-      await writeTopUpLog(trx, {
+      await recordUserLog(trx, {
         userId: Number(order.user_id),
         username: user?.username ?? '',
+        type: LogType.TopUp,
         quota,
         content: `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
       });
