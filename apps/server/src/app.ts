@@ -17,6 +17,7 @@ import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
 import { statusRoutes } from './http/api/status.js';
+import { relayRoutes } from './http/relay/relay-routes.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -83,6 +84,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   groupRoutes(app, context);
   redemptionRoutes(app, context);
   walletRoutes(app, context);
+  relayRoutes(app, context);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));

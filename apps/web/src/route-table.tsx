@@ -1,6 +1,8 @@
 import type { ComponentType, ReactNode } from 'react';
 import type zhLayout from './i18n/locales/zh/layout.json';
 import type { StatusFlag, SystemStatus } from './features/status/types';
+import { IconComment, IconCreditCard, IconGift, IconKey, IconLayers, IconSetting, IconUser } from '@douyinfe/semi-icons';
+import { hasChatLink } from './features/chat/chat-links';
 
 export type NavLabelKey = keyof (typeof zhLayout)['nav'];
 
@@ -16,6 +18,8 @@ export interface ConsoleRoute {
   requiresAdmin?: boolean;
   /** The screen exists only while this status switch is on. */
   requiresStatusFlag?: StatusFlag;
+  /** Listed in the side navigation only while this holds; the screen itself stays reachable. */
+  navWhen?: (status: SystemStatus) => boolean;
   load: () => Promise<PageModule>;
 }
 
@@ -24,7 +28,16 @@ export interface ConsoleRoute {
  * SIDE_NAV_ORDER, its guard from the flags, and the post-login target and header links follow.
  * Example: { path: '/token', labelKey: 'token', icon: <IconKey />, load: () => import('./features/token/token-page') },
  */
-export const consoleRoutes: ConsoleRoute[] = [];
+export const consoleRoutes: ConsoleRoute[] = [
+  { path: '/channel', extraPaths: ['/channel/add', '/channel/edit/:id'], labelKey: 'channel', icon: <IconLayers />, requiresAdmin: true, load: () => import('./features/channels/channels-page') },
+  { path: '/token', labelKey: 'token', icon: <IconKey />, load: () => import('./features/tokens/tokens-page') },
+  { path: '/redemption', labelKey: 'redemption', icon: <IconGift />, requiresAdmin: true, load: () => import('./features/redemptions/redemptions-page') },
+  { path: '/topup', labelKey: 'topup', icon: <IconCreditCard />, load: () => import('./features/wallet/wallet-page') },
+  { path: '/chat', extraPaths: ['/chat/:id'], labelKey: 'chat', icon: <IconComment />, navWhen: hasChatLink, load: () => import('./features/chat/chat-page') },
+  { path: '/chat2link', labelKey: 'chat', icon: <IconComment />, navWhen: () => false, load: () => import('./features/chat/chat2link-page') },
+  { path: '/user', extraPaths: ['/user/edit/:id', '/user/edit'], labelKey: 'user', icon: <IconUser />, requiresAdmin: true, load: () => import('./features/users/users-page') },
+  { path: '/setting', labelKey: 'setting', icon: <IconSetting />, load: () => import('./features/settings/settings-page') },
+];
 
 /** Side navigation order of spec 02 §2, independent of the order screens were added above. */
 const SIDE_NAV_ORDER = [
@@ -69,7 +82,7 @@ export function canSee(route: ConsoleRoute, viewer: Viewer, status: SystemStatus
 
 export function visibleConsoleRoutes(viewer: Viewer, status: SystemStatus): ConsoleRoute[] {
   return consoleRoutes
-    .filter((route) => canSee(route, viewer, status))
+    .filter((route) => canSee(route, viewer, status) && (route.navWhen?.(status) ?? true))
     .sort((left, right) => navRank(left.path) - navRank(right.path));
 }
 

@@ -7,20 +7,34 @@ import zhAuth from './locales/zh/auth.json';
 import zhHome from './locales/zh/home.json';
 import zhAbout from './locales/zh/about.json';
 import zhNotFound from './locales/zh/not-found.json';
+import zhSettings from './locales/zh/settings.json';
+import zhUsers from './locales/zh/users.json';
+import zhRedemptions from './locales/zh/redemptions.json';
+import zhWallet from './locales/zh/wallet.json';
+import zhChat from './locales/zh/chat.json';
+import zhChannels from './locales/zh/channels.json';
+import zhTokens from './locales/zh/tokens.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
 import enHome from './locales/en/home.json';
 import enAbout from './locales/en/about.json';
 import enNotFound from './locales/en/not-found.json';
+import enSettings from './locales/en/settings.json';
+import enUsers from './locales/en/users.json';
+import enRedemptions from './locales/en/redemptions.json';
+import enWallet from './locales/en/wallet.json';
+import enChat from './locales/en/chat.json';
+import enChannels from './locales/en/channels.json';
+import enTokens from './locales/en/tokens.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'zh';
 
 export const resources = {
-  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound },
-  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound },
+  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens },
+  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens },
 } as const;
 
 /** Older consoles stored full tags such as "en-US" or "zh-CN"; only the primary subtag matters here. */

@@ -18,6 +18,8 @@ export class ApiError extends Error {
 export interface ApiResult<T> {
   data: T;
   message: string;
+  /** The whole answer, for the few calls that carry fields beside data (e.g. /api/user/pay's url). */
+  envelope: Envelope & Record<string, unknown>;
 }
 
 type QueryValue = string | number | boolean | null | undefined;
@@ -120,7 +122,7 @@ async function request<T>(method: string, path: string, options: RequestOptions 
     throw new ApiError(text, response.status, !options.silent);
   }
 
-  return { data: payload.data as T, message: serverMessage };
+  return { data: payload.data as T, message: serverMessage, envelope: payload as Envelope & Record<string, unknown> };
 }
 
 export const api = {

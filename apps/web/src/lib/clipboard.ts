@@ -28,11 +28,14 @@ async function writeClipboard(text: string): Promise<boolean> {
   }
 }
 
-/** Copies and tells the user; when copying is impossible the text is shown for manual copying (spec 01 §8). */
-export async function copyWithFeedback(text: string): Promise<boolean> {
+/**
+ * Copies and tells the user (`successText` replaces the generic "copied" toast); when copying is
+ * impossible the text is shown for manual copying (spec 01 §8).
+ */
+export async function copyWithFeedback(text: string, successText?: string): Promise<boolean> {
   const copied = await writeClipboard(text);
   if (copied) {
-    Toast.success(i18n.t('common:clipboard.copied'));
+    Toast.success(successText ?? i18n.t('common:clipboard.copied'));
     return true;
   }
   Modal.info({

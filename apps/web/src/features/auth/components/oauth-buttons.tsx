@@ -16,9 +16,10 @@ interface OAuthButtonsProps {
   onSignedIn: (user: UserInfo) => void;
 }
 
-type RedirectProvider = 'github' | 'linuxdo';
+export type RedirectProvider = 'github' | 'linuxdo';
 
-function authorizeUrl(provider: RedirectProvider, clientId: string, state: string): string {
+/** The provider's authorize address; also used by personal settings to bind an account. */
+export function authorizeUrl(provider: RedirectProvider, clientId: string, state: string): string {
   const params = new URLSearchParams({ client_id: clientId, state });
   if (provider === 'github') {
     params.set('scope', 'user:email');

@@ -9,23 +9,22 @@ declare global {
   }
 }
 
-interface TelegramLoginButtonProps {
+interface TelegramWidgetProps {
   botName: string;
-  onSignedIn: (user: UserInfo) => void;
+  /** Receives the signed widget data; the server checks its hash (sign-in or binding). */
+  onAuth: (auth: TelegramAuthData) => void;
 }
 
 /** Telegram's own widget (an iframe it injects next to its script tag); it calls a global function on success. */
-export function TelegramLoginButton({ botName, onSignedIn }: TelegramLoginButtonProps) {
+export function TelegramWidget({ botName, onAuth }: TelegramWidgetProps) {
   const container = useRef<HTMLDivElement>(null);
-  const onSignedInRef = useRef(onSignedIn);
-  onSignedInRef.current = onSignedIn;
+  const onAuthRef = useRef(onAuth);
+  onAuthRef.current = onAuth;
 
   useEffect(() => {
     const host = container.current;
     if (!host || !botName) return;
-    window[CALLBACK_NAME] = (auth) => {
-      loginWithTelegram(auth).then(onSignedInRef.current, () => undefined);
-    };
+    window[CALLBACK_NAME] = (auth) => onAuthRef.current(auth);
     const script = document.createElement('script');
     script.src = 'https://telegram.org/js/telegram-widget.js?22';
     script.async = true;
@@ -42,4 +41,16 @@ export function TelegramLoginButton({ botName, onSignedIn }: TelegramLoginButton
   }, [botName]);
 
   return <div ref={container} className="mg-telegram-login" />;
+}
+
+interface TelegramLoginButtonProps {
+  botName: string;
+  onSignedIn: (user: UserInfo) => void;
+}
+
+export function TelegramLoginButton({ botName, onSignedIn }: TelegramLoginButtonProps) {
+  const onAuth = (auth: TelegramAuthData) => {
+    loginWithTelegram(auth).then(onSignedIn, () => undefined);
+  };
+  return <TelegramWidget botName={botName} onAuth={onAuth} />;
 }

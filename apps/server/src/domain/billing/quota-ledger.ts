@@ -1,0 +1,166 @@
+import type { Db } from '../../db/index.js';
+import { insertLogs, LogBuffer, yieldToEventLoop } from '../logs/log-buffer.js';
+import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
+
+interface UserDelta {
+  quota: number;
+  usedQuota: number;
+  requestCount: number;
+}
+interface TokenDelta {
+  remainQuota: number;
+  usedQuota: number;
+  /** Latest use, unix seconds. */
+  accessedTime: number;
+}
+
+interface Batch {
+  users: Map<number, UserDelta>;
+  tokens: Map<number, TokenDelta>;
+  channels: Map<number, number>;
+}
+
+/** Counter updates written between two yields to the event loop during a flush. */
+const UPDATES_BETWEEN_YIELDS = 200;
+
+const emptyBatch = (): Batch => ({ users: new Map(), tokens: new Map(), channels: new Map() });
+
+export interface FlushResult {
+  users: number;
+  tokens: number;
+  channels: number;
+  logs: number;
+}
+
+/**
+ * Counter changes and consume logs held in memory and written every BATCH_UPDATE_INTERVAL
+ * seconds in one transaction of `col = col + delta` updates, so the hot path does no write a
+ * batch can absorb. A clean shutdown flushes; a crash loses at most the last interval.
+ *
+ * While a flush is being written its deltas stay counted as unflushed, so balance checks made
+ * meanwhile keep covering them (counting them twice for a moment only makes a check stricter).
+ */
+export class QuotaLedger implements UnflushedQuota {
+  private pending = emptyBatch();
+  private inflight = emptyBatch();
+  readonly logs = new LogBuffer();
+
+  constructor(private readonly db: Db) {}
+
+  userQuota(userId: number): number {
+    return (this.pending.users.get(userId)?.quota ?? 0) + (this.inflight.users.get(userId)?.quota ?? 0);
+  }
+
+  tokenQuota(tokenId: number): number {
+    return (this.pending.tokens.get(tokenId)?.remainQuota ?? 0) + (this.inflight.tokens.get(tokenId)?.remainQuota ?? 0);
+  }
+
+  /** used_quota this node has added to a user or token that the database does not show yet. */
+  unflushedUsed(kind: 'user' | 'token', id: number): number {
+    const batches = [this.pending, this.inflight];
+    let total = 0;
+    for (const batch of batches) total += (kind === 'user' ? batch.users.get(id) : batch.tokens.get(id))?.usedQuota ?? 0;
+    return total;
+  }
+
+  /** Quota this node has spent from the user's balance that the database does not show yet. */
+  userOutstanding(userId: number): number {
+    return Math.max(0, -this.userQuota(userId));
+  }
+
+  tokenOutstanding(tokenId: number): number {
+    return Math.max(0, -this.tokenQuota(tokenId));
+  }
+
+  addUser(userId: number, change: Partial<UserDelta>): void {
+    let delta = this.pending.users.get(userId);
+    if (!delta) this.pending.users.set(userId, (delta = { quota: 0, usedQuota: 0, requestCount: 0 }));
+    delta.quota += change.quota ?? 0;
+    delta.usedQuota += change.usedQuota ?? 0;
+    delta.requestCount += change.requestCount ?? 0;
+  }
+
+  addToken(tokenId: number, change: Partial<TokenDelta>): void {
+    let delta = this.pending.tokens.get(tokenId);
+    if (!delta) this.pending.tokens.set(tokenId, (delta = { remainQuota: 0, usedQuota: 0, accessedTime: 0 }));
+    delta.remainQuota += change.remainQuota ?? 0;
+    delta.usedQuota += change.usedQuota ?? 0;
+    delta.accessedTime = Math.max(delta.accessedTime, change.accessedTime ?? 0);
+  }
+
+  addChannel(channelId: number, usedQuota: number): void {
+    this.pending.channels.set(channelId, (this.pending.channels.get(channelId) ?? 0) + usedQuota);
+  }
+
+  get isEmpty(): boolean {
+    const { users, tokens, channels } = this.pending;
+    return users.size === 0 && tokens.size === 0 && channels.size === 0 && this.logs.size === 0;
+  }
+
+  /**
+   * Writes everything pending in one transaction. On failure nothing is lost: the deltas and rows
+   * go back into the pending set for the next flush. Callers serialise flushes (the sync lock).
+   */
+  async flush(): Promise<FlushResult> {
+    if (this.isEmpty) return { users: 0, tokens: 0, channels: 0, logs: 0 };
+    const batch = this.pending;
+    const rows = this.logs.take();
+    this.pending = emptyBatch();
+    this.inflight = batch;
+    try {
+      let statements = 0;
+      const breathe = async () => {
+        statements += 1;
+        if (statements % UPDATES_BETWEEN_YIELDS === 0) await yieldToEventLoop();
+      };
+      await this.db.kysely.transaction().execute(async (trx) => {
+        for (const [id, delta] of batch.users) {
+          await breathe();
+          await trx
+            .updateTable('users')
+            .set((eb) => ({
+              quota: eb('quota', '+', delta.quota),
+              used_quota: eb('used_quota', '+', delta.usedQuota),
+              request_count: eb('request_count', '+', delta.requestCount),
+            }))
+            .where('id', '=', id)
+            .execute();
+        }
+        for (const [id, delta] of batch.tokens) {
+          await breathe();
+          await trx
+            .updateTable('tokens')
+            .set((eb) => ({
+              remain_quota: eb('remain_quota', '+', delta.remainQuota),
+              used_quota: eb('used_quota', '+', delta.usedQuota),
+              ...(delta.accessedTime > 0 ? { accessed_time: delta.accessedTime } : {}),
+            }))
+            .where('id', '=', id)
+            .execute();
+        }
+        for (const [id, usedQuota] of batch.channels) {
+          await breathe();
+          await trx
+            .updateTable('channels')
+            .set((eb) => ({ used_quota: eb('used_quota', '+', usedQuota) }))
+            .where('id', '=', id)
+            .execute();
+        }
+        await insertLogs(trx, rows);
+      });
+    } catch (error) {
+      this.restore(batch);
+      this.logs.restore(rows);
+      throw error;
+    } finally {
+      this.inflight = emptyBatch();
+    }
+    return { users: batch.users.size, tokens: batch.tokens.size, channels: batch.channels.size, logs: rows.length };
+  }
+
+  private restore(batch: Batch): void {
+    for (const [id, delta] of batch.users) this.addUser(id, delta);
+    for (const [id, delta] of batch.tokens) this.addToken(id, delta);
+    for (const [id, usedQuota] of batch.channels) this.addChannel(id, usedQuota);
+  }
+}

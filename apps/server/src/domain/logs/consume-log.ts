@@ -1,0 +1,74 @@
+import { LogType } from '@modelgate/contract';
+import type { ModelPricing } from '../billing/pricing.js';
+import type { LogInsert } from './log-buffer.js';
+
+/** One successful relayed call, as its consume log (type 2) records it. */
+export interface ConsumeRecord {
+  createdAt: number;
+  userId: number;
+  username: string;
+  tokenId: number;
+  tokenName: string;
+  /** The model the client asked for: what it is billed and listed under. */
+  model: string;
+  /** The model sent upstream after the channel's mapping. */
+  upstreamModel: string;
+  channelId: number;
+  channelName: string;
+  group: string;
+  /** What the user and token were actually charged. */
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  useTimeSeconds: number;
+  isStream: boolean;
+  pricing: ModelPricing;
+  /** Milliseconds from the request to the first byte of the answer. */
+  firstResponseMs: number;
+  /** Every channel tried for this request, in order. */
+  triedChannelIds: readonly number[];
+  /** Part of the cost that could not be charged (balance ran out mid-call); admins only. */
+  unpaidQuota: number;
+}
+
+const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
+
+export function consumeContent(pricing: ModelPricing): string {
+  if (pricing.modelPrice >= 0) return `模型价格 ${formatRatio(pricing.modelPrice)}，分组倍率 ${formatRatio(pricing.groupRatio)}`;
+  return `模型倍率 ${formatRatio(pricing.modelRatio)}，补全倍率 ${formatRatio(pricing.completionRatio)}，分组倍率 ${formatRatio(pricing.groupRatio)}`;
+}
+
+export function consumeLogRow(record: ConsumeRecord): LogInsert {
+  const mapped = record.upstreamModel !== record.model;
+  const adminInfo: Record<string, unknown> = { use_channel: record.triedChannelIds.map(String) };
+  if (record.unpaidQuota > 0) adminInfo.unpaid_quota = record.unpaidQuota;
+  const other: Record<string, unknown> = {
+    model_ratio: record.pricing.modelRatio,
+    completion_ratio: record.pricing.completionRatio,
+    group_ratio: record.pricing.groupRatio,
+    model_price: record.pricing.modelPrice,
+    frt: record.firstResponseMs,
+    is_model_mapped: mapped,
+    admin_info: adminInfo,
+  };
+  if (mapped) other.upstream_model_name = record.upstreamModel;
+  return {
+    user_id: record.userId,
+    created_at: record.createdAt,
+    type: LogType.Consume,
+    content: consumeContent(record.pricing),
+    username: record.username,
+    token_name: record.tokenName,
+    model_name: record.model,
+    quota: record.quota,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    use_time: record.useTimeSeconds,
+    is_stream: record.isStream ? 1 : 0,
+    channel_id: record.channelId,
+    channel_name: record.channelName,
+    token_id: record.tokenId,
+    group: record.group,
+    other: JSON.stringify(other),
+  };
+}

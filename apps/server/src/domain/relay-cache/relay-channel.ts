@@ -1,0 +1,129 @@
+import { ChannelStatus, ChannelType, channelTypeInfo } from '@modelgate/contract';
+import type { Selectable } from 'kysely';
+import type { ChannelsTable } from '../../db/schema.js';
+import type { ChannelEndpoint, ProviderAdaptor } from '../../providers/provider-types.js';
+import { adaptorFor } from '../../providers/registry.js';
+
+export type ChannelRow = Selectable<ChannelsTable>;
+
+/** A channel as the relay uses it: parsed once when loaded, never per request. */
+export interface RelayChannel {
+  id: number;
+  name: string;
+  type: number;
+  status: number;
+  priority: number;
+  weight: number;
+  /** May be disabled automatically (auto_ban = 1). */
+  autoBan: boolean;
+  /**
+   * The channel's keys. A multi-line key field holds several keys for one channel; each request
+   * picks one at random (new-api's "random" multi-key mode).
+   */
+  keys: string[];
+  endpoint: ChannelEndpoint;
+  /** Client model → upstream model. */
+  modelMapping: ReadonlyMap<string, string> | undefined;
+  /** Upstream status → the status the client sees. */
+  statusCodeMapping: ReadonlyMap<number, number> | undefined;
+  models: string[];
+  testModel: string;
+  /** undefined when this version cannot relay to the channel's type. */
+  adaptor: ProviderAdaptor | undefined;
+  /** Why the endpoint could not be built (no base URL for a type that needs one, bad URL). */
+  endpointProblem: string | undefined;
+}
+
+const splitList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === '{}') return undefined;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseModelMapping(text: string): ReadonlyMap<string, string> | undefined {
+  const object = parseJsonObject(text);
+  if (!object) return undefined;
+  const mapping = new Map<string, string>();
+  for (const [from, to] of Object.entries(object)) {
+    if (typeof to === 'string' && to.trim() !== '' && to !== from) mapping.set(from, to.trim());
+  }
+  return mapping.size > 0 ? mapping : undefined;
+}
+
+function parseStatusCodeMapping(text: string): ReadonlyMap<number, number> | undefined {
+  const object = parseJsonObject(text);
+  if (!object) return undefined;
+  const mapping = new Map<number, number>();
+  for (const [from, to] of Object.entries(object)) {
+    const source = Number(from);
+    const target = Number(to);
+    if (Number.isInteger(source) && Number.isInteger(target) && target >= 100 && target <= 599) mapping.set(source, target);
+  }
+  return mapping.size > 0 ? mapping : undefined;
+}
+
+/**
+ * Splits a base URL into origin and the rest, keeping the rest's characters as typed (a URL
+ * parser would escape Custom's `{model}` placeholder).
+ */
+export function parseBaseUrl(type: number, baseUrl: string): { origin: string; basePath: string } {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported scheme ${url.protocol}`);
+  const afterScheme = baseUrl.indexOf('//') + 2;
+  const pathStart = baseUrl.slice(afterScheme).search(/[/?#]/);
+  let rest = pathStart === -1 ? '' : baseUrl.slice(afterScheme + pathStart);
+  const hash = rest.indexOf('#');
+  if (hash !== -1) rest = rest.slice(0, hash);
+  if (type !== ChannelType.Custom) rest = rest.replace(/\?.*$/, '').replace(/\/+$/, '');
+  return { origin: url.origin, basePath: rest };
+}
+
+export function toRelayChannel(row: ChannelRow): RelayChannel {
+  const type = Number(row.type);
+  const baseUrl = row.base_url.trim() || channelTypeInfo(type)?.baseUrl || '';
+  let endpoint: ChannelEndpoint = { type, origin: '', basePath: '', other: row.other, organization: row.openai_organization };
+  let endpointProblem: string | undefined;
+  if (baseUrl === '') endpointProblem = '渠道未设置 Base URL (the channel has no base URL)';
+  else {
+    try {
+      endpoint = { ...endpoint, ...parseBaseUrl(type, baseUrl) };
+    } catch {
+      endpointProblem = `渠道的 Base URL 无效：${baseUrl} (invalid base URL)`;
+    }
+  }
+  return {
+    id: Number(row.id),
+    name: row.name,
+    type,
+    status: Number(row.status),
+    priority: Number(row.priority),
+    weight: Math.max(0, Number(row.weight)),
+    autoBan: Number(row.auto_ban) === 1,
+    keys: row.key
+      .split('\n')
+      .map((key) => key.trim())
+      .filter((key) => key !== ''),
+    endpoint,
+    modelMapping: parseModelMapping(row.model_mapping),
+    statusCodeMapping: parseStatusCodeMapping(row.status_code_mapping),
+    models: splitList(row.models),
+    testModel: row.test_model.trim(),
+    adaptor: adaptorFor(type),
+    endpointProblem,
+  };
+}
+
+/** Can carry relayed traffic: enabled, of a type this version serves, with a usable URL and key. */
+export const isRoutable = (channel: RelayChannel): boolean =>
+  channel.status === ChannelStatus.Enabled && channel.adaptor !== undefined && channel.endpointProblem === undefined && channel.keys.length > 0;

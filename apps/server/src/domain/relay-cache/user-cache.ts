@@ -1,0 +1,92 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { UsersTable } from '../../db/schema.js';
+import type { SyncLock } from './sync-lock.js';
+
+export interface CachedUser {
+  id: number;
+  username: string;
+  role: number;
+  status: number;
+  group: string;
+  /** The database value plus this node's unflushed changes. */
+  quota: number;
+  deleted: boolean;
+}
+
+const RELOAD_CHUNK = 500;
+type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at'>;
+const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at'] as const;
+
+/** Users by id, for the relay: read once, then from memory until a 'user' event or the sync. */
+export class UserCache {
+  private readonly byId = new Map<number, CachedUser>();
+  /** Bumped by every invalidation, so a load that raced one does not cache what it read. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly lock: SyncLock,
+    private readonly unflushedQuota: (userId: number) => number,
+  ) {}
+
+  peek(id: number): CachedUser | undefined {
+    return this.byId.get(id);
+  }
+
+  load(id: number): Promise<CachedUser | undefined> {
+    return this.lock.run(async () => {
+      const cached = this.byId.get(id);
+      if (cached) return cached;
+      const generation = this.generation;
+      const row = await this.db.kysely.selectFrom('users').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+      if (!row) return undefined;
+      return generation === this.generation ? this.store(row) : this.toUser(row);
+    });
+  }
+
+  invalidate(id: number): void {
+    this.generation += 1;
+    this.byId.delete(id);
+  }
+
+  adjustQuota(id: number, delta: number): void {
+    const cached = this.byId.get(id);
+    if (cached) cached.quota += delta;
+  }
+
+  /** Re-reads every cached user. The caller holds the sync lock. */
+  async reloadAllLocked(): Promise<void> {
+    const ids = [...this.byId.keys()];
+    for (let start = 0; start < ids.length; start += RELOAD_CHUNK) {
+      const chunk = ids.slice(start, start + RELOAD_CHUNK);
+      const rows = await this.db.kysely.selectFrom('users').select(COLUMNS).where('id', 'in', chunk).execute();
+      const seen = new Set<number>();
+      for (const row of rows) {
+        seen.add(Number(row.id));
+        // An entry invalidated while this ran is left for the next request to read afresh.
+        if (this.byId.has(Number(row.id))) this.store(row);
+      }
+      for (const id of chunk) if (!seen.has(id)) this.byId.delete(id);
+    }
+  }
+
+  private store(row: UserRow): CachedUser {
+    const user = this.toUser(row);
+    this.byId.set(user.id, user);
+    return user;
+  }
+
+  private toUser(row: UserRow): CachedUser {
+    const id = Number(row.id);
+    return {
+      id,
+      username: row.username,
+      role: Number(row.role),
+      status: Number(row.status),
+      group: row.group,
+      quota: Number(row.quota) + this.unflushedQuota(id),
+      deleted: row.deleted_at !== null,
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors/app-error.js';
+import type { RelayRequestBody } from '../../relay/relay-input.js';
+
+const invalidJson = () => new AppError('request:invalid_json', '请求体不是合法的 JSON (the request body is not valid JSON)', { status: 400 });
+
+/**
+ * The relay's own body parsers, inside its plugin scope: JSON keeps its source text so it can be
+ * forwarded untouched, multipart stays raw bytes (parsed once to read the model), and a body of
+ * any other type is tried as JSON, as clients often omit the content type.
+ */
+export function installRelayBodyParsers(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done) => {
+    const raw = typeof body === 'string' ? body : body.toString('utf8');
+    try {
+      done(null, { kind: 'json', raw, json: JSON.parse(raw) } satisfies RelayRequestBody);
+    } catch {
+      done(invalidJson(), undefined);
+    }
+  });
+
+  scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const raw = typeof body === 'string' ? Buffer.from(body) : body;
+    done(null, { kind: 'multipart', raw, contentType: String(request.headers['content-type']) } satisfies RelayRequestBody);
+  });
+
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done) => {
+    const raw = typeof body === 'string' ? body : body.toString('utf8');
+    if (raw.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, { kind: 'json', raw, json: JSON.parse(raw) } satisfies RelayRequestBody);
+    } catch {
+      done(invalidJson(), undefined);
+    }
+  });
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { AppError } from '../../errors/app-error.js';
+import { RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
+import { createRelayRuntime } from '../../relay/relay-runtime.js';
+import { channelTestRoutes } from '../api/channel-test.js';
+import { billingDashboardRoutes } from './billing-dashboard-routes.js';
+import { installRelayBodyParsers } from './relay-body-parsers.js';
+import { modelRoutes } from './model-routes.js';
+
+/** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
+const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
+
+/**
+ * The OpenAI-compatible relay (/v1/*, /dashboard/billing/*) and the channel health endpoints.
+ * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
+ * shape through the app's error handler.
+ */
+export function relayRoutes(app: FastifyInstance, context: AppContext): void {
+  const runtime = createRelayRuntime(context);
+
+  void app.register(async (scope) => {
+    await runtime.ready;
+    installRelayBodyParsers(scope);
+
+    // Browser apps call the relay directly with their own keys, as with one-api and new-api.
+    scope.addHook('onRequest', (request, reply, done) => {
+      reply.header('access-control-allow-origin', '*');
+      if (request.method !== 'OPTIONS') {
+        done();
+        return;
+      }
+      void reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? '*')
+        .header('access-control-max-age', '86400')
+        .send();
+    });
+
+    for (const spec of RELAY_ENDPOINTS) {
+      scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, async (request, reply) => {
+        await runtime.service.handle(request, reply, spec);
+        return reply;
+      });
+    }
+    modelRoutes(scope, runtime);
+    billingDashboardRoutes(scope, context, runtime);
+
+    scope.all('/v1/*', async (request) => {
+      throw new AppError('request:api_not_implemented', `接口 ${request.method} ${request.url.split('?')[0]} 尚未实现 (API not implemented)`, {
+        status: 501,
+        type: 'new_api_error',
+      });
+    });
+  });
+
+  channelTestRoutes(app, context, runtime);
+}

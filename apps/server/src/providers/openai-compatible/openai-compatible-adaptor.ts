@@ -1,0 +1,104 @@
+import { completionTextOf, finishStreamObservation, normaliseUsage, observeStreamEvent, type OpenAIEndpoint } from '@modelgate/protocol';
+import { FormData } from 'undici';
+import type { ProviderAdaptor, UpstreamCall, UpstreamRequest } from '../provider-types.js';
+import { classifyOpenAICompatibleError } from './openai-compatible-errors.js';
+
+/** OpenAI's own paths; a vendor overrides the ones it places elsewhere. */
+export const OPENAI_PATHS: Readonly<Record<OpenAIEndpoint, string>> = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  responses: '/v1/responses',
+  embeddings: '/v1/embeddings',
+  images: '/v1/images/generations',
+  speech: '/v1/audio/speech',
+  transcriptions: '/v1/audio/transcriptions',
+  translations: '/v1/audio/translations',
+  moderations: '/v1/moderations',
+  rerank: '/v1/rerank',
+};
+
+export interface OpenAICompatibleOptions {
+  name: string;
+  streamUsageOption: boolean;
+  /** Paths that differ from OpenAI's; with `only`, the endpoints not listed are not served. */
+  paths?: Partial<Record<OpenAIEndpoint, string>>;
+  only?: boolean;
+  /** Where a call goes; the default appends the endpoint's path to the base URL. */
+  target?: (call: UpstreamCall, path: string) => { origin: string; path: string };
+  /** Credentials and vendor headers; the default is a Bearer key (plus OpenAI-Organization). */
+  authHeaders?: (call: UpstreamCall) => Record<string, string>;
+  /** Endpoints served when not all are. */
+  endpoints?: ReadonlySet<OpenAIEndpoint>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Joins a base path and an endpoint path. Operators often paste base URLs ending in /v1; the
+ * endpoint paths already start with it, so it is not doubled.
+ */
+export function joinPath(basePath: string, path: string): string {
+  if (basePath.endsWith('/v1') && path.startsWith('/v1/')) return basePath.slice(0, -3) + path;
+  return basePath + path;
+}
+
+export function defaultTarget(call: UpstreamCall, path: string): { origin: string; path: string } {
+  return { origin: call.channel.origin, path: joinPath(call.channel.basePath, path) };
+}
+
+export function bearerHeaders(call: UpstreamCall): Record<string, string> {
+  const headers: Record<string, string> = { authorization: `Bearer ${call.key}` };
+  if (call.channel.organization) headers['openai-organization'] = call.channel.organization;
+  return headers;
+}
+
+/** The request body to send: the client's own bytes unless the model or stream options change. */
+export function upstreamBody(call: UpstreamCall): { body: string | Buffer | FormData; contentType: string | undefined } {
+  const body = call.body;
+  if (body.kind === 'json') {
+    if (body.json.model === call.upstreamModel && !call.askStreamUsage) return { body: body.raw, contentType: 'application/json' };
+    const rewritten: Record<string, unknown> = { ...body.json, model: call.upstreamModel };
+    if (call.askStreamUsage) {
+      rewritten.stream_options = { ...(isObject(body.json.stream_options) ? body.json.stream_options : {}), include_usage: true };
+    }
+    return { body: JSON.stringify(rewritten), contentType: 'application/json' };
+  }
+  if (body.form.get('model') === call.upstreamModel) return { body: body.raw, contentType: body.contentType };
+  const form = new FormData();
+  for (const [name, value] of body.form.entries()) {
+    if (name !== 'model') form.append(name, value);
+  }
+  form.set('model', call.upstreamModel);
+  // undici writes the multipart content type with its boundary itself.
+  return { body: form, contentType: undefined };
+}
+
+/**
+ * One adaptor for every upstream that speaks the OpenAI wire format; vendors differ only in
+ * where endpoints live, how they authenticate and whether they accept stream_options.
+ */
+export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions): ProviderAdaptor {
+  const paths: Record<OpenAIEndpoint, string> = { ...OPENAI_PATHS, ...options.paths };
+  const served = options.endpoints ?? (options.only ? new Set(Object.keys(options.paths ?? {}) as OpenAIEndpoint[]) : undefined);
+  const target = options.target ?? defaultTarget;
+  const authHeaders = options.authHeaders ?? bearerHeaders;
+
+  return {
+    name: options.name,
+    streamUsageOption: options.streamUsageOption,
+    supports: (endpoint) => served === undefined || served.has(endpoint),
+    buildRequest(call): UpstreamRequest {
+      const { origin, path } = target(call, paths[call.endpoint]);
+      const { body, contentType } = upstreamBody(call);
+      const headers = authHeaders(call);
+      if (contentType) headers['content-type'] = contentType;
+      return { origin, path, headers, body };
+    },
+    parseUsage: (_endpoint, answer) => (isObject(answer) ? normaliseUsage(answer.usage) : undefined),
+    completionText: completionTextOf,
+    observeStreamEvent,
+    finishStream: finishStreamObservation,
+    classifyError: classifyOpenAICompatibleError,
+  };
+}

@@ -1,0 +1,85 @@
+import type { OpenAIEndpoint, SseEvent, StreamEventVerdict, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
+import type { FormData } from 'undici';
+
+/**
+ * The contract every upstream kind implements. The required core is small: build the request,
+ * read usage from an answer, observe a stream event, classify an upstream error. Everything else
+ * (retries, billing, caching) is the relay's.
+ */
+
+/** Where and how a channel is reached, parsed once when the channel is loaded. */
+export interface ChannelEndpoint {
+  type: number;
+  /** `scheme://host[:port]` of the base URL. */
+  origin: string;
+  /** Path of the base URL without a trailing slash ('' for none); for Custom the full path and query. */
+  basePath: string;
+  /** `other`: Azure's api-version. */
+  other: string;
+  organization: string;
+}
+
+export type UpstreamBody =
+  | {
+      kind: 'json';
+      /** The client's request, parsed. */
+      json: Record<string, unknown>;
+      /** The client's request text, forwarded as is when nothing needs changing. */
+      raw: string;
+    }
+  | {
+      kind: 'multipart';
+      /** The client's form with its fields; rebuilt only when the model changes. */
+      form: FormData;
+      raw: Buffer;
+      contentType: string;
+    };
+
+export interface UpstreamCall {
+  endpoint: OpenAIEndpoint;
+  channel: ChannelEndpoint;
+  key: string;
+  /** The model the client named. */
+  model: string;
+  /** The model to send upstream (after the channel's model mapping). */
+  upstreamModel: string;
+  body: UpstreamBody;
+  /** Add `stream_options.include_usage: true` (the client did not ask; billing needs it). */
+  askStreamUsage: boolean;
+}
+
+export interface UpstreamRequest {
+  origin: string;
+  /** Path and query. */
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer | FormData;
+}
+
+export interface UpstreamFailure extends UpstreamErrorBody {
+  status: number;
+}
+
+export interface ErrorVerdict {
+  /** Another channel may succeed where this one failed. */
+  retryable: boolean;
+  /** The failure says the channel itself is unusable (key rejected, account gone, quota spent upstream). */
+  disableChannel: boolean;
+}
+
+export interface ProviderAdaptor {
+  readonly name: string;
+  /** The upstream understands `stream_options.include_usage`. */
+  readonly streamUsageOption: boolean;
+  supports(endpoint: OpenAIEndpoint): boolean;
+  buildRequest(call: UpstreamCall): UpstreamRequest;
+  /** Usage from a complete (non-stream) answer, if it reports one. */
+  parseUsage(endpoint: OpenAIEndpoint, answer: unknown): TokenUsage | undefined;
+  /** Generated text of a complete answer, counted when no usage was reported. */
+  completionText(endpoint: OpenAIEndpoint, answer: unknown): string[];
+  /** Reads one stream event into the stream's observation (pure apart from that state). */
+  observeStreamEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, event: SseEvent): StreamEventVerdict;
+  /** Completes the observation once the stream has ended (reads what was passed over). */
+  finishStream(endpoint: OpenAIEndpoint, observation: StreamObservation): void;
+  classifyError(failure: UpstreamFailure): ErrorVerdict;
+}

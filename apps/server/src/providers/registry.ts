@@ -1,0 +1,27 @@
+import { CHANNEL_TYPES, ChannelType } from '@modelgate/contract';
+import { azureAdaptor } from './azure/azure-adaptor.js';
+import { customAdaptor } from './custom/custom-adaptor.js';
+import { createOpenAICompatibleAdaptor } from './openai-compatible/openai-compatible-adaptor.js';
+import { VENDOR_OVERRIDES } from './openai-compatible/vendor-overrides.js';
+import type { ProviderAdaptor } from './provider-types.js';
+
+/**
+ * The only place a provider is registered. Every type the contract table marks OpenAI-compatible
+ * gets an adaptor from the factory; Azure and Custom build their URLs their own way.
+ */
+const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
+  [ChannelType.Azure, azureAdaptor],
+  [ChannelType.Custom, customAdaptor],
+]);
+
+const adaptors = new Map<number, ProviderAdaptor>();
+for (const info of CHANNEL_TYPES) {
+  const special = SPECIAL.get(info.value);
+  if (special) adaptors.set(info.value, special);
+  else if (info.openaiCompatible) {
+    adaptors.set(info.value, createOpenAICompatibleAdaptor({ name: info.name, streamUsageOption: false, ...VENDOR_OVERRIDES[info.value] }));
+  }
+}
+
+/** The adaptor for a channel type, or undefined when this version cannot relay to it. */
+export const adaptorFor = (type: number): ProviderAdaptor | undefined => adaptors.get(type);

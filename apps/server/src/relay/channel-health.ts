@@ -1,0 +1,218 @@
+import { ChannelStatus } from '@modelgate/contract';
+import type { OpenAIEndpoint } from '@modelgate/protocol';
+import type { AppContext } from '../app-context.js';
+import { toRelayChannel, type RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import type { UpstreamFailure } from '../providers/provider-types.js';
+import type { UpstreamClient } from './upstream-client.js';
+import { readUpstreamFailure } from './upstream-failure.js';
+
+export interface ChannelTestResult {
+  ok: boolean;
+  /** Milliseconds the test took. */
+  elapsedMs: number;
+  message: string;
+}
+
+const TEST_TIMEOUT_MS = 60_000;
+const TEST_ALL_CONCURRENCY = 3;
+const DEFAULT_TEST_MODEL = 'gpt-4o-mini';
+
+/**
+ * Channel health: tests (a small real request, recording response_time and test_time) and the
+ * automatic status changes. With AutomaticDisableChannelEnabled, a channel whose upstream rejects
+ * its key, or whose test is slower than ChannelDisableThreshold seconds, becomes status 3 with
+ * other_info.status_reason/status_time, unless its auto_ban is 0. With
+ * AutomaticEnableChannelEnabled, a status-3 channel that passes a test comes back.
+ */
+export class ChannelHealth {
+  private testAllRunning = false;
+  private readonly disabling = new Set<number>();
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly upstream: UpstreamClient,
+  ) {}
+
+  /** Called by the relay when an upstream failure says the channel itself is unusable. */
+  onRelayFailure(channel: RelayChannel, failure: UpstreamFailure): void {
+    if (!this.context.options.bool('AutomaticDisableChannelEnabled') || !channel.autoBan) return;
+    if (this.disabling.has(channel.id)) return;
+    this.disabling.add(channel.id);
+    this.disable(channel.id, `${failure.message} (HTTP ${failure.status})`)
+      .catch((error: unknown) => this.context.logger.error({ err: error, channelId: channel.id }, 'could not disable channel'))
+      .finally(() => this.disabling.delete(channel.id));
+  }
+
+  /** Sets an enabled channel with auto_ban=1 to status 3; true when it did. */
+  async disable(channelId: number, reason: string): Promise<boolean> {
+    const { db, changes, logger } = this.context;
+    const changed = await db.kysely.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('channels').select(['other_info']).where('id', '=', channelId).executeTakeFirst();
+      if (!row) return false;
+      const otherInfo = mergeOtherInfo(row.other_info, { status_reason: reason, status_time: Math.floor(Date.now() / 1000) });
+      const result = await trx
+        .updateTable('channels')
+        .set({ status: ChannelStatus.AutoDisabled, other_info: otherInfo })
+        .where('id', '=', channelId)
+        .where('status', '=', ChannelStatus.Enabled)
+        .where('auto_ban', '=', 1)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', channelId).execute();
+      return true;
+    });
+    if (changed) {
+      logger.warn({ channelId, reason }, 'channel disabled automatically');
+      changes.emit('channels');
+    }
+    return changed;
+  }
+
+  /** Brings an automatically disabled channel (status 3) back; true when it did. */
+  async enable(channelId: number): Promise<boolean> {
+    const { db, changes, logger } = this.context;
+    const changed = await db.kysely.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('channels')
+        .set({ status: ChannelStatus.Enabled })
+        .where('id', '=', channelId)
+        .where('status', '=', ChannelStatus.AutoDisabled)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx.updateTable('abilities').set({ enabled: 1 }).where('channel_id', '=', channelId).execute();
+      return true;
+    });
+    if (changed) {
+      logger.info({ channelId }, 'channel enabled automatically after passing a test');
+      changes.emit('channels');
+    }
+    return changed;
+  }
+
+  /** Tests one channel (with `model`, else its test model, else its first model) and applies the rules. */
+  async test(channelId: number, model?: string): Promise<ChannelTestResult | undefined> {
+    const row = await this.context.db.kysely.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+    if (!row) return undefined;
+    const channel = toRelayChannel(row);
+    const outcome = await this.probe(channel, model?.trim() || channel.testModel || channel.models[0] || DEFAULT_TEST_MODEL);
+    const now = Math.floor(Date.now() / 1000);
+    await this.context.db.kysely
+      .updateTable('channels')
+      .set(outcome.result.ok ? { response_time: outcome.result.elapsedMs, test_time: now } : { test_time: now })
+      .where('id', '=', channelId)
+      .execute();
+    await this.applyRules(channel, outcome);
+    return outcome.result;
+  }
+
+  /** Starts testing every enabled and auto-disabled channel in the background; false if a run is going. */
+  testAll(): boolean {
+    if (this.testAllRunning) return false;
+    this.runTestAll().catch((error: unknown) => this.context.logger.error({ err: error }, 'channel test run failed'));
+    return true;
+  }
+
+  /** One whole test run, awaited (the scheduled test); does nothing while another run is going. */
+  async runTestAll(): Promise<void> {
+    if (this.testAllRunning) return;
+    this.testAllRunning = true;
+    try {
+      await this.testEveryChannel();
+    } finally {
+      this.testAllRunning = false;
+    }
+  }
+
+  private async testEveryChannel(): Promise<void> {
+    const rows = await this.context.db.kysely
+      .selectFrom('channels')
+      .select('id')
+      .where('status', 'in', [ChannelStatus.Enabled, ChannelStatus.AutoDisabled])
+      .orderBy('id')
+      .execute();
+    const queue = rows.map((row) => Number(row.id));
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        await this.test(id).catch((error: unknown) => this.context.logger.error({ err: error, channelId: id }, 'channel test failed'));
+      }
+    };
+    await Promise.all(Array.from({ length: TEST_ALL_CONCURRENCY }, worker));
+  }
+
+  private async applyRules(channel: RelayChannel, outcome: ProbeOutcome): Promise<void> {
+    const { options } = this.context;
+    const thresholdMs = options.number('ChannelDisableThreshold') * 1000;
+    const tooSlow = outcome.result.ok && thresholdMs > 0 && outcome.result.elapsedMs > thresholdMs;
+    if (channel.status === ChannelStatus.Enabled && options.bool('AutomaticDisableChannelEnabled') && channel.autoBan) {
+      if (outcome.failure && outcome.disableChannel) {
+        await this.disable(channel.id, `${outcome.failure.message} (HTTP ${outcome.failure.status})`);
+      } else if (tooSlow) {
+        const seconds = (outcome.result.elapsedMs / 1000).toFixed(2);
+        await this.disable(channel.id, `响应时间 ${seconds}s 超过阈值 ${(thresholdMs / 1000).toFixed(2)}s (response time above ChannelDisableThreshold)`);
+      }
+    }
+    if (channel.status === ChannelStatus.AutoDisabled && options.bool('AutomaticEnableChannelEnabled') && outcome.result.ok && !tooSlow) {
+      await this.enable(channel.id);
+    }
+  }
+
+  private async probe(channel: RelayChannel, model: string): Promise<ProbeOutcome> {
+    const fail = (message: string, elapsedMs = 0): ProbeOutcome => ({ result: { ok: false, elapsedMs, message }, disableChannel: false });
+    const adaptor = channel.adaptor;
+    if (!adaptor) return fail(`渠道类型 ${channel.type} 暂不支持测试 (this channel type cannot be tested yet)`);
+    if (channel.endpointProblem) return fail(channel.endpointProblem);
+    if (channel.keys.length === 0) return fail('渠道未设置密钥 (the channel has no key)');
+    const endpoint: OpenAIEndpoint = /embedding/i.test(model) ? 'embeddings' : 'chat';
+    const json: Record<string, unknown> =
+      endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
+    const upstreamRequest = adaptor.buildRequest({
+      endpoint,
+      channel: channel.endpoint,
+      key: channel.keys[Math.floor(Math.random() * channel.keys.length)]!,
+      model,
+      upstreamModel: channel.modelMapping?.get(model) ?? model,
+      body: { kind: 'json', json, raw: JSON.stringify(json) },
+      askStreamUsage: false,
+    });
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let response;
+    try {
+      response = await this.upstream.send(upstreamRequest, { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), stream: false });
+    } catch (error) {
+      return fail(`无法连接上游：${(error as Error).message} (could not reach the upstream)`, elapsed());
+    }
+    if (response.statusCode >= 300) {
+      const failure = await readUpstreamFailure(response);
+      const verdict = adaptor.classifyError(failure);
+      return { result: { ok: false, elapsedMs: elapsed(), message: failure.message }, failure, disableChannel: verdict.disableChannel };
+    }
+    let answer: unknown;
+    try {
+      answer = JSON.parse(await response.body.text());
+    } catch {
+      return fail('上游返回的不是 JSON (the upstream answer is not JSON)', elapsed());
+    }
+    const elapsedMs = elapsed();
+    const shaped = typeof answer === 'object' && answer !== null && (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
+    if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
+    return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false };
+  }
+}
+
+interface ProbeOutcome {
+  result: ChannelTestResult;
+  failure?: UpstreamFailure;
+  disableChannel: boolean;
+}
+
+function mergeOtherInfo(text: string, values: Record<string, unknown>): string {
+  let base: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text || '{}');
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) base = parsed as Record<string, unknown>;
+  } catch {
+    // A corrupt other_info is replaced rather than kept.
+  }
+  return JSON.stringify({ ...base, ...values });
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ChannelIndex } from '../domain/relay-cache/channel-index.js';
+import { toRelayChannel, type ChannelRow } from '../domain/relay-cache/relay-channel.js';
+import { pickChannel } from './channel-selector.js';
+
+function index(channels: { id: number; priority: number; weight: number }[]) {
+  const byId = new Map(
+    channels.map(({ id, priority, weight }) => [
+      id,
+      toRelayChannel({ id, type: 1, key: 'k', status: 1, priority, weight, base_url: 'http://upstream', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: `c${id}` } as unknown as ChannelRow),
+    ]),
+  );
+  return new ChannelIndex(byId, channels.map(({ id }) => ({ group: 'g', model: 'm', channel_id: id })));
+}
+
+const sequence = (...values: number[]) => {
+  let next = 0;
+  return () => values[next++ % values.length]!;
+};
+
+describe('pickChannel', () => {
+  it('draws by weight inside the highest priority', () => {
+    const tiers = index([
+      { id: 1, priority: 5, weight: 1 },
+      { id: 2, priority: 5, weight: 3 },
+      { id: 3, priority: 0, weight: 100 },
+    ]).tiers('g', 'm')!;
+    expect(pickChannel(tiers, 0, [], () => 0.1)!.id).toBe(1);
+    expect(pickChannel(tiers, 0, [], () => 0.3)!.id).toBe(2);
+    expect(pickChannel(tiers, 0, [], () => 0.99)!.id).toBe(2);
+  });
+
+  it('steps down a priority per attempt and skips channels already tried', () => {
+    const tiers = index([
+      { id: 1, priority: 9, weight: 1 },
+      { id: 2, priority: 9, weight: 1 },
+      { id: 3, priority: 1, weight: 1 },
+    ]).tiers('g', 'm')!;
+    expect(pickChannel(tiers, 1, [1], () => 0)!.id).toBe(3);
+    // The lowest tier is used up: go back up for what is left.
+    expect(pickChannel(tiers, 2, [1, 3], () => 0)!.id).toBe(2);
+    expect(pickChannel(tiers, 3, [1, 2, 3], () => 0)).toBeUndefined();
+  });
+
+  it('draws uniformly when every weight is 0', () => {
+    const tiers = index([1, 2, 3].map((id) => ({ id, priority: 0, weight: 0 }))).tiers('g', 'm')!;
+    const random = sequence(0, 0.5, 0.99);
+    expect([1, 2, 3].map(() => pickChannel(tiers, 0, [], random)!.id)).toEqual([1, 2, 3]);
+  });
+
+  it('costs about the same with 10,000 channels in a tier (binary search)', () => {
+    const many = index(Array.from({ length: 10_000 }, (_, offset) => ({ id: offset + 1, priority: 0, weight: 1 }))).tiers('g', 'm')!;
+    expect(pickChannel(many, 0, [], () => 0.5)!.id).toBe(5001);
+    const started = performance.now();
+    for (let round = 0; round < 100_000; round += 1) pickChannel(many, 0, []);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('leaves disabled channels and unserved types out of the index', () => {
+    const byId = new Map([
+      [1, toRelayChannel({ id: 1, type: 1, key: 'k', status: 2, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'off' } as unknown as ChannelRow)],
+      [2, toRelayChannel({ id: 2, type: 14, key: 'k', status: 1, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'claude' } as unknown as ChannelRow)],
+    ]);
+    expect(new ChannelIndex(byId, [{ group: 'g', model: 'm', channel_id: 1 }, { group: 'g', model: 'm', channel_id: 2 }]).tiers('g', 'm')).toBeUndefined();
+  });
+});

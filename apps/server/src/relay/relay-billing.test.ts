@@ -1,0 +1,232 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { Pool, request } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chatChunk, chatCompletionBody, sendJson } from './testing/mock-upstream.js';
+import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+
+let env: RelayTestEnv;
+const GROUP_RATIO = 1.5;
+let ratioGroup = '';
+
+beforeAll(async () => {
+  env = await startRelayTestEnv();
+  ratioGroup = unique('ratio');
+  await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [ratioGroup]: GROUP_RATIO }));
+  await setOption(env.context, 'ModelPrice', JSON.stringify({ 'dall-e-3': 0.04, 'fixed-model': 0.002 }));
+});
+afterEach(() => env.upstream.respond());
+afterAll(async () => {
+  await env.close();
+});
+
+async function post(path: string, apiKey: string, body: Record<string, unknown>) {
+  const response = await request(`${env.gateway}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, text };
+}
+
+const chatBody = (extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra });
+const answerWithUsage = (prompt: number, completion: number) =>
+  env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion })));
+
+async function payer(options: { quota?: number; tokenQuota?: number; group?: string; models?: string[] } = {}) {
+  const user = await seedUser(env.context, { quota: options.quota ?? 1_000_000_000, group: options.group });
+  const token = await seedToken(env.context, user.id, options.tokenQuota === undefined ? {} : { remainQuota: options.tokenQuota, unlimited: false });
+  const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: options.models ?? ['gpt-4o-mini'], groups: [user.group] });
+  return { user, token, channelId, ids: { userId: user.id, tokenId: token.id, channelIds: [channelId] } };
+}
+
+describe('quota arithmetic', () => {
+  it('charges round(group × model ratio × (prompt + completion × completion ratio)) everywhere at once', async () => {
+    // A group of its own with ratio 1.5 (the GroupRatio option keys it).
+    const user = await seedUser(env.context, { quota: 1_000_000_000, group: ratioGroup });
+    const token = await seedToken(env.context, user.id, { remainQuota: 500_000_000, unlimited: false });
+    const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups: [ratioGroup] });
+    answerWithUsage(1234, 567);
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
+    // Rich payers are charged through the batch: nothing is written until the flush.
+    const before = await totals(env.context, { userId: user.id, tokenId: token.id });
+    expect(before.userQuota).toBe(1_000_000_000);
+    await env.runtime.drain();
+
+    const expected = Math.round(GROUP_RATIO * 0.075 * (1234 + 567 * 4));
+    const after = await totals(env.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
+    expect(after.logs).toHaveLength(1);
+    expect(Number(after.logs[0]!.quota)).toBe(expected);
+    expect(1_000_000_000 - after.userQuota).toBe(expected);
+    expect(after.userUsed).toBe(expected);
+    expect(after.requestCount).toBe(1);
+    expect(500_000_000 - after.tokenRemain).toBe(expected);
+    expect(after.tokenUsed).toBe(expected);
+    expect(after.channelUsed.get(channelId)).toBe(expected);
+    const other = JSON.parse(after.logs[0]!.other);
+    expect(other).toMatchObject({ model_ratio: 0.075, completion_ratio: 4, group_ratio: GROUP_RATIO, model_price: -1, is_model_mapped: false });
+    expect(other.admin_info.use_channel).toEqual([String(channelId)]);
+    expect(typeof other.frt).toBe('number');
+    expect(after.logs[0]).toMatchObject({ type: 2, group: ratioGroup, username: user.username, token_name: 'test token', content: expect.stringContaining('模型倍率 0.075') });
+  });
+
+  it('pre-consumes a payer below 100× the estimate, then refunds the difference', async () => {
+    // Estimate: (prompt + 10000) × 0.075 ≈ 751, and 100× that exceeds the balance.
+    const { token, ids } = await payer({ quota: 50_000 });
+    let heldDuringCall = 0;
+    env.upstream.respond(async (_request, response) => {
+      heldDuringCall = 50_000 - (await totals(env.context, ids)).userQuota;
+      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 1234, completion_tokens: 567, total_tokens: 1801 }));
+    });
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 10_000 }))).status).toBe(200);
+    const prompt = 3 + countTokens('hi') + 3;
+    expect(heldDuringCall).toBe(Math.round((prompt + 10_000) * 0.075 * 1));
+    await env.runtime.drain();
+    const after = await totals(env.context, ids);
+    const expected = Math.round(0.075 * (1234 + 567 * 4));
+    expect(50_000 - after.userQuota).toBe(expected);
+    expect(Number(after.logs[0]!.quota)).toBe(expected);
+  });
+
+  it('charges a fixed price per call (× images for image generation)', async () => {
+    const { token, ids } = await payer({ group: ratioGroup, models: ['dall-e-3', 'fixed-model'] });
+    expect((await post('/v1/images/generations', token.apiKey, { model: 'dall-e-3', prompt: 'a cat', n: 2 })).status).toBe(200);
+    answerWithUsage(50, 50);
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody({ model: 'fixed-model' }))).status).toBe(200);
+    await env.runtime.drain();
+    const after = await totals(env.context, ids);
+    expect(after.logs.map((log) => Number(log.quota))).toEqual([Math.round(0.04 * 500_000 * GROUP_RATIO * 2), Math.round(0.002 * 500_000 * GROUP_RATIO)]);
+    expect(JSON.parse(after.logs[0]!.other)).toMatchObject({ model_price: 0.04, group_ratio: GROUP_RATIO });
+    expect(after.userUsed).toBe(after.logQuotaSum);
+  });
+
+  it('counts tokens with gpt-tokenizer when the upstream reports no usage', async () => {
+    const { token, ids } = await payer();
+    const content = 'The answer, counted by the gateway itself.';
+    env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody(content, null)));
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
+
+    // A stream from a vendor that takes no stream_options (Mistral) and reports no usage.
+    const mistralUser = await seedUser(env.context);
+    const mistralToken = await seedToken(env.context, mistralUser.id);
+    await seedChannel(env.context, { type: 42, key: unique('mistral'), baseUrl: env.upstream.url, models: ['mistral-small-latest'], groups: [mistralUser.group] });
+    env.upstream.respond((recorded, response) => {
+      expect(recorded.json!.stream_options).toBeUndefined();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(chatChunk({ content: 'Streamed ' }) + chatChunk({ content: 'words.' }) + 'data: [DONE]\n\n');
+    });
+    expect((await post('/v1/chat/completions', mistralToken.apiKey, chatBody({ model: 'mistral-small-latest', stream: true }))).status).toBe(200);
+    await env.runtime.drain();
+
+    const prompt = 3 + countTokens('hi') + 3;
+    const [log] = (await totals(env.context, ids)).logs;
+    expect(log).toMatchObject({ prompt_tokens: prompt, completion_tokens: countTokens(content) });
+    expect(Number(log!.quota)).toBe(Math.round(0.075 * (prompt + countTokens(content) * 4)));
+    const [streamLog] = (await totals(env.context, { userId: mistralUser.id, tokenId: mistralToken.id })).logs;
+    expect(streamLog).toMatchObject({ prompt_tokens: prompt, completion_tokens: countTokens('Streamed words.'), is_stream: 1 });
+  });
+
+  it('writes no consume log with LogConsumeEnabled off, and still charges', async () => {
+    const { token, ids } = await payer();
+    await setOption(env.context, 'LogConsumeEnabled', false);
+    try {
+      answerWithUsage(10, 10);
+      expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
+      await env.runtime.drain();
+    } finally {
+      await setOption(env.context, 'LogConsumeEnabled', true);
+    }
+    const after = await totals(env.context, ids);
+    expect(after.logs).toHaveLength(0);
+    expect(after.userUsed).toBe(Math.round(0.075 * (10 + 40)));
+  });
+});
+
+describe('balances that do not cover the call', () => {
+  it('refuses with insufficient_user_quota and moves nothing', async () => {
+    const { token, ids } = await payer({ quota: 100 });
+    const calls = env.upstream.requests.length;
+    const answer = await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 10_000 }));
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text).error.code).toBe('insufficient_user_quota');
+    expect(env.upstream.requests.length).toBe(calls);
+    await env.runtime.drain();
+    const after = await totals(env.context, ids);
+    expect([after.userQuota, after.userUsed, after.requestCount, after.logs.length]).toEqual([100, 0, 0, 0]);
+  });
+
+  it('refuses with the token quota error when the token cannot cover it', async () => {
+    const { token, ids } = await payer({ tokenQuota: 50 });
+    const answer = await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 10_000 }));
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text).error.code).toBe('insufficient_token_quota');
+    const after = await totals(env.context, ids);
+    expect([after.tokenRemain, after.userQuota]).toEqual([50, 1_000_000_000]);
+  });
+
+  it('gives the whole pre-consumption back when the call fails', async () => {
+    const { token, ids } = await payer({ quota: 50_000 });
+    env.upstream.respond((_request, response) => sendJson(response, 500, { error: { message: 'upstream broke' } }));
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 10_000 }))).status).toBe(500);
+    await env.runtime.drain();
+    const after = await totals(env.context, ids);
+    expect([after.userQuota, after.userUsed, after.requestCount, after.logs.length]).toEqual([50_000, 0, 0, 0]);
+  });
+
+  it('charges no more than the balance holds: an extra the balance cannot cover is forgiven and noted for admins', async () => {
+    // The estimate (prompt + PreConsumedQuota 500 tokens) × 0.075 is what the balance holds.
+    const prompt = 3 + countTokens('hi') + 3;
+    const estimate = Math.round((prompt + 500) * 0.075);
+    const { token, ids } = await payer({ quota: estimate });
+    answerWithUsage(1000, 1000);
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
+    await env.runtime.drain();
+    const after = await totals(env.context, ids);
+    expect(after.userQuota).toBe(0);
+    expect(Number(after.logs[0]!.quota)).toBe(estimate);
+    expect(after.userUsed).toBe(estimate);
+    expect(JSON.parse(after.logs[0]!.other).admin_info.unpaid_quota).toBe(Math.round(0.075 * (1000 + 4000)) - estimate);
+  });
+
+  it('keeps logs, user, token and channel totals equal under 200 concurrent calls on a balance that covers some', async () => {
+    const cost = Math.round(0.075 * (100 + 100 * 4));
+    const initialQuota = cost * 60;
+    const { token, ids, channelId } = await payer({ quota: initialQuota, tokenQuota: 10_000_000 });
+    env.upstream.respond(async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }));
+    });
+    const pool = new Pool(env.gateway, { connections: 200 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, async (_, index) => {
+          const response = await pool.request({
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(chatBody(index % 2 === 0 ? { max_tokens: 200 } : {})),
+          });
+          await response.body.text();
+          return response.statusCode;
+        }),
+      );
+      const succeeded = statuses.filter((status) => status === 200).length;
+      expect(succeeded).toBeGreaterThan(0);
+      expect(succeeded).toBeLessThan(200);
+      expect(statuses.every((status) => status === 200 || status === 403)).toBe(true);
+      await env.runtime.drain();
+      const after = await totals(env.context, { ...ids, channelIds: [channelId] });
+      expect(after.userQuota).toBeGreaterThanOrEqual(0);
+      expect(after.tokenRemain).toBeGreaterThanOrEqual(0);
+      expect(after.logs).toHaveLength(succeeded);
+      expect(after.requestCount).toBe(succeeded);
+      expect(after.userUsed).toBe(after.logQuotaSum);
+      expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
+      expect(after.tokenUsed).toBe(after.logQuotaSum);
+      expect(10_000_000 - after.tokenRemain).toBe(after.logQuotaSum);
+      expect(after.channelUsed.get(channelId)).toBe(after.logQuotaSum);
+    } finally {
+      await pool.close();
+    }
+  });
+});

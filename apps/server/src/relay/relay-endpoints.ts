@@ -1,0 +1,23 @@
+import type { OpenAIEndpoint } from '@modelgate/protocol';
+
+/** One relayed OpenAI endpoint: where clients call it and what its body is. */
+export interface RelayEndpointSpec {
+  endpoint: OpenAIEndpoint;
+  path: string;
+  body: 'json' | 'multipart';
+  /** The model OpenAI assumes when the request names none. */
+  defaultModel?: string;
+}
+
+export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
+  { endpoint: 'chat', path: '/v1/chat/completions', body: 'json' },
+  { endpoint: 'completions', path: '/v1/completions', body: 'json' },
+  { endpoint: 'responses', path: '/v1/responses', body: 'json' },
+  { endpoint: 'embeddings', path: '/v1/embeddings', body: 'json' },
+  { endpoint: 'images', path: '/v1/images/generations', body: 'json', defaultModel: 'dall-e-2' },
+  { endpoint: 'speech', path: '/v1/audio/speech', body: 'json' },
+  { endpoint: 'transcriptions', path: '/v1/audio/transcriptions', body: 'multipart' },
+  { endpoint: 'translations', path: '/v1/audio/translations', body: 'multipart' },
+  { endpoint: 'moderations', path: '/v1/moderations', body: 'json', defaultModel: 'omni-moderation-latest' },
+  { endpoint: 'rerank', path: '/v1/rerank', body: 'json' },
+];

@@ -1,0 +1,86 @@
+import { requestedMaxTokens, STREAMING_ENDPOINTS } from '@modelgate/protocol';
+import { FormData, Response } from 'undici';
+import { badRequest } from '../errors/app-error.js';
+import type { UpstreamBody } from '../providers/provider-types.js';
+import type { RelayEndpointSpec } from './relay-endpoints.js';
+
+/** A relay request body as the relay's content-type parsers hand it over. */
+export type RelayRequestBody =
+  | { kind: 'json'; raw: string; json: unknown }
+  | { kind: 'multipart'; raw: Buffer; contentType: string };
+
+/** What the relay needs to know about a request before choosing a channel. */
+export interface RelayInput {
+  spec: RelayEndpointSpec;
+  model: string;
+  stream: boolean;
+  /** The client set stream_options.include_usage itself, so the usage chunk is its to see. */
+  clientAskedUsage: boolean;
+  body: UpstreamBody;
+  /** The request's fields (for multipart, its text fields), read for token counting. */
+  fields: Record<string, unknown>;
+  /** The requested output cap (max_tokens and its spellings). */
+  maxTokens: number | undefined;
+  /** Calls a fixed price applies to: the number of images asked for, else 1. */
+  calls: number;
+  /** Size of the request text, an upper bound on its prompt tokens (a token is at least a byte). */
+  byteLength: number;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function modelOf(value: unknown, spec: RelayEndpointSpec): string {
+  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (spec.defaultModel) return spec.defaultModel;
+  throw badRequest('请求缺少 model 字段 (the request must name a model)', 'request:model_required');
+}
+
+export async function readRelayInput(spec: RelayEndpointSpec, body: unknown): Promise<RelayInput> {
+  const parsed = body as RelayRequestBody | undefined;
+  if (spec.body === 'multipart') {
+    if (parsed?.kind !== 'multipart') {
+      throw badRequest('该接口需要 multipart/form-data 请求体 (this endpoint takes multipart/form-data)', 'request:multipart_required');
+    }
+    return readMultipart(spec, parsed);
+  }
+  if (parsed?.kind !== 'json' || !isObject(parsed.json)) {
+    throw badRequest('请求体必须是 JSON 对象 (the request body must be a JSON object)', 'request:invalid_body');
+  }
+  const json = parsed.json;
+  const stream = json.stream === true && STREAMING_ENDPOINTS.has(spec.endpoint);
+  const n = typeof json.n === 'number' && Number.isInteger(json.n) && json.n > 0 ? json.n : 1;
+  return {
+    spec,
+    model: modelOf(json.model, spec),
+    stream,
+    clientAskedUsage: isObject(json.stream_options) && json.stream_options.include_usage === true,
+    body: { kind: 'json', json, raw: parsed.raw },
+    fields: json,
+    maxTokens: requestedMaxTokens(json),
+    calls: spec.endpoint === 'images' ? n : 1,
+    byteLength: Buffer.byteLength(parsed.raw),
+  };
+}
+
+async function readMultipart(spec: RelayEndpointSpec, parsed: { raw: Buffer; contentType: string }): Promise<RelayInput> {
+  let form: FormData;
+  try {
+    form = await new Response(parsed.raw, { headers: { 'content-type': parsed.contentType } }).formData();
+  } catch {
+    throw badRequest('multipart 请求体无法解析 (malformed multipart body)', 'request:invalid_body');
+  }
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of form.entries()) if (typeof value === 'string') fields[name] = value;
+  return {
+    spec,
+    model: modelOf(fields.model, spec),
+    stream: false,
+    clientAskedUsage: false,
+    body: { kind: 'multipart', form, raw: parsed.raw, contentType: parsed.contentType },
+    fields,
+    maxTokens: undefined,
+    calls: 1,
+    byteLength: 0,
+  };
+}

@@ -1,0 +1,189 @@
+import { ChannelStatus, TokenStatus, UserStatus } from '@modelgate/contract';
+import type { AppContext } from '../../app-context.js';
+import { insertReturningId } from '../../db/index.js';
+import { randomAlphanumeric } from '../../domain/users/user-service.js';
+import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { relayRuntimeOf, type RelayRuntime } from '../relay-runtime.js';
+import { MockUpstream } from './mock-upstream.js';
+
+/**
+ * Whole-app relay tests: the app listening on a real port, a real mock upstream, and rows
+ * written straight into the database (with the change events the admin API emits), so the
+ * relay is tested without depending on the management routes.
+ */
+export interface RelayTestEnv {
+  test: TestApp;
+  context: AppContext;
+  runtime: RelayRuntime;
+  upstream: MockUpstream;
+  /** The gateway's base URL, e.g. http://127.0.0.1:1234 */
+  gateway: string;
+  close(): Promise<void>;
+}
+
+export async function startRelayTestEnv(env: Record<string, string> = {}): Promise<RelayTestEnv> {
+  const upstream = await new MockUpstream().start();
+  const test = await startTestApp(env);
+  const address = await test.app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    test,
+    context: test.context,
+    runtime: relayRuntimeOf(test.context),
+    upstream,
+    gateway: address,
+    async close() {
+      // Keep-alive sockets left by aborted test requests would hold the listener open for the
+      // clients' own keep-alive timeout; every request is over by now.
+      test.app.server.closeAllConnections();
+      await test.close();
+      await upstream.close();
+    },
+  };
+}
+
+let sequence = 0;
+/** A name no other test in the process uses (groups and models keep tests apart). */
+export const unique = (prefix: string): string => `${prefix}-${process.pid}-${(sequence += 1)}`;
+
+export interface SeededUser {
+  id: number;
+  username: string;
+  group: string;
+}
+
+export async function seedUser(
+  context: AppContext,
+  options: { quota?: number; group?: string; role?: number; status?: number } = {},
+): Promise<SeededUser> {
+  const username = unique('u').slice(0, 12);
+  const group = options.group ?? unique('g');
+  const id = await insertReturningId(context.db, 'users', {
+    username,
+    password: 'x',
+    role: options.role ?? 1,
+    status: options.status ?? UserStatus.Enabled,
+    quota: options.quota ?? 100_000_000,
+    group,
+    created_at: Math.floor(Date.now() / 1000),
+  });
+  return { id, username, group };
+}
+
+export interface SeededToken {
+  id: number;
+  key: string;
+  /** The key as clients send it: sk-<key>. */
+  apiKey: string;
+}
+
+export async function seedToken(
+  context: AppContext,
+  userId: number,
+  options: {
+    remainQuota?: number;
+    unlimited?: boolean;
+    modelLimits?: string[];
+    allowIps?: string;
+    group?: string;
+    expiredTime?: number;
+    status?: number;
+    name?: string;
+  } = {},
+): Promise<SeededToken> {
+  const key = randomAlphanumeric(48);
+  const id = await insertReturningId(context.db, 'tokens', {
+    user_id: userId,
+    key,
+    status: options.status ?? TokenStatus.Enabled,
+    name: options.name ?? 'test token',
+    created_time: Math.floor(Date.now() / 1000),
+    expired_time: options.expiredTime ?? -1,
+    remain_quota: options.remainQuota ?? 0,
+    unlimited_quota: (options.unlimited ?? options.remainQuota === undefined) ? 1 : 0,
+    model_limits_enabled: options.modelLimits ? 1 : 0,
+    model_limits: (options.modelLimits ?? []).join(','),
+    allow_ips: options.allowIps ?? '',
+    group: options.group ?? '',
+  });
+  context.changes.emit('token', key);
+  return { id, key, apiKey: `sk-${key}` };
+}
+
+export interface ChannelSeed {
+  key: string;
+  baseUrl: string;
+  models: string[];
+  groups: string[];
+  type?: number;
+  name?: string;
+  priority?: number;
+  weight?: number;
+  modelMapping?: Record<string, string>;
+  statusCodeMapping?: Record<string, string | number>;
+  other?: string;
+  autoBan?: boolean;
+  status?: number;
+  testModel?: string;
+}
+
+/** Inserts a channel and its abilities rows, then emits 'channels' as the admin API does. */
+export async function seedChannel(context: AppContext, seed: ChannelSeed): Promise<number> {
+  const status = seed.status ?? ChannelStatus.Enabled;
+  const id = await insertReturningId(context.db, 'channels', {
+    type: seed.type ?? 1,
+    key: seed.key,
+    status,
+    name: seed.name ?? seed.key,
+    weight: seed.weight ?? 0,
+    created_time: Math.floor(Date.now() / 1000),
+    base_url: seed.baseUrl,
+    other: seed.other ?? '',
+    models: seed.models.join(','),
+    group: seed.groups.join(','),
+    model_mapping: seed.modelMapping ? JSON.stringify(seed.modelMapping) : '',
+    status_code_mapping: seed.statusCodeMapping ? JSON.stringify(seed.statusCodeMapping) : '',
+    priority: seed.priority ?? 0,
+    auto_ban: seed.autoBan === false ? 0 : 1,
+    test_model: seed.testModel ?? '',
+  });
+  const rows = seed.groups.flatMap((group) =>
+    seed.models.map((model) => ({
+      group,
+      model,
+      channel_id: id,
+      enabled: status === ChannelStatus.Enabled ? 1 : 0,
+      priority: seed.priority ?? 0,
+      weight: seed.weight ?? 0,
+      tag: '',
+    })),
+  );
+  if (rows.length > 0) await context.db.kysely.insertInto('abilities').values(rows).execute();
+  context.changes.emit('channels');
+  return id;
+}
+
+export async function setOption(context: AppContext, key: string, value: string | number | boolean): Promise<void> {
+  await context.options.set(key, value);
+}
+
+/** Balances and counters as the database holds them after a flush. */
+export async function totals(context: AppContext, ids: { userId: number; tokenId: number; channelIds?: number[] }) {
+  const db = context.db.kysely;
+  const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', ids.userId).executeTakeFirstOrThrow();
+  const token = await db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'status']).where('id', '=', ids.tokenId).executeTakeFirstOrThrow();
+  const logs = await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 2).orderBy('id').execute();
+  const channels = ids.channelIds?.length
+    ? await db.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', ids.channelIds).execute()
+    : [];
+  return {
+    userQuota: Number(user.quota),
+    userUsed: Number(user.used_quota),
+    requestCount: Number(user.request_count),
+    tokenRemain: Number(token.remain_quota),
+    tokenUsed: Number(token.used_quota),
+    tokenStatus: Number(token.status),
+    logs,
+    logQuotaSum: logs.reduce((sum, log) => sum + Number(log.quota), 0),
+    channelUsed: new Map(channels.map((channel) => [Number(channel.id), Number(channel.used_quota)])),
+  };
+}

@@ -1,0 +1,66 @@
+import { parseUpstreamErrorBody } from '@modelgate/protocol';
+import type { Dispatcher } from 'undici';
+import { AppError } from '../errors/app-error.js';
+import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
+
+/** An error body longer than this is cut: it is read for its message only. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export async function readUpstreamFailure(response: Dispatcher.ResponseData): Promise<UpstreamFailure> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const part of response.body) {
+      const buffer = part as Buffer;
+      parts.push(buffer);
+      size += buffer.length;
+      if (size >= MAX_ERROR_BODY_BYTES) break;
+    }
+  } catch {
+    // A body cut short still tells us the status.
+  }
+  if (!response.body.destroyed) response.body.destroy();
+  const text = Buffer.concat(parts).toString('utf8').slice(0, MAX_ERROR_BODY_BYTES);
+  const body = parseUpstreamErrorBody(text);
+  return {
+    status: response.statusCode,
+    message: body.message || `上游返回 HTTP ${response.statusCode} (upstream answered HTTP ${response.statusCode})`,
+    type: body.type,
+    code: body.code,
+  };
+}
+
+/** The error the client sees for an upstream's HTTP error, with the channel's status mapping. */
+export function clientErrorForFailure(failure: UpstreamFailure, verdict: ErrorVerdict, channel: RelayChannel): AppError {
+  const status = channel.statusCodeMapping?.get(failure.status) ?? failure.status;
+  return new AppError(`upstream:${failure.code || 'bad_response_status_code'}`, failure.message, {
+    status: status >= 400 && status <= 599 ? status : 502,
+    retryable: verdict.retryable,
+    type: failure.type || 'upstream_error',
+  });
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * A request that got no HTTP answer: refused, reset, or timed out. The client is not told the
+ * upstream's address; the server log has the details.
+ */
+export function clientErrorForConnection(error: unknown): AppError {
+  const code = (error as { code?: string })?.code ?? '';
+  if (TIMEOUT_CODES.has(code)) {
+    return new AppError('upstream:timeout', '上游响应超时 (the upstream did not answer in time)', {
+      status: 504,
+      retryable: true,
+      type: 'upstream_error',
+      cause: error,
+    });
+  }
+  return new AppError('upstream:connection_failed', '无法连接上游服务 (could not reach the upstream)', {
+    status: 502,
+    retryable: true,
+    type: 'upstream_error',
+    cause: error,
+  });
+}

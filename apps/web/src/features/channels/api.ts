@@ -1,0 +1,210 @@
+import type { PageData } from '@modelgate/contract';
+import { api, ApiError } from '../../lib/api-client';
+
+/** A channel as GET /api/channel/ answers it; the key is never sent back (always ''). */
+export interface Channel {
+  id: number;
+  type: number;
+  key: string;
+  openai_organization: string | null;
+  test_model: string | null;
+  status: number;
+  name: string;
+  weight: number;
+  created_time: number;
+  test_time: number;
+  /** Milliseconds of the last successful test; 0 = never tested. */
+  response_time: number;
+  base_url: string | null;
+  other: string | null;
+  balance: number;
+  balance_updated_time: number;
+  models: string;
+  group: string;
+  used_quota: number;
+  model_mapping: string | null;
+  status_code_mapping: string | null;
+  priority: number;
+  auto_ban: number;
+  /** JSON text with status_reason and status_time once the channel was disabled automatically. */
+  other_info: string | null;
+  tag: string | null;
+  setting: string | null;
+}
+
+export interface ChannelListParams {
+  page: number;
+  pageSize: number;
+  keyword: string;
+  group: string;
+  model: string;
+  idSort: boolean;
+  tagMode: boolean;
+}
+
+/** What the channel form sends; `groups` is the form's array, the server stores it as a comma list. */
+export interface ChannelPayload {
+  id?: number;
+  type: number;
+  name: string;
+  key: string;
+  base_url: string;
+  other: string;
+  openai_organization: string;
+  groups: string[];
+  models: string;
+  model_mapping: string;
+  status_code_mapping: string;
+  test_model: string;
+  auto_ban: number;
+  tag: string;
+  priority: number;
+  weight: number;
+  setting: string;
+}
+
+export interface CatalogueModel {
+  id: string;
+  channel_types: number[];
+}
+
+export interface TagEditPayload {
+  tag: string;
+  new_tag?: string;
+  model_mapping?: string;
+  models?: string;
+  groups?: string;
+  priority?: number;
+  weight?: number;
+}
+
+/** The list and the search share one answer; the search endpoint is used once any filter is set. */
+export async function fetchChannels(params: ChannelListParams): Promise<PageData<Channel>> {
+  const filtered = params.keyword !== '' || params.group !== '' || params.model !== '';
+  const { data } = await api.get<PageData<Channel>>(filtered ? '/api/channel/search' : '/api/channel/', {
+    query: {
+      p: params.page,
+      page_size: params.pageSize,
+      keyword: params.keyword || undefined,
+      group: params.group || undefined,
+      model: params.model || undefined,
+      id_sort: params.idSort,
+      tag_mode: params.tagMode,
+    },
+  });
+  return { ...data, items: data.items ?? [] };
+}
+
+export async function fetchChannel(id: number): Promise<Channel> {
+  const { data } = await api.get<Channel>(`/api/channel/${id}`);
+  return data;
+}
+
+export async function fetchGroups(): Promise<string[]> {
+  const { data } = await api.get<string[]>('/api/group/');
+  return data ?? [];
+}
+
+export async function fetchModelCatalogue(): Promise<CatalogueModel[]> {
+  const { data } = await api.get<CatalogueModel[]>('/api/channel/models');
+  return data ?? [];
+}
+
+/** Single mode creates one channel; batch mode one channel per key line (spec 02 §5). */
+export async function createChannels(channel: ChannelPayload, batch: boolean): Promise<string> {
+  const { message } = await api.post<unknown>('/api/channel/', { mode: batch ? 'batch' : 'single', channel });
+  return message;
+}
+
+export async function updateChannel(channel: ChannelPayload & { id: number }): Promise<void> {
+  await api.put<Channel>('/api/channel/', channel);
+}
+
+/** The row's inline edits and the enable/disable switch send only the changed field. */
+export async function patchChannel(id: number, fields: { status?: number; priority?: number; weight?: number }): Promise<void> {
+  await api.put<Channel>('/api/channel/', { id, ...fields });
+}
+
+export async function deleteChannel(id: number): Promise<void> {
+  await api.delete<unknown>(`/api/channel/${id}/`);
+}
+
+/** The server copies the stored key as well, which the console never sees. */
+export async function copyChannel(id: number, suffix: string): Promise<Channel> {
+  const { data } = await api.post<Channel>(`/api/channel/copy/${id}`, undefined, { query: { suffix }, silent: true });
+  return data;
+}
+
+/** Seconds the test took (the answer carries `time` beside the envelope, as new-api's does). */
+export async function testChannel(id: number, model?: string): Promise<number> {
+  const { envelope } = await api.get<unknown>(`/api/channel/test/${id}`, { query: { model: model || undefined } });
+  const time = Number(envelope.time);
+  return Number.isFinite(time) ? time : 0;
+}
+
+export async function testAllChannels(): Promise<void> {
+  await api.get<unknown>('/api/channel/test');
+}
+
+export async function updateBalance(id: number): Promise<number> {
+  const { data } = await api.get<number>(`/api/channel/update_balance/${id}/`);
+  return Number(data);
+}
+
+export interface BalanceRefresh {
+  updated: number;
+  failed: number;
+  unsupported: number;
+}
+
+export async function updateAllBalances(): Promise<BalanceRefresh> {
+  const { data } = await api.get<BalanceRefresh>('/api/channel/update_balance');
+  return data;
+}
+
+export async function deleteDisabledChannels(): Promise<number> {
+  const { data } = await api.delete<number>('/api/channel/disabled');
+  return Number(data);
+}
+
+export async function deleteChannels(ids: number[]): Promise<number> {
+  const { data } = await api.post<number>('/api/channel/batch', { ids });
+  return Number(data);
+}
+
+export async function fixAbilities(): Promise<{ success: number; fails: number }> {
+  const { data } = await api.post<{ success: number; fails: number }>('/api/channel/fix');
+  return data;
+}
+
+export async function setChannelsTag(ids: number[], tag: string): Promise<number> {
+  const { data } = await api.post<number>('/api/channel/batch/tag', { ids, tag });
+  return Number(data);
+}
+
+export async function editTag(payload: TagEditPayload): Promise<void> {
+  await api.put<unknown>('/api/channel/tag', payload);
+}
+
+export async function setTagEnabled(tag: string, enabled: boolean): Promise<void> {
+  await api.post<unknown>(`/api/channel/tag/${enabled ? 'enabled' : 'disabled'}`, { tag });
+}
+
+/**
+ * The upstream's model list: a saved channel's own key when the form leaves the key empty,
+ * otherwise the type, base URL and key typed into the form.
+ */
+export async function fetchUpstreamModels(source: { id?: number; type: number; base_url: string; key: string }): Promise<string[]> {
+  const firstKey = source.key.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
+  if (source.id !== undefined && firstKey === '') {
+    const { data } = await api.get<string[]>(`/api/channel/fetch_models/${source.id}`);
+    return data ?? [];
+  }
+  const { data } = await api.post<string[]>('/api/channel/fetch_models', { type: source.type, base_url: source.base_url, key: firstKey });
+  return data ?? [];
+}
+
+/** For catch blocks: the API client has already told the user about an ApiError; anything else is a bug and must surface. */
+export function rethrowUnlessApiError(error: unknown): void {
+  if (!(error instanceof ApiError)) throw error;
+}

@@ -1,0 +1,126 @@
+import { ChannelStatus, channelTypeInfo } from '@modelgate/contract';
+import type { Channel } from './api';
+
+export type ResponseTimeColor = 'grey' | 'green' | 'lime' | 'yellow' | 'red';
+
+/** Spec 02 §4: 0 untested; up to 1 s green; up to 3 s lime; up to 5 s yellow; more red. */
+export function responseTimeColor(milliseconds: number): ResponseTimeColor {
+  if (!milliseconds || milliseconds <= 0) return 'grey';
+  if (milliseconds <= 1000) return 'green';
+  if (milliseconds <= 3000) return 'lime';
+  if (milliseconds <= 5000) return 'yellow';
+  return 'red';
+}
+
+export type ChannelStatusKey = 'enabled' | 'manuallyDisabled' | 'autoDisabled' | 'unknown';
+
+export function channelStatusKey(status: number): ChannelStatusKey {
+  switch (status) {
+    case ChannelStatus.Enabled:
+      return 'enabled';
+    case ChannelStatus.ManuallyDisabled:
+      return 'manuallyDisabled';
+    case ChannelStatus.AutoDisabled:
+      return 'autoDisabled';
+    default:
+      return 'unknown';
+  }
+}
+
+export interface AutoDisableInfo {
+  reason: string;
+  /** Unix seconds; 0 when not recorded. */
+  time: number;
+}
+
+/** other_info's status_reason/status_time, written when a channel is disabled automatically. */
+export function autoDisableInfo(channel: Pick<Channel, 'other_info'>): AutoDisableInfo | null {
+  if (!channel.other_info) return null;
+  try {
+    const parsed: unknown = JSON.parse(channel.other_info);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const info = parsed as { status_reason?: unknown; status_time?: unknown };
+    if (typeof info.status_reason !== 'string' || info.status_reason === '') return null;
+    return { reason: info.status_reason, time: Number(info.status_time) || 0 };
+  } catch {
+    return null;
+  }
+}
+
+export function channelTypeName(type: number): string {
+  return channelTypeInfo(type)?.name ?? String(type);
+}
+
+/** Balances of these providers are reported in yuan; the others in US dollars. */
+const YUAN_BALANCE_TYPES = new Set([40, 43]);
+
+export function formatBalance(type: number, balance: number): string {
+  return `${YUAN_BALANCE_TYPES.has(type) ? '¥' : '$'}${balance.toFixed(2)}`;
+}
+
+export const splitList = (value: string | null | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+export interface ChannelTableRow {
+  kind: 'channel';
+  key: string;
+  channel: Channel;
+}
+
+/** Tag aggregation mode: one row per tag, its channels as expandable children. */
+export interface TagTableRow {
+  kind: 'tag';
+  key: string;
+  tag: string;
+  channels: Channel[];
+  children: ChannelTableRow[];
+}
+
+export type TableRow = ChannelTableRow | TagTableRow;
+
+const channelRow = (channel: Channel): ChannelTableRow => ({ kind: 'channel', key: `channel-${channel.id}`, channel });
+
+/**
+ * The server pages tag mode by entries and sends each tag's channels together; this folds them
+ * into tag rows while keeping the server's order. Outside tag mode every channel is its own row.
+ */
+export function toTableRows(channels: Channel[], tagMode: boolean): TableRow[] {
+  if (!tagMode) return channels.map(channelRow);
+  const rows: TableRow[] = [];
+  const byTag = new Map<string, TagTableRow>();
+  for (const channel of channels) {
+    const tag = channel.tag ?? '';
+    if (tag === '') {
+      rows.push(channelRow(channel));
+      continue;
+    }
+    let row = byTag.get(tag);
+    if (!row) {
+      row = { kind: 'tag', key: `tag-${tag}`, tag, channels: [], children: [] };
+      byTag.set(tag, row);
+      rows.push(row);
+    }
+    row.channels.push(channel);
+    row.children.push(channelRow(channel));
+  }
+  return rows;
+}
+
+/** Spec 02 §4: a tag row shows the average response time of its tested channels. */
+export function averageResponseTime(channels: Channel[]): number {
+  const tested = channels.filter((channel) => channel.response_time > 0);
+  if (tested.length === 0) return 0;
+  return Math.round(tested.reduce((sum, channel) => sum + channel.response_time, 0) / tested.length);
+}
+
+/** The value every channel of a tag shares, or null when they differ. */
+export function sharedValue(channels: Channel[], field: 'priority' | 'weight'): number | null {
+  const first = channels[0]?.[field];
+  if (first === undefined) return null;
+  return channels.every((channel) => channel[field] === first) ? first : null;
+}
+
+export const uniqueValues = (values: string[]): string[] => [...new Set(values)];

@@ -1,0 +1,284 @@
+import { Button, Form, SideSheet, Space, Spin, Toast, Typography } from '@douyinfe/semi-ui';
+import { CHANNEL_TYPES } from '@modelgate/contract';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { createChannels, rethrowUnlessApiError, updateChannel, type Channel, type ChannelPayload } from '../api';
+import { splitList } from '../channel-display';
+import { DEFAULT_MODEL_MAPPING, isJsonObjectOrEmpty, keyLines } from '../channel-rules';
+import { useChannel, useGroups, useModelCatalogue } from '../queries';
+import { ChannelModelsField } from './channel-models-field';
+import { ChannelTypeFields } from './channel-type-fields';
+
+interface FormValues {
+  type: number;
+  name: string;
+  batch: boolean;
+  key: string;
+  base_url: string;
+  other: string;
+  openai_organization: string;
+  groups: string[];
+  models: string[];
+  model_mapping: string;
+  status_code_mapping: string;
+  test_model: string;
+  auto_ban: boolean;
+  tag: string;
+  priority: number;
+  weight: number;
+  setting: string;
+}
+
+type FormApi = {
+  setValue: <K extends keyof FormValues>(field: K, value: FormValues[K]) => void;
+  submitForm: () => void;
+};
+
+const NEW_CHANNEL: FormValues = {
+  type: 1,
+  name: '',
+  batch: false,
+  key: '',
+  base_url: '',
+  other: '',
+  openai_organization: '',
+  groups: ['default'],
+  models: [],
+  model_mapping: '',
+  status_code_mapping: '',
+  test_model: '',
+  auto_ban: true,
+  tag: '',
+  priority: 0,
+  weight: 0,
+  setting: '',
+};
+
+function fromChannel(channel: Channel): FormValues {
+  return {
+    type: channel.type,
+    name: channel.name,
+    batch: false,
+    key: '',
+    base_url: channel.base_url ?? '',
+    other: channel.other ?? '',
+    openai_organization: channel.openai_organization ?? '',
+    groups: splitList(channel.group),
+    models: splitList(channel.models),
+    model_mapping: channel.model_mapping ?? '',
+    status_code_mapping: channel.status_code_mapping ?? '',
+    test_model: channel.test_model ?? '',
+    auto_ban: channel.auto_ban !== 0,
+    tag: channel.tag ?? '',
+    priority: channel.priority,
+    weight: channel.weight,
+    setting: channel.setting ?? '',
+  };
+}
+
+function toPayload(values: FormValues): ChannelPayload {
+  return {
+    type: values.type,
+    name: (values.name ?? '').trim(),
+    key: values.batch ? keyLines(values.key ?? '').join('\n') : (values.key ?? '').trim(),
+    base_url: (values.base_url ?? '').trim(),
+    other: (values.other ?? '').trim(),
+    openai_organization: (values.openai_organization ?? '').trim(),
+    groups: values.groups ?? [],
+    models: (values.models ?? []).join(','),
+    model_mapping: (values.model_mapping ?? '').trim(),
+    status_code_mapping: (values.status_code_mapping ?? '').trim(),
+    test_model: (values.test_model ?? '').trim(),
+    auto_ban: values.auto_ban ? 1 : 0,
+    tag: (values.tag ?? '').trim(),
+    priority: Number(values.priority ?? 0),
+    weight: Math.max(0, Number(values.weight ?? 0)),
+    setting: (values.setting ?? '').trim(),
+  };
+}
+
+interface ChannelDrawerProps {
+  /** null: closed; 'add': a new channel; a number: edit that channel. */
+  target: 'add' | number | null;
+  onClose: () => void;
+  onSaved: () => Promise<void>;
+}
+
+/** The channel form as a side drawer (spec 02 §2), with the checks of §5 before anything is sent. */
+export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) {
+  const { t } = useTranslation('channels');
+  const editingId = typeof target === 'number' ? target : null;
+  const visible = target !== null;
+  const channel = useChannel(editingId);
+  const groups = useGroups(visible);
+  const catalogue = useModelCatalogue(visible);
+  const formApi = useRef<FormApi | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  const initValues = useMemo(() => (editingId === null ? NEW_CHANNEL : channel.data ? fromChannel(channel.data) : null), [editingId, channel.data]);
+  // A fresh form per opened channel: Semi's Form reads initValues only when it mounts.
+  const [formKey, setFormKey] = useState(0);
+  useEffect(() => setFormKey((key) => key + 1), [target, initValues]);
+
+  const submit = async (values: FormValues) => {
+    setSubmitting(true);
+    try {
+      const payload = toPayload(values);
+      if (editingId === null) {
+        const message = await createChannels(payload, values.batch);
+        Toast.success(message || t('form.createSuccess'));
+      } else {
+        await updateChannel({ ...payload, id: editingId });
+        Toast.success(t('form.updateSuccess'));
+      }
+      await onSaved();
+      onClose();
+    } catch (error) {
+      rethrowUnlessApiError(error);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const groupOptions = [...new Set([...(groups.data ?? []), ...(initValues?.groups ?? [])])].map((group) => ({ value: group, label: group }));
+  const typeOptions = CHANNEL_TYPES.map((info) => ({ value: info.value, label: info.name }));
+
+  const footer = (
+    <Space className="mg-channel-drawer-footer">
+      <Button onClick={onClose}>{t('form.cancel')}</Button>
+      <Button theme="solid" type="primary" loading={submitting} disabled={!initValues} onClick={() => formApi.current?.submitForm()} data-testid="channel-form-submit">
+        {t('form.submit')}
+      </Button>
+    </Space>
+  );
+
+  return (
+    <SideSheet
+      visible={visible}
+      onCancel={onClose}
+      placement="right"
+      width={640}
+      title={<Typography.Title heading={4}>{editingId === null ? t('form.addTitle') : t('form.editTitle')}</Typography.Title>}
+      footer={footer}
+      className="mg-channel-drawer"
+      bodyStyle={{ paddingBottom: 24 }}
+    >
+      {!initValues ? (
+        <div className="mg-channel-drawer-loading">
+          <Spin tip={t('form.loading')} />
+        </div>
+      ) : (
+        <Form<FormValues>
+          key={formKey}
+          initValues={initValues}
+          labelPosition="top"
+          getFormApi={(api) => (formApi.current = api as unknown as FormApi)}
+          onSubmit={(values) => void submit(values)}
+          data-testid="channel-form"
+        >
+          {({ values }) => {
+            const setModels = (models: string[]) => formApi.current?.setValue('models', models);
+            const keyCount = values.batch ? keyLines(values.key ?? '').length : 0;
+            return (
+              <>
+                <Form.Select
+                  field="type"
+                  label={t('form.type')}
+                  placeholder={t('form.typePlaceholder')}
+                  optionList={typeOptions}
+                  filter
+                  style={{ width: '100%' }}
+                  rules={[{ required: true, message: t('form.errors.type') }]}
+                  data-testid="channel-form-type"
+                />
+                <Form.Input
+                  field="name"
+                  label={t('form.name')}
+                  placeholder={t('form.namePlaceholder')}
+                  rules={[{ required: true, whitespace: true, message: t('form.errors.name') }]}
+                  data-testid="channel-form-name"
+                />
+                <ChannelTypeFields type={values.type} />
+                {editingId === null && (
+                  <Form.Checkbox field="batch" noLabel extraText={t('form.batchHint')} data-testid="channel-form-batch">
+                    {t('form.batch')}
+                  </Form.Checkbox>
+                )}
+                {values.batch || values.type === 41 ? (
+                  <Form.TextArea
+                    field="key"
+                    label={t('form.key')}
+                    placeholder={values.type === 41 ? t('form.keyVertexPlaceholder') : t('form.keyBatchPlaceholder')}
+                    autosize={{ minRows: 4, maxRows: 12 }}
+                    extraText={values.batch && keyCount > 0 ? t('form.keyCount', { count: keyCount }) : undefined}
+                    rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}
+                    className="mg-mono"
+                    data-testid="channel-form-key"
+                  />
+                ) : (
+                  <Form.Input
+                    field="key"
+                    label={t('form.key')}
+                    mode="password"
+                    autoComplete="new-password"
+                    placeholder={editingId === null ? t('form.keyPlaceholder') : t('form.keyEditPlaceholder')}
+                    rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}
+                    data-testid="channel-form-key"
+                  />
+                )}
+                <Form.Select
+                  field="groups"
+                  label={t('form.groups')}
+                  placeholder={t('form.groupsPlaceholder')}
+                  multiple
+                  filter
+                  allowCreate
+                  optionList={groupOptions}
+                  style={{ width: '100%' }}
+                  rules={[{ required: true, type: 'array', min: 1, message: t('form.errors.groups') }]}
+                  data-testid="channel-form-groups"
+                />
+                <ChannelModelsField
+                  values={{ type: values.type, models: values.models ?? [], base_url: values.base_url ?? '', key: values.key ?? '' }}
+                  setModels={setModels}
+                  catalogue={catalogue.data ?? []}
+                  channelId={editingId ?? undefined}
+                />
+                <Form.TextArea
+                  field="model_mapping"
+                  label={t('form.modelMapping')}
+                  placeholder={t('form.modelMappingPlaceholder', { template: DEFAULT_MODEL_MAPPING })}
+                  autosize={{ minRows: 3, maxRows: 10 }}
+                  className="mg-mono"
+                  rules={[{ validator: (_rule, value: string) => isJsonObjectOrEmpty(value), message: t('form.errors.modelMapping') }]}
+                  extraText={
+                    <Typography.Text link onClick={() => formApi.current?.setValue('model_mapping', DEFAULT_MODEL_MAPPING)}>
+                      {t('form.fillTemplate')}
+                    </Typography.Text>
+                  }
+                  data-testid="channel-form-model-mapping"
+                />
+                <Form.Input field="test_model" label={t('form.testModel')} placeholder={t('form.testModelPlaceholder')} />
+                <Form.Switch field="auto_ban" label={t('form.autoBan')} extraText={t('form.autoBanHint')} />
+                <Form.TextArea
+                  field="status_code_mapping"
+                  label={t('form.statusCodeMapping')}
+                  placeholder={t('form.statusCodeMappingPlaceholder')}
+                  autosize={{ minRows: 3, maxRows: 8 }}
+                  className="mg-mono"
+                  rules={[{ validator: (_rule, value: string) => isJsonObjectOrEmpty(value), message: t('form.errors.statusCodeMapping') }]}
+                  data-testid="channel-form-status-code-mapping"
+                />
+                <Form.Input field="tag" label={t('form.tag')} placeholder={t('form.tagPlaceholder')} />
+                <div className="mg-channel-form-row">
+                  <Form.InputNumber field="priority" label={t('form.priority')} precision={0} min={-999} style={{ width: '100%' }} />
+                  <Form.InputNumber field="weight" label={t('form.weight')} precision={0} min={0} style={{ width: '100%' }} />
+                </div>
+              </>
+            );
+          }}
+        </Form>
+      )}
+    </SideSheet>
+  );
+}

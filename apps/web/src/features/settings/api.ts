@@ -1,0 +1,76 @@
+import { api } from '../../lib/api-client';
+import type { TelegramAuthData } from '../auth/api';
+
+/**
+ * What GET /api/user/self answers in full (bindings, referral counters, balance); the shell's
+ * useSelf() query already fetches it, this names the fields the settings screen reads.
+ */
+export interface SelfProfile {
+  id: number;
+  username: string;
+  display_name: string;
+  role: number;
+  status: number;
+  group: string;
+  email: string;
+  github_id: string;
+  wechat_id: string;
+  telegram_id: string;
+  linux_do_id: string;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  aff_code: string;
+  aff_count: number;
+  aff_quota: number;
+  aff_history_quota: number;
+}
+
+/** The inviter code, created by the server on first request. */
+export async function fetchAffCode(): Promise<string> {
+  const { data } = await api.get<string>('/api/user/aff');
+  return data;
+}
+
+/** Moves `quota` units of referral earnings to the balance; answers the server's message. */
+export async function transferAffQuota(quota: number): Promise<string> {
+  const { message } = await api.post<unknown>('/api/user/aff_transfer', { quota });
+  return message;
+}
+
+export async function fetchUserModels(): Promise<string[]> {
+  const { data } = await api.get<string[] | null>('/api/user/models');
+  return data ?? [];
+}
+
+/** Generates a new system access token (the old one stops working) and answers it. */
+export async function resetAccessToken(): Promise<string> {
+  const { data } = await api.get<string>('/api/user/token');
+  return data;
+}
+
+export async function changePassword(originalPassword: string, password: string): Promise<string> {
+  const { message } = await api.put<unknown>('/api/user/self', { original_password: originalPassword, password });
+  return message;
+}
+
+export async function deleteSelf(): Promise<string> {
+  const { message } = await api.delete<unknown>('/api/user/self');
+  return message;
+}
+
+export async function bindEmail(email: string, code: string): Promise<string> {
+  const { message } = await api.get<unknown>('/api/oauth/email/bind', { query: { email, code } });
+  return message;
+}
+
+export async function bindWeChat(code: string): Promise<string> {
+  const { message } = await api.get<unknown>('/api/oauth/wechat/bind', { query: { code } });
+  return message;
+}
+
+export async function bindTelegram(auth: TelegramAuthData): Promise<string> {
+  const query = Object.fromEntries(Object.entries(auth).map(([key, value]) => [key, String(value)]));
+  const { message } = await api.get<unknown>('/api/oauth/telegram/bind', { query });
+  return message;
+}

@@ -1,0 +1,57 @@
+import { TabPane, Tabs } from '@douyinfe/semi-ui';
+import type { ComponentType } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { useSessionRoles } from '../../lib/session';
+import { PersonalSettings } from './components/personal-settings';
+import './settings.css';
+
+type TabKey = 'personal';
+
+interface SettingsTab {
+  key: TabKey;
+  /** Spec 01 §6: the operation, system and other tabs are for super administrators only. */
+  rootOnly: boolean;
+  component: ComponentType;
+}
+
+/** Each tab is its own component; the super-administrator tabs join this list as they are built. */
+const SETTINGS_TABS: SettingsTab[] = [{ key: 'personal', rootOnly: false, component: PersonalSettings }];
+
+const DEFAULT_TAB: TabKey = 'personal';
+
+/** /setting: the tab comes from ?tab= (default personal); a tab the viewer may not see falls back to it. */
+export default function SettingsPage() {
+  const { t } = useTranslation('settings');
+  const { root } = useSessionRoles();
+  const [searchParams, setSearchParams] = useSearchParams();
+
+  const tabs = SETTINGS_TABS.filter((tab) => !tab.rootOnly || root);
+  const requested = searchParams.get('tab');
+  const active = tabs.find((tab) => tab.key === requested) ?? tabs.find((tab) => tab.key === DEFAULT_TAB)!;
+
+  const select = (key: string) => {
+    setSearchParams(
+      (previous) => {
+        const next = new URLSearchParams(previous);
+        next.set('tab', key);
+        return next;
+      },
+      { replace: true },
+    );
+  };
+
+  return (
+    <div className="mg-settings">
+      <Tabs type="line" activeKey={active.key} onChange={select} lazyRender keepDOM={false}>
+        {tabs.map(({ key, component: Content }) => (
+          <TabPane key={key} itemKey={key} tab={t(`tabs.${key}`)}>
+            <div className="mg-settings-pane">
+              <Content />
+            </div>
+          </TabPane>
+        ))}
+      </Tabs>
+    </div>
+  );
+}

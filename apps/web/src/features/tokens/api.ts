@@ -1,0 +1,92 @@
+import type { PageData } from '@modelgate/contract';
+import { api, ApiError } from '../../lib/api-client';
+
+/** A token as its owner sees it; `key` comes without the sk- prefix, which the console adds. */
+export interface Token {
+  id: number;
+  key: string;
+  status: number;
+  name: string;
+  created_time: number;
+  accessed_time: number;
+  /** Unix seconds; -1 never expires. */
+  expired_time: number;
+  remain_quota: number;
+  unlimited_quota: boolean;
+  model_limits_enabled: boolean;
+  /** Comma-separated model names. */
+  model_limits: string;
+  /** One IP or CIDR per line. */
+  allow_ips: string;
+  used_quota: number;
+  group: string;
+}
+
+export interface TokenListParams {
+  page: number;
+  pageSize: number;
+  keyword: string;
+  token: string;
+}
+
+export interface TokenInput {
+  name: string;
+  expired_time: number;
+  remain_quota: number;
+  unlimited_quota: boolean;
+  model_limits_enabled: boolean;
+  model_limits: string;
+  allow_ips: string;
+  group: string;
+}
+
+/** What a user may pick for a token's group: name → {desc, ratio}. */
+export type UsableGroups = Record<string, { desc: string; ratio: number }>;
+
+export async function fetchTokens(params: TokenListParams): Promise<PageData<Token>> {
+  const searching = params.keyword !== '' || params.token !== '';
+  const { data } = await api.get<PageData<Token>>(searching ? '/api/token/search' : '/api/token/', {
+    query: {
+      p: params.page,
+      size: params.pageSize,
+      keyword: params.keyword || undefined,
+      // The key filter matches the stored key, which has no sk- prefix.
+      token: params.token.replace(/^sk-/, '') || undefined,
+    },
+  });
+  return { ...data, items: data.items ?? [] };
+}
+
+export async function createToken(input: TokenInput): Promise<Token> {
+  const { data } = await api.post<Token>('/api/token/', input);
+  return data;
+}
+
+export async function updateToken(input: TokenInput & { id: number }): Promise<Token> {
+  const { data } = await api.put<Token>('/api/token/', input);
+  return data;
+}
+
+export async function setTokenStatus(id: number, status: number): Promise<Token> {
+  const { data } = await api.put<Token>('/api/token/', { id, status }, { query: { status_only: true } });
+  return data;
+}
+
+export async function deleteToken(id: number): Promise<void> {
+  await api.delete<unknown>(`/api/token/${id}/`);
+}
+
+export async function fetchUsableGroups(): Promise<UsableGroups> {
+  const { data } = await api.get<UsableGroups>('/api/user/self/groups');
+  return data ?? {};
+}
+
+export async function fetchUserModels(): Promise<string[]> {
+  const { data } = await api.get<string[]>('/api/user/models');
+  return data ?? [];
+}
+
+/** For catch blocks: the API client has already told the user about an ApiError; anything else is a bug and must surface. */
+export function rethrowUnlessApiError(error: unknown): void {
+  if (!(error instanceof ApiError)) throw error;
+}

@@ -1,0 +1,118 @@
+import { Space, Tag, Typography } from '@douyinfe/semi-ui';
+import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
+import type { TFunction } from 'i18next';
+import { formatTimestamp } from '../../../lib/date-time';
+import type { Token } from '../api';
+import type { ChatMenu } from '../chat-menu';
+import { fullKey, maskedKey, tokenStatusKey } from '../token-rules';
+import { TokenRowActions } from './token-row-actions';
+
+const STATUS_COLORS = {
+  enabled: 'green',
+  enabledLimited: 'green',
+  disabled: 'red',
+  expired: 'yellow',
+  exhausted: 'grey',
+  unknown: 'white',
+} as const;
+
+interface ColumnOptions {
+  t: TFunction<'tokens'>;
+  formatQuota: (quota: number) => string;
+  visibleKeys: ReadonlySet<number>;
+  onToggleKey: (token: Token) => void;
+  chat: ChatMenu;
+  serverAddress: string;
+  onEdit: (token: Token) => void;
+  onDelete: (token: Token) => Promise<void>;
+  onSetStatus: (token: Token, status: number) => Promise<void>;
+}
+
+/** Spec 02 §2 columns: name, status and group, used, remaining, created, expiry, actions. */
+export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
+  const { t, formatQuota } = options;
+  return [
+    {
+      title: t('columns.name'),
+      dataIndex: 'name',
+      width: 260,
+      render: (_, token) => (
+        <div className="mg-token-name">
+          <Typography.Text strong ellipsis={{ showTooltip: true }}>
+            {token.name}
+          </Typography.Text>
+          <Typography.Text className="mg-mono mg-token-key" type="tertiary" size="small" data-testid={`token-key-${token.id}`}>
+            {options.visibleKeys.has(token.id) ? fullKey(token.key) : maskedKey(token.key)}
+          </Typography.Text>
+        </div>
+      ),
+    },
+    {
+      title: t('columns.status'),
+      dataIndex: 'status',
+      width: 200,
+      render: (_, token) => {
+        const key = tokenStatusKey(token);
+        return (
+          <Space spacing={4} wrap>
+            <Tag color={STATUS_COLORS[key]} shape="circle" data-testid={`token-status-tag-${token.id}`}>
+              {t(`status.${key}`)}
+            </Tag>
+            {token.group && (
+              <Tag color="blue" shape="circle">
+                {token.group}
+              </Tag>
+            )}
+          </Space>
+        );
+      },
+    },
+    {
+      title: t('columns.used'),
+      dataIndex: 'used_quota',
+      width: 120,
+      render: (_, token) => <span data-testid={`token-used-${token.id}`}>{formatQuota(token.used_quota)}</span>,
+    },
+    {
+      title: t('columns.remaining'),
+      dataIndex: 'remain_quota',
+      width: 120,
+      render: (_, token) =>
+        token.unlimited_quota ? (
+          <Tag color="white">{t('cells.unlimited')}</Tag>
+        ) : (
+          <span data-testid={`token-remaining-${token.id}`}>{formatQuota(token.remain_quota)}</span>
+        ),
+    },
+    {
+      title: t('columns.created'),
+      dataIndex: 'created_time',
+      width: 170,
+      render: (_, token) => formatTimestamp(token.created_time),
+    },
+    {
+      title: t('columns.expiry'),
+      dataIndex: 'expired_time',
+      width: 170,
+      render: (_, token) => (token.expired_time === -1 ? t('cells.never') : formatTimestamp(token.expired_time)),
+    },
+    {
+      title: t('columns.actions'),
+      key: 'actions',
+      fixed: 'right',
+      width: 400,
+      render: (_, token) => (
+        <TokenRowActions
+          token={token}
+          keyVisible={options.visibleKeys.has(token.id)}
+          onToggleKey={options.onToggleKey}
+          chat={options.chat}
+          serverAddress={options.serverAddress}
+          onEdit={options.onEdit}
+          onDelete={options.onDelete}
+          onSetStatus={options.onSetStatus}
+        />
+      ),
+    },
+  ];
+}

@@ -1,0 +1,107 @@
+import { Button, Dropdown, Popconfirm, Space, SplitButtonGroup, Toast } from '@douyinfe/semi-ui';
+import { IconEyeClosed, IconEyeOpened, IconTreeTriangleDown } from '@douyinfe/semi-icons';
+import { TokenStatus } from '@modelgate/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { copyWithFeedback } from '../../../lib/clipboard';
+import { buildChatUrl, type ChatLink } from '../../chat/chat-links';
+import { rethrowUnlessApiError, type Token } from '../api';
+import type { ChatMenu } from '../chat-menu';
+import { enableBlocker, fullKey } from '../token-rules';
+
+interface TokenRowActionsProps {
+  token: Token;
+  keyVisible: boolean;
+  onToggleKey: (token: Token) => void;
+  chat: ChatMenu;
+  serverAddress: string;
+  onEdit: (token: Token) => void;
+  onDelete: (token: Token) => Promise<void>;
+  onSetStatus: (token: Token, status: number) => Promise<void>;
+}
+
+/** Spec 02 §2 token actions: view key, copy, chat menu, delete, enable/disable, edit. */
+export function TokenRowActions(props: TokenRowActionsProps) {
+  const { t } = useTranslation('tokens');
+  const { token } = props;
+  const [switching, setSwitching] = useState(false);
+  const enabled = token.status === TokenStatus.Enabled;
+
+  const openChat = (link: ChatLink) => {
+    window.open(buildChatUrl(link, fullKey(token.key), props.serverAddress), '_blank', 'noopener');
+  };
+
+  const onChat = () => {
+    if (props.chat.kind === 'configError') return void Toast.error(t('chat.configError'));
+    const [first] = props.chat.links;
+    if (!first) return void Toast.info(t('chat.notConfigured'));
+    openChat(first);
+  };
+
+  const toggleStatus = async () => {
+    if (!enabled) {
+      // Spec 02 §4: an expired or used-up token cannot be enabled; say what to fix first.
+      const blocker = enableBlocker(token, Math.floor(Date.now() / 1000));
+      if (blocker) return void Toast.error(t(blocker === 'expired' ? 'messages.cannotEnableExpired' : 'messages.cannotEnableExhausted'));
+    }
+    setSwitching(true);
+    await props.onSetStatus(token, enabled ? TokenStatus.Disabled : TokenStatus.Enabled).catch(rethrowUnlessApiError);
+    setSwitching(false);
+  };
+
+  const links = props.chat.kind === 'links' ? props.chat.links : [];
+
+  return (
+    <Space spacing={4} wrap={false}>
+      <Button
+        size="small"
+        theme="borderless"
+        type="tertiary"
+        icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
+        onClick={() => props.onToggleKey(token)}
+        aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
+        data-testid={`token-view-${token.id}`}
+      />
+      <Button size="small" theme="light" onClick={() => void copyWithFeedback(fullKey(token.key))} data-testid={`token-copy-${token.id}`}>
+        {t('actions.copy')}
+      </Button>
+      <SplitButtonGroup>
+        <Button size="small" theme="light" type="tertiary" onClick={onChat}>
+          {t('actions.chat')}
+        </Button>
+        <Dropdown
+          trigger="click"
+          position="bottomRight"
+          render={
+            <Dropdown.Menu>
+              {props.chat.kind === 'configError' ? (
+                <Dropdown.Item disabled>{t('chat.configError')}</Dropdown.Item>
+              ) : links.length === 0 ? (
+                <Dropdown.Item disabled>{t('chat.notConfigured')}</Dropdown.Item>
+              ) : (
+                links.map((link) => (
+                  <Dropdown.Item key={`${link.name}-${link.template}`} onClick={() => openChat(link)}>
+                    {link.name}
+                  </Dropdown.Item>
+                ))
+              )}
+            </Dropdown.Menu>
+          }
+        >
+          <Button size="small" theme="light" type="tertiary" icon={<IconTreeTriangleDown />} aria-label={t('actions.chatMenu')} data-testid={`token-chat-menu-${token.id}`} />
+        </Dropdown>
+      </SplitButtonGroup>
+      <Popconfirm title={t('confirm.delete')} content={t('confirm.deleteContent', { name: token.name })} okType="danger" position="left" onConfirm={() => props.onDelete(token).catch(rethrowUnlessApiError)}>
+        <Button size="small" type="danger" theme="light">
+          {t('actions.delete')}
+        </Button>
+      </Popconfirm>
+      <Button size="small" theme="light" type={enabled ? 'warning' : 'secondary'} loading={switching} onClick={() => void toggleStatus()} data-testid={`token-status-${token.id}`}>
+        {enabled ? t('actions.disable') : t('actions.enable')}
+      </Button>
+      <Button size="small" theme="light" type="tertiary" onClick={() => props.onEdit(token)} data-testid={`token-edit-${token.id}`}>
+        {t('actions.edit')}
+      </Button>
+    </Space>
+  );
+}

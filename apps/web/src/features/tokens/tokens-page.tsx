@@ -1,0 +1,175 @@
+import { Banner, Button, Empty, Input, Space, Table, Toast, Typography } from '@douyinfe/semi-ui';
+import { IconCopy, IconKey, IconPlus, IconSearch } from '@douyinfe/semi-icons';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { copyWithFeedback } from '../../lib/clipboard';
+import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { useQuotaFormatter } from '../../lib/quota';
+import { serverAddressOf } from '../chat/chat-links';
+import { useStatus } from '../status/queries';
+import { deleteToken, setTokenStatus, type Token } from './api';
+import { chatMenu } from './chat-menu';
+import { tokenColumns } from './components/token-columns';
+import { TokenDrawer } from './components/token-drawer';
+import { useRefreshTokens, useTokenList } from './queries';
+import { tokensAsText } from './token-rules';
+import './tokens.css';
+
+export default function TokensPage() {
+  const { t } = useTranslation('tokens');
+  const status = useStatus();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const [pageSize, setPageSize] = usePageSize();
+  const [drawer, setDrawer] = useState<'add' | Token | null>(null);
+  const [selected, setSelected] = useState<Token[]>([]);
+  const [visibleKeys, setVisibleKeys] = useState<ReadonlySet<number>>(new Set());
+  const refresh = useRefreshTokens();
+  const formatQuota = useQuotaFormatter();
+
+  const page = Math.max(1, Number(searchParams.get('p')) || 1);
+  const keyword = searchParams.get('keyword') ?? '';
+  const tokenFilter = searchParams.get('token') ?? '';
+  const list = useTokenList({ page, pageSize, keyword, token: tokenFilter });
+
+  const [draft, setDraft] = useState({ keyword, token: tokenFilter });
+  useEffect(() => setDraft({ keyword, token: tokenFilter }), [keyword, tokenFilter]);
+
+  const updateParams = useCallback(
+    (changes: Record<string, string | null>) =>
+      setSearchParams((current) => {
+        const next = new URLSearchParams(current);
+        for (const [name, value] of Object.entries(changes)) {
+          if (value === null || value === '') next.delete(name);
+          else next.set(name, value);
+        }
+        return next;
+      }),
+    [setSearchParams],
+  );
+
+  const onToggleKey = useCallback(
+    (token: Token) =>
+      setVisibleKeys((current) => {
+        const next = new Set(current);
+        if (next.has(token.id)) next.delete(token.id);
+        else next.add(token.id);
+        return next;
+      }),
+    [],
+  );
+
+  const onDelete = useCallback(
+    async (token: Token) => {
+      await deleteToken(token.id);
+      Toast.success(t('messages.deleted'));
+      setSelected((current) => current.filter((item) => item.id !== token.id));
+      await refresh();
+    },
+    [t, refresh],
+  );
+
+  const onSetStatus = useCallback(
+    async (token: Token, next: number) => {
+      await setTokenStatus(token.id, next);
+      Toast.success(t('messages.statusChanged'));
+      await refresh();
+    },
+    [t, refresh],
+  );
+
+  const copySelected = () => {
+    if (selected.length === 0) return void Toast.error(t('messages.selectFirst'));
+    void copyWithFeedback(tokensAsText(selected));
+  };
+
+  const chat = useMemo(() => chatMenu(status), [status]);
+  const columns = useMemo(
+    () =>
+      tokenColumns({
+        t,
+        formatQuota,
+        visibleKeys,
+        onToggleKey,
+        chat,
+        serverAddress: serverAddressOf(status),
+        onEdit: setDrawer,
+        onDelete,
+        onSetStatus,
+      }),
+    [t, formatQuota, visibleKeys, onToggleKey, chat, status, onDelete, onSetStatus],
+  );
+
+  return (
+    <div className="mg-token-page">
+      <Typography.Title heading={4} className="mg-token-title">
+        {t('title')}
+      </Typography.Title>
+      <Banner type="warning" closeIcon={null} description={t('warning')} className="mg-token-warning" data-testid="token-warning" />
+      <div className="mg-token-toolbar">
+        <form
+          className="mg-token-search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            updateParams({ keyword: draft.keyword.trim(), token: draft.token.trim(), p: null });
+          }}
+        >
+          <Input
+            prefix={<IconSearch />}
+            placeholder={t('search.keyword')}
+            value={draft.keyword}
+            onChange={(value) => setDraft((current) => ({ ...current, keyword: value }))}
+            showClear
+            data-testid="token-search-keyword"
+          />
+          <Input
+            prefix={<IconKey />}
+            placeholder={t('search.key')}
+            value={draft.token}
+            onChange={(value) => setDraft((current) => ({ ...current, token: value }))}
+            showClear
+            data-testid="token-search-key"
+          />
+          <Button htmlType="submit" type="primary" theme="solid" loading={list.isFetching} data-testid="token-search-submit">
+            {t('search.submit')}
+          </Button>
+        </form>
+        <Space spacing={8}>
+          <Button theme="solid" type="primary" icon={<IconPlus />} onClick={() => setDrawer('add')} data-testid="token-add">
+            {t('actions.add')}
+          </Button>
+          <Button icon={<IconCopy />} onClick={copySelected} data-testid="token-copy-selected">
+            {t('actions.copySelected')}
+          </Button>
+        </Space>
+      </div>
+      <Table<Token>
+        rowKey="id"
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        loading={list.isLoading}
+        size="small"
+        scroll={{ x: 1400 }}
+        empty={<Empty description={t('empty')} />}
+        rowSelection={{
+          selectedRowKeys: selected.map((token) => token.id),
+          onChange: (_keys, rows) => setSelected(rows ?? []),
+        }}
+        onRow={(token) => ({ 'data-testid': token ? `token-row-${token.id}` : undefined }) as object}
+        pagination={{
+          currentPage: page,
+          pageSize,
+          total: list.data?.total ?? 0,
+          pageSizeOpts: PAGE_SIZE_CHOICES,
+          showSizeChanger: true,
+          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
+          onPageSizeChange: (size) => {
+            setPageSize(size);
+            updateParams({ p: null });
+          },
+        }}
+      />
+      <TokenDrawer target={drawer} onClose={() => setDrawer(null)} onSaved={refresh} />
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+import type { PageData } from '@modelgate/contract';
+import { api } from '../../lib/api-client';
+
+/** A row of the user list and the answer of GET /api/user/{id} (never the password or access token). */
+export interface ManagedUser {
+  id: number;
+  username: string;
+  display_name: string;
+  role: number;
+  status: number;
+  email: string;
+  github_id: string;
+  wechat_id: string;
+  telegram_id: string;
+  linux_do_id: string;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  group: string;
+  aff_count: number;
+  inviter_id: number;
+  remark: string;
+  /** Non-null means deregistered (spec 01 §3). */
+  DeletedAt: string | null;
+}
+
+export interface UserListQuery {
+  keyword: string;
+  group: string;
+  /** 1-based page of the table. */
+  page: number;
+  pageSize: number;
+}
+
+export type ManageAction = 'promote' | 'demote' | 'disable' | 'enable' | 'delete';
+
+export interface ManageResult {
+  status: number;
+  role: number;
+  quota: number;
+}
+
+export interface NewUser {
+  username: string;
+  display_name: string;
+  password: string;
+}
+
+export interface UserUpdate {
+  id: number;
+  username: string;
+  display_name: string;
+  /** Empty keeps the current password. */
+  password: string;
+  group: string;
+  /** Sent only when the admin typed a new balance; it replaces the stored one. */
+  quota?: number;
+}
+
+export interface SelfUpdate {
+  username: string;
+  display_name: string;
+  password: string;
+  original_password: string;
+}
+
+export interface GroupInfo {
+  desc: string;
+  ratio: number;
+}
+
+/**
+ * The server counts `p` from 1 and reads 0 as the first page too (new-api's consoles disagree on
+ * the base), so the table's 1-based page is sent as it is.
+ */
+export async function listUsers(query: UserListQuery): Promise<PageData<ManagedUser>> {
+  const filtered = query.keyword !== '' || query.group !== '';
+  const path = filtered ? '/api/user/search' : '/api/user/';
+  const { data } = await api.get<PageData<ManagedUser>>(path, {
+    query: {
+      p: query.page,
+      page_size: query.pageSize,
+      keyword: filtered ? query.keyword : undefined,
+      group: filtered ? query.group : undefined,
+    },
+  });
+  return { ...data, items: data.items ?? [] };
+}
+
+export async function fetchUser(id: number): Promise<ManagedUser> {
+  const { data } = await api.get<ManagedUser>(`/api/user/${id}`);
+  return data;
+}
+
+export async function fetchSelfUser(): Promise<ManagedUser> {
+  const { data } = await api.get<ManagedUser>('/api/user/self');
+  return data;
+}
+
+export async function createUser(user: NewUser): Promise<void> {
+  await api.post<unknown>('/api/user/', user);
+}
+
+export async function updateUser(update: UserUpdate): Promise<void> {
+  await api.put<unknown>('/api/user/', update);
+}
+
+export async function updateSelf(update: SelfUpdate): Promise<void> {
+  await api.put<unknown>('/api/user/self', update);
+}
+
+export async function manageUser(id: number, action: ManageAction): Promise<ManageResult> {
+  const { data } = await api.post<ManageResult>('/api/user/manage', { id, action });
+  return data;
+}
+
+/** Adds `delta` quota units (negative subtracts) in one atomic step; written as a management log. */
+export async function addUserQuota(id: number, delta: number): Promise<ManageResult> {
+  const { data } = await api.post<ManageResult>('/api/user/manage', { id, action: 'add_quota', mode: 'add', value: delta });
+  return data;
+}
+
+export async function fetchGroups(): Promise<string[]> {
+  const { data } = await api.get<string[] | null>('/api/group/');
+  return data ?? [];
+}
+
+/** Ratios of the groups the signed-in admin can see; only these are available to colour group tags. */
+export async function fetchGroupRatios(): Promise<Record<string, GroupInfo>> {
+  const { data } = await api.get<Record<string, GroupInfo> | null>('/api/user/self/groups', { silent: true });
+  return data ?? {};
+}

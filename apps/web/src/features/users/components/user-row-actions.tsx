@@ -1,0 +1,90 @@
+import { Button, Popconfirm, Space, Toast } from '@douyinfe/semi-ui';
+import { UserStatus } from '@modelgate/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { manageUser, type ManageAction, type ManagedUser } from '../api';
+import { useInvalidateUsers, usePatchUserRow } from '../queries';
+
+/** Spec 01 §4: the status after which enable is shown but cannot be used. */
+const ENABLE_BLOCKED_STATUS = 3;
+
+interface UserRowActionsProps {
+  user: ManagedUser;
+  onEdit: (user: ManagedUser) => void;
+}
+
+/**
+ * Promote, demote, disable or enable, edit and delete (spec 01 §4). What the viewer may do to whom
+ * is decided by the server (spec 01 §6); its refusal is shown by the API client.
+ */
+export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
+  const { t } = useTranslation(['users', 'common']);
+  const patchRow = usePatchUserRow();
+  const invalidate = useInvalidateUsers();
+  const [pending, setPending] = useState<ManageAction | null>(null);
+
+  const run = async (action: ManageAction) => {
+    setPending(action);
+    try {
+      const result = await manageUser(user.id, action);
+      Toast.success(t('messages.done'));
+      if (action === 'delete') {
+        await invalidate();
+      } else {
+        patchRow(user.id, { status: result.status, role: result.role, quota: result.quota });
+      }
+    } catch {
+      /* the API client showed the server's reason */
+    } finally {
+      setPending(null);
+    }
+  };
+
+  const busy = pending !== null;
+  const confirmProps = { okText: t('common:actions.confirm'), cancelText: t('common:actions.cancel') };
+
+  return (
+    <Space spacing={4} wrap className="mg-user-actions">
+      <Popconfirm title={t('confirm.promoteTitle')} content={t('confirm.promoteContent')} onConfirm={() => run('promote')} {...confirmProps}>
+        <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === 'promote'}>
+          {t('actions.promote')}
+        </Button>
+      </Popconfirm>
+      <Popconfirm title={t('confirm.demoteTitle')} content={t('confirm.demoteContent')} onConfirm={() => run('demote')} {...confirmProps}>
+        <Button size="small" theme="light" type="secondary" disabled={busy} loading={pending === 'demote'}>
+          {t('actions.demote')}
+        </Button>
+      </Popconfirm>
+      {user.status === UserStatus.Enabled ? (
+        <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === 'disable'} onClick={() => void run('disable')}>
+          {t('actions.disable')}
+        </Button>
+      ) : (
+        <Button
+          size="small"
+          theme="light"
+          type="secondary"
+          disabled={busy || user.status === ENABLE_BLOCKED_STATUS}
+          loading={pending === 'enable'}
+          onClick={() => void run('enable')}
+        >
+          {t('actions.enable')}
+        </Button>
+      )}
+      <Button size="small" theme="light" type="tertiary" disabled={busy} onClick={() => onEdit(user)}>
+        {t('actions.edit')}
+      </Button>
+      <Popconfirm
+        title={t('confirm.deleteTitle')}
+        content={t('confirm.deleteContent')}
+        okType="danger"
+        onConfirm={() => run('delete')}
+        {...confirmProps}
+      >
+        <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
+          {t('actions.delete')}
+        </Button>
+      </Popconfirm>
+    </Space>
+  );
+}

@@ -1,0 +1,147 @@
+import { Client, Pool } from 'undici';
+
+/** The bench's own undici clients, for what wrk cannot see: first-chunk time and many slow streams. */
+
+export interface Target {
+  name: string;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+export function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+/** One answer checked the way a client would: status, and the pieces the bench relies on. */
+export async function checkAnswer(target: Target, body: string, stream: boolean): Promise<string | undefined> {
+  // Short limits: a relay that hangs should fail the check now, not after undici's five minutes.
+  const client = new Client(target.origin, { headersTimeout: 15_000, bodyTimeout: 15_000 });
+  try {
+    const answer = await client.request({ method: 'POST', path: target.path, headers: target.headers, body });
+    const text = await answer.body.text();
+    if (answer.statusCode !== 200) return `HTTP ${answer.statusCode}: ${text.slice(0, 300)}`;
+    if (stream) {
+      if (!text.trimEnd().endsWith('data: [DONE]')) return `stream did not end with [DONE]: ${text.slice(-200)}`;
+      return undefined;
+    }
+    const parsed = JSON.parse(text) as { choices?: unknown[]; usage?: unknown };
+    if (!Array.isArray(parsed.choices) || parsed.usage === undefined) return `answer lacks choices or usage: ${text.slice(0, 300)}`;
+    return undefined;
+  } catch (error) {
+    return String(error);
+  } finally {
+    await client.close();
+  }
+}
+
+export interface FirstChunkResult {
+  p50Ms: number;
+  p99Ms: number;
+  failures: number;
+}
+
+/** Sequential streaming requests on one kept-alive connection; time from sending to the first body chunk. */
+export async function firstChunkTimes(target: Target, body: string, count: number, warmup: number): Promise<FirstChunkResult> {
+  const client = new Client(target.origin, { pipelining: 1 });
+  const times: number[] = [];
+  let failures = 0;
+  try {
+    for (let index = 0; index < warmup + count; index += 1) {
+      const start = performance.now();
+      const answer = await client.request({ method: 'POST', path: target.path, headers: target.headers, body });
+      let first = Number.NaN;
+      for await (const part of answer.body) {
+        if (Number.isNaN(first) && (part as Buffer).length > 0) first = performance.now() - start;
+      }
+      if (answer.statusCode !== 200 || Number.isNaN(first)) failures += 1;
+      else if (index >= warmup) times.push(first);
+    }
+  } finally {
+    await client.close();
+  }
+  times.sort((a, b) => a - b);
+  return { p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failures };
+}
+
+export interface ManyStreamsResult {
+  wallMs: number;
+  /** Slowest single stream, from its send to its last byte. */
+  slowestMs: number;
+  completed: number;
+  failures: number;
+  firstFailure?: string;
+}
+
+/** Counts SSE events (blank-line separators) across reads without keeping the body. */
+class EventCounter {
+  events = 0;
+  private previousByte = 0;
+  private tail = Buffer.alloc(0);
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (this.previousByte === 0x0a && chunk[0] === 0x0a) this.events += 1;
+    for (let at = chunk.indexOf('\n\n'); at !== -1; at = chunk.indexOf('\n\n', at + 2)) this.events += 1;
+    this.previousByte = chunk[chunk.length - 1]!;
+    this.tail = Buffer.concat([this.tail, chunk]).subarray(-32);
+  }
+
+  endsWithDone(): boolean {
+    return this.tail.toString('latin1').trimEnd().endsWith('data: [DONE]');
+  }
+}
+
+/**
+ * Opens `count` streaming requests at once and waits for all; a stream counts as complete when it
+ * ends with [DONE] after at least `minEvents` events. The pool (streamsPool) is the caller's, so a
+ * first round can open the connections that a second one reuses. Uses undici's dispatch handler directly: this
+ * client shares its core with the mock, and a Readable per stream would cost more than the mock does.
+ */
+export function streamsPool(target: Target, count: number): Pool {
+  return new Pool(target.origin, { connections: count + 16, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 60_000 });
+}
+
+export async function manyStreams(pool: Pool, target: Target, body: string, count: number, minEvents: number): Promise<ManyStreamsResult> {
+  let completed = 0;
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let slowestMs = 0;
+  const fail = (reason: string) => {
+    failures += 1;
+    firstFailure ??= reason;
+  };
+  const one = () =>
+    new Promise<void>((done) => {
+      const sent = performance.now();
+      const counter = new EventCounter();
+      let status = 0;
+      pool.dispatch(
+        { origin: target.origin, method: 'POST', path: target.path, headers: target.headers, body },
+        {
+          onRequestStart() {},
+          onResponseStart(_controller, statusCode) {
+            status = statusCode;
+          },
+          onResponseData(_controller, chunk) {
+            counter.push(chunk);
+          },
+          onResponseEnd() {
+            slowestMs = Math.max(slowestMs, performance.now() - sent);
+            if (status !== 200) fail(`HTTP ${status}`);
+            else if (!counter.endsWithDone() || counter.events < minEvents) fail(`incomplete stream: ${counter.events} events`);
+            else completed += 1;
+            done();
+          },
+          onResponseError(_controller, error) {
+            fail(String(error));
+            done();
+          },
+        },
+      );
+    });
+  const start = performance.now();
+  await Promise.all(Array.from({ length: count }, one));
+  return { wallMs: performance.now() - start, slowestMs, completed, failures, firstFailure };
+}

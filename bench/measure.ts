@@ -1,0 +1,177 @@
+import { firstChunkTimes, manyStreams, streamsPool, type FirstChunkResult, type Target } from './clients.js';
+import { coreBusyMicros, cpuMicros, listenOverflows, rssKb, sampleRss } from './proc.js';
+import type { Pinned } from './processes.js';
+import type { RunRow } from './report.js';
+import { runWrk } from './wrk.js';
+
+/**
+ * The measurements, run target after target for each configuration (interleaved), so a burst of
+ * load from elsewhere on the machine hits the proxy and modelgate alike instead of one of them.
+ */
+
+export interface Measured {
+  target: Target;
+  process: Pinned;
+}
+
+export interface BenchSettings {
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** wrk runs per configuration and target; the best (highest req/s) is kept, as noise only slows. */
+  repeat: number;
+  streamCount: number;
+  pacedChunks: number;
+  paceMs: number;
+  firstChunkRequests: number;
+  relayCore: number;
+  loadCore: string;
+  mainModel: string;
+  pacedModel: string;
+  chatBody(model: string, stream: boolean): string;
+  log(message: string): void;
+}
+
+export interface StreamsFigures {
+  /** The paced round, on connections the first round opened. */
+  wallMs: number;
+  /** The first round: as many fast streams, each on a new connection. */
+  connectRoundMs: number;
+  rssPerStreamKb: number;
+  failures: number;
+  firstFailure?: string;
+  /** Connections the kernel dropped from full listen queues meanwhile (each costs a 1 s SYN retry). */
+  listenOverflows: number;
+}
+
+export type RunKey = 'nonStream50' | 'stream50' | 'nonStream1' | 'stream1';
+
+export interface TargetFigures {
+  firstChunk: FirstChunkResult;
+  streams: StreamsFigures;
+  runs: Record<RunKey, RunRow>;
+}
+
+const CONFIGS: { key: RunKey; stream: boolean; connections: number }[] = [
+  { key: 'nonStream50', stream: false, connections: 50 },
+  { key: 'stream50', stream: true, connections: 50 },
+  { key: 'nonStream1', stream: false, connections: 1 },
+  { key: 'stream1', stream: true, connections: 1 },
+];
+
+export class Measurer {
+  readonly rows: RunRow[] = [];
+
+  constructor(
+    private readonly settings: BenchSettings,
+    private readonly mock: Pinned,
+  ) {}
+
+  /** A wrk run against one target: throughput and latency from wrk, CPU and RSS from /proc. */
+  async wrkRow(measured: Measured, model: string, stream: boolean, connections: number, label = measured.target.name): Promise<RunRow> {
+    const { settings } = this;
+    const options = {
+      url: `${measured.target.origin}${measured.target.path}`,
+      body: settings.chatBody(model, stream),
+      headers: measured.target.headers,
+      connections,
+      cpu: settings.loadCore,
+    };
+    await runWrk({ ...options, durationSeconds: settings.warmupSeconds });
+    let best: RunRow | undefined;
+    for (let attempt = 0; attempt < settings.repeat; attempt += 1) {
+      const onRelayCore = measured.process !== this.mock;
+      const pids = [measured.process.pid, this.mock.pid];
+      const before = pids.map(cpuMicros);
+      const coreBefore = coreBusyMicros(settings.relayCore);
+      const result = await runWrk({ ...options, durationSeconds: settings.durationSeconds });
+      const coreAfter = coreBusyMicros(settings.relayCore);
+      const after = pids.map(cpuMicros);
+      const wallMicros = result.seconds * 1_000_000;
+      const targetCpu = after[0]! - before[0]!;
+      const row: RunRow = {
+        target: label,
+        mode: stream ? 'stream' : 'non-stream',
+        connections,
+        requestsPerSecond: result.requestsPerSecond,
+        p50Ms: result.p50Ms,
+        p99Ms: result.p99Ms,
+        cpuMicrosPerRequest: targetCpu / Math.max(1, result.requests),
+        rssMb: rssKb(measured.process.pid) / 1024,
+        mockCpuPercent: (100 * (after[1]! - before[1]!)) / wallMicros,
+        relayCoreOtherPercent: Math.max(0, (100 * (coreAfter - coreBefore - (onRelayCore ? targetCpu : 0))) / wallMicros),
+        errors: result.non2xx + result.socketErrors,
+      };
+      if (!best || row.requestsPerSecond > best.requestsPerSecond) best = row;
+    }
+    this.rows.push(best!);
+    settings.log(
+      `${label} ${best!.mode} c${connections}: ${best!.requestsPerSecond.toFixed(0)} req/s, p50 ${best!.p50Ms.toFixed(3)} ms, ` +
+        `${best!.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${best!.errors ? `, ${best!.errors} ERRORS` : ''}`,
+    );
+    return best!;
+  }
+
+  /**
+   * Many slow streams at once: wall time against the pace, and the relay's RSS growth per stream.
+   * A first round of fast streams, as many at once, opens the connections on both hops (client to
+   * relay, relay to mock); the paced round then reuses them, so its wall time shows what the relay
+   * does with a thousand live streams rather than how fast one core accepts a thousand connects
+   * (the first round's time and the kernel's listen-queue overflows report that). RSS is measured
+   * from before the first round, so the connections a stream needs are counted in its share.
+   */
+  async pacedStreams(measured: Measured): Promise<StreamsFigures> {
+    const { settings } = this;
+    const baseline = rssKb(measured.process.pid);
+    const overflowsBefore = listenOverflows();
+    const sampler = sampleRss(measured.process.pid);
+    const pool = streamsPool(measured.target, settings.streamCount);
+    try {
+      const connect = await manyStreams(pool, measured.target, settings.chatBody(settings.mainModel, true), settings.streamCount, 1);
+      const result = await manyStreams(pool, measured.target, settings.chatBody(settings.pacedModel, true), settings.streamCount, settings.pacedChunks);
+      const peak = sampler.stop();
+      const failures = connect.failures + result.failures;
+      const figures: StreamsFigures = {
+        wallMs: result.wallMs,
+        connectRoundMs: connect.wallMs,
+        rssPerStreamKb: (peak - baseline) / settings.streamCount,
+        failures,
+        firstFailure: connect.firstFailure ?? result.firstFailure,
+        listenOverflows: listenOverflows() - overflowsBefore,
+      };
+      settings.log(
+        `${measured.target.name}: ${settings.streamCount} paced streams in ${result.wallMs.toFixed(0)} ms (connecting round ${connect.wallMs.toFixed(0)} ms), ` +
+          `${figures.rssPerStreamKb.toFixed(1)} KB RSS each, ${failures} failed${figures.firstFailure ? ` (${figures.firstFailure})` : ''}, ` +
+          `${figures.listenOverflows} listen-queue overflows`,
+      );
+      return figures;
+    } finally {
+      sampler.stop();
+      await pool.close();
+    }
+  }
+
+  async firstChunk(measured: Measured): Promise<FirstChunkResult> {
+    const { settings } = this;
+    const result = await firstChunkTimes(measured.target, settings.chatBody(settings.mainModel, true), settings.firstChunkRequests, 50);
+    settings.log(`${measured.target.name}: first chunk p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms`);
+    return result;
+  }
+
+  /**
+   * First-chunk times, then the paced streams (while each relay's RSS is still near its resting
+   * size, so growth is visible), then the wrk configurations, each across all targets in turn.
+   */
+  async measureAll<K extends string>(targets: Record<K, Measured>): Promise<Record<K, TargetFigures>> {
+    const keys = Object.keys(targets) as K[];
+    const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>> }>;
+    for (const key of keys) partial[key] = { runs: {} };
+    for (const key of keys) partial[key].firstChunk = await this.firstChunk(targets[key]);
+    for (const key of keys) partial[key].streams = await this.pacedStreams(targets[key]);
+    for (const config of CONFIGS) {
+      for (const key of keys) {
+        partial[key].runs[config.key] = await this.wrkRow(targets[key], this.settings.mainModel, config.stream, config.connections);
+      }
+    }
+    return partial as unknown as Record<K, TargetFigures>;
+  }
+}

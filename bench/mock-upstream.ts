@@ -1,0 +1,140 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The upstream every target talks to: an OpenAI-style /v1/chat/completions that answers at once
+ * with fixed bodies, so what the bench measures is the code between client and upstream.
+ *
+ * - non-stream: one JSON with usage;
+ * - stream: an SSE of MOCK_STREAM_CHUNKS chunks, a usage chunk and [DONE], written without delay
+ *   (each chunk its own write, as a real upstream does);
+ * - paced stream, when the request names the model MOCK_PACED_MODEL (gpt-4o): MOCK_PACED_CHUNKS
+ *   chunks, one every MOCK_PACE_MS, for the many-streams test. Choosing by model lets one channel
+ *   table and one reference proxy reach both behaviours without extra routing.
+ *
+ * Run as a process (MOCK_PORT, 0 = any): prints one JSON line {port} once it listens.
+ */
+
+const streamChunks = Number(process.env.MOCK_STREAM_CHUNKS ?? 20);
+const pacedChunks = Number(process.env.MOCK_PACED_CHUNKS ?? 100);
+const paceMs = Number(process.env.MOCK_PACE_MS ?? 50);
+const pacedModel = process.env.MOCK_PACED_MODEL ?? 'gpt-4o';
+
+const created = Math.floor(Date.now() / 1000);
+const id = 'chatcmpl-BENCH0000000000000000000000000';
+const model = 'gpt-4o-mini-2024-07-18';
+const fingerprint = 'fp_0ba0d124f1';
+const words = 'The quick brown fox jumps over the lazy dog while a careful gateway relays every token it hears.'.split(' ');
+const usage = {
+  prompt_tokens: 24,
+  completion_tokens: 96,
+  total_tokens: 120,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+};
+
+const completionBody = Buffer.from(
+  JSON.stringify({
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: Array.from({ length: 96 }, (_, index) => words[index % words.length]).join(' '),
+          refusal: null,
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage,
+    service_tier: 'default',
+    system_fingerprint: fingerprint,
+  }),
+);
+
+const sse = (payload: unknown) => Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
+const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+  sse({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    service_tier: 'default',
+    system_fingerprint: fingerprint,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    usage: null,
+  });
+
+function streamEvents(count: number): Buffer[] {
+  const events = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
+  for (let index = 1; index < count - 1; index += 1) events.push(chunk({ content: `${words[index % words.length]} ` }, null));
+  events.push(chunk({}, 'stop'));
+  return events;
+}
+const fastEvents = streamEvents(streamChunks);
+const pacedEvents = streamEvents(pacedChunks);
+const tail = Buffer.concat([
+  sse({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices: [], usage }),
+  Buffer.from('data: [DONE]\n\n'),
+]);
+
+const modelList = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created, owned_by: 'system' }] }));
+const streamRequested = /"stream"\s*:\s*true/;
+const pacedRequested = new RegExp(`"model"\\s*:\\s*"${pacedModel}"`);
+
+function handle(request: IncomingMessage, response: ServerResponse): void {
+  if (request.method === 'GET' && request.url?.endsWith('/models')) {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': modelList.length });
+    response.end(modelList);
+    return;
+  }
+  if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+    response.writeHead(404, { 'content-type': 'application/json' });
+    response.end('{"error":{"message":"not found","type":"invalid_request_error"}}');
+    return;
+  }
+  const parts: Buffer[] = [];
+  request.on('data', (part: Buffer) => parts.push(part));
+  request.on('end', () => {
+    const body = Buffer.concat(parts).toString('latin1');
+    if (!streamRequested.test(body)) {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': completionBody.length });
+      response.end(completionBody);
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (!pacedRequested.test(body)) {
+      for (const event of fastEvents) response.write(event);
+      response.end(tail);
+      return;
+    }
+    response.flushHeaders();
+    // Absolute deadlines so timer lateness does not add up over a hundred chunks.
+    const start = performance.now();
+    let next = 0;
+    const send = () => {
+      if (response.destroyed) return;
+      if (next === pacedEvents.length) {
+        response.end(tail);
+        return;
+      }
+      response.write(pacedEvents[next]!);
+      next += 1;
+      setTimeout(send, Math.max(0, start + next * paceMs - performance.now()));
+    };
+    send();
+  });
+}
+
+const server = createServer({ keepAliveTimeout: 60_000 }, handle);
+// A deep accept queue: the many-streams test opens a thousand connections at once, and Node's
+// default backlog (511) would drop SYNs that the kernel then retries only after a second.
+server.listen({ port: Number(process.env.MOCK_PORT ?? 0), host: '127.0.0.1', backlog: 4096 }, () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+});

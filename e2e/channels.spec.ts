@@ -1,0 +1,340 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { apiSession, dataOf, signInBrowser } from './support/console-session';
+import { REJECTED_KEY, startMockUpstream, type MockUpstream } from './support/mock-upstream';
+
+/**
+ * The admin's channel screen over the real server, with a mock OpenAI upstream on loopback:
+ * the drawer form and its checks, testing, inline edits, tag mode, batch work and balances.
+ */
+
+interface WireChannel {
+  id: number;
+  name: string;
+  status: number;
+  priority: number;
+  weight: number;
+  tag: string;
+  models: string;
+  group: string;
+  response_time: number;
+  model_mapping: string;
+}
+
+// Each test walks a whole flow across the screen and the relay; shared CI machines need the headroom.
+test.describe.configure({ timeout: 60_000 });
+
+let upstream: MockUpstream;
+let root: APIRequestContext;
+const run = Date.now().toString(36);
+
+test.beforeAll(async () => {
+  upstream = await startMockUpstream();
+  root = (await apiSession('root', '123456')).api;
+});
+
+test.afterAll(async () => {
+  // The mock upstream goes away with this file: its channels must not be left to serve other specs.
+  if (root) {
+    const leftovers = await dataOf<{ items: WireChannel[] }>(await root.get('/api/channel/search', { params: { keyword: run, page_size: 100 } }));
+    const ids = leftovers.items.map((channel) => channel.id);
+    if (ids.length > 0) await dataOf(await root.post('/api/channel/batch', { data: { ids } }));
+  }
+  await root?.dispose();
+  await upstream?.close();
+});
+
+async function channelsNamed(name: string): Promise<WireChannel[]> {
+  const page = await dataOf<{ items: WireChannel[] }>(await root.get('/api/channel/search', { params: { keyword: name, page_size: 100 } }));
+  return page.items.filter((channel) => channel.name === name);
+}
+
+async function createChannelByApi(fields: Record<string, unknown>): Promise<WireChannel> {
+  return dataOf<WireChannel>(
+    await root.post('/api/channel/', { data: { type: 1, group: 'default', models: 'gpt-4o-mini', base_url: upstream.url, key: 'sk-mock-ok', ...fields } }),
+  );
+}
+
+const toast = (page: Page, text: string | RegExp) => page.locator('.semi-toast-content').filter({ hasText: text }).first();
+
+async function openChannels(page: Page, search = ''): Promise<void> {
+  await signInBrowser(page, 'root', '123456');
+  await page.goto(`/channel${search}`);
+  await expect(page.getByTestId('channel-add')).toBeVisible();
+}
+
+test('an admin adds a channel through the drawer, which checks the fields of spec 02 §5', async ({ page }) => {
+  const name = `mock-${run}`;
+  await openChannels(page);
+
+  await page.getByTestId('channel-add').click();
+  await expect(page).toHaveURL(/\/channel\/add$/);
+  const drawer = page.locator('.semi-sidesheet').filter({ hasText: '创建新的渠道' });
+  await expect(drawer).toBeVisible();
+
+  // Required fields are checked before anything is sent.
+  await drawer.getByTestId('channel-form-submit').click();
+  await expect(drawer.getByText('请填写渠道名称！')).toBeVisible();
+  await expect(drawer.getByText('请填写渠道密钥！')).toBeVisible();
+  await expect(drawer.getByText('请至少选择一个模型！')).toBeVisible();
+
+  await drawer.getByTestId('channel-form-name').fill(name);
+  await drawer.getByTestId('channel-form-base-url').fill(upstream.url);
+  await drawer.getByTestId('channel-form-key').fill('sk-mock-ok');
+
+  // The model list comes from the upstream's own /v1/models, called with the typed key.
+  await drawer.getByTestId('channel-fetch-models').click();
+  await expect(toast(page, '获取模型列表成功，共 2 个模型')).toBeVisible();
+  expect(upstream.seen.some((seen) => seen.path === '/v1/models' && seen.authorization === 'Bearer sk-mock-ok')).toBe(true);
+  const models = drawer.getByTestId('channel-form-models');
+  await expect(models).toContainText('gpt-4o-mini');
+  await expect(models).toContainText('mock-model-b');
+
+  // Custom names: a duplicate is refused, new ones are added.
+  const custom = drawer.getByTestId('channel-custom-model');
+  await custom.fill('gpt-4o-mini, custom-x');
+  await drawer.getByTestId('channel-add-custom-model').click();
+  await expect(toast(page, '某些模型已存在！')).toBeVisible();
+  await custom.fill('custom-x');
+  await drawer.getByTestId('channel-add-custom-model').click();
+  await expect(models).toContainText('custom-x');
+
+  // model_mapping must be JSON; the template link fills a valid one.
+  const mapping = drawer.getByTestId('channel-form-model-mapping');
+  await mapping.fill('{not json');
+  await drawer.getByTestId('channel-form-submit').click();
+  await expect(drawer.getByText('模型重定向必须是合法的 JSON 格式！')).toBeVisible();
+  await drawer.getByText('填入模板').click();
+  await expect(mapping).toHaveValue(/"gpt-3.5-turbo": "gpt-3.5-turbo-0125"/);
+
+  await drawer.getByTestId('channel-form-submit').click();
+  await expect(toast(page, '成功添加 1 个渠道')).toBeVisible();
+  await expect(page).toHaveURL(/\/channel$/);
+  const [created] = await channelsNamed(name);
+  expect(created).toBeDefined();
+  expect(created!.models.split(',').sort()).toEqual(['custom-x', 'gpt-4o-mini', 'mock-model-b']);
+  expect(JSON.parse(created!.model_mapping)).toEqual({ 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125' });
+  const row = page.getByTestId(`channel-row-channel-${created!.id}`);
+  await expect(row).toContainText(name);
+  await expect(row).toContainText('未测试');
+});
+
+test('a channel is tested against the upstream, edited inline and in the drawer', async ({ page }) => {
+  const name = `tested-${run}`;
+  const created = await createChannelByApi({ name, models: 'gpt-4o-mini,mock-model-b' });
+  await openChannels(page, `?keyword=${name}`);
+  const row = page.getByTestId(`channel-row-channel-${created.id}`);
+  await expect(row).toContainText('未测试');
+
+  // Test with the default model, then one picked from the row's model menu.
+  await page.getByTestId(`channel-test-${created.id}`).click();
+  await expect(toast(page, new RegExp(`通道 ${name} 测试成功，耗时 \\d+\\.\\d{2} 秒。`))).toBeVisible();
+  await expect(row.locator('[data-color="green"]')).toContainText(/\d+\.\d{2} 秒/);
+  await page.getByTestId(`channel-test-menu-${created.id}`).click();
+  await page.locator('.semi-dropdown-item').filter({ hasText: 'mock-model-b' }).click();
+  await expect(toast(page, `模型 mock-model-b`)).toBeVisible();
+  const completions = upstream.seen.filter((seen) => seen.path === '/v1/chat/completions' && seen.authorization === 'Bearer sk-mock-ok');
+  expect(completions.map((seen) => seen.body?.model)).toEqual(expect.arrayContaining(['gpt-4o-mini', 'mock-model-b']));
+
+  // Inline priority and weight follow spec 02 §5: priority stops at -999, a negative weight is 0.
+  const priority = page.getByTestId(`channel-priority-${created.id}`);
+  await priority.fill('5');
+  await priority.press('Enter');
+  await expect(toast(page, '更新成功')).toBeVisible();
+  await expect.poll(async () => (await channelsNamed(name))[0]?.priority).toBe(5);
+  await priority.fill('-5000');
+  await priority.press('Enter');
+  await expect.poll(async () => (await channelsNamed(name))[0]?.priority).toBe(-999);
+  const weight = page.getByTestId(`channel-weight-${created.id}`);
+  await weight.fill('3');
+  await weight.press('Enter');
+  await expect.poll(async () => (await channelsNamed(name))[0]?.weight).toBe(3);
+  await weight.fill('-3');
+  await weight.press('Enter');
+  await expect.poll(async () => (await channelsNamed(name))[0]?.weight).toBe(0);
+  await expect(weight).toHaveValue('0');
+
+  // Editing opens the drawer at /channel/edit/:id with the stored values.
+  await page.getByTestId(`channel-edit-${created.id}`).click();
+  await expect(page).toHaveURL(new RegExp(`/channel/edit/${created.id}(\\?|$)`));
+  const editDrawer = page.locator('.semi-sidesheet').filter({ hasText: '更新渠道信息' });
+  await expect(editDrawer.getByTestId('channel-form-name')).toHaveValue(name);
+  await editDrawer.getByTestId('channel-form-name').fill(`${name}-renamed`);
+  await editDrawer.getByTestId('channel-form-submit').click();
+  await expect(toast(page, '渠道更新成功！')).toBeVisible();
+  await expect(row).toContainText(`${name}-renamed`);
+  // The stored key was kept although the form never saw it: the test still passes.
+  await page.getByTestId(`channel-test-${created.id}`).click();
+  await expect(toast(page, new RegExp(`通道 ${name}-renamed 测试成功`))).toBeVisible();
+});
+
+test('batch mode creates one channel per key line and tag mode aggregates them', async ({ page }) => {
+  const name = `batch-${run}`;
+  const tag = `tag-${run}`;
+  await openChannels(page);
+  await page.getByTestId('channel-add').click();
+  const drawer = page.locator('.semi-sidesheet').filter({ hasText: '创建新的渠道' });
+  await drawer.getByTestId('channel-form-name').fill(name);
+  await drawer.getByTestId('channel-form-base-url').fill(upstream.url);
+  await drawer.getByTestId('channel-form-batch').click();
+  await drawer.getByTestId('channel-form-key').fill('sk-batch-1\n\nsk-batch-2\nsk-batch-3\n');
+  await expect(drawer.getByText('共 3 个密钥，将创建 3 个渠道')).toBeVisible();
+  await drawer.getByTestId('channel-custom-model').fill('gpt-4o-mini');
+  await drawer.getByTestId('channel-add-custom-model').click();
+  await drawer.locator('#tag').fill(tag);
+  await drawer.getByTestId('channel-form-submit').click();
+  await expect(toast(page, '成功添加 3 个渠道')).toBeVisible();
+  const created = await channelsNamed(name);
+  expect(created).toHaveLength(3);
+  expect(created.every((channel) => channel.tag === tag)).toBe(true);
+
+  await page.getByTestId('channel-toggle-tag-mode').click();
+  await expect(page).toHaveURL(/tag_mode=true/);
+  const tagRow = page.getByTestId(`channel-row-tag-${tag}`);
+  await expect(tagRow).toContainText(`标签：${tag}`);
+  await expect(tagRow).toContainText('3 个渠道');
+  await expect(tagRow).toContainText('未测试');
+
+  // Disable all, then enable all, for every channel of the tag at once.
+  await tagRow.getByRole('button', { name: '禁用全部' }).click();
+  await expect(toast(page, `已禁用标签 ${tag} 下的所有渠道`)).toBeVisible();
+  await expect.poll(async () => (await channelsNamed(name)).map((channel) => channel.status)).toEqual([2, 2, 2]);
+  await expect(tagRow).toContainText('已禁用');
+  await tagRow.getByRole('button', { name: '启用全部' }).click();
+  await expect.poll(async () => (await channelsNamed(name)).map((channel) => channel.status)).toEqual([1, 1, 1]);
+
+  // The tag dialog checks its numbers, refuses an empty edit, then applies to every channel.
+  await page.getByTestId(`tag-edit-${tag}`).click();
+  const dialog = page.locator('.semi-modal-content').filter({ hasText: '编辑标签' });
+  await dialog.getByRole('button', { name: 'confirm' }).click();
+  await expect(toast(page, '没有任何修改！')).toBeVisible();
+  await dialog.getByTestId('tag-edit-weight').fill('-1');
+  await dialog.getByRole('button', { name: 'confirm' }).click();
+  await expect(toast(page, '权重必须是非负整数！')).toBeVisible();
+  await dialog.getByTestId('tag-edit-weight').fill('4');
+  await dialog.getByTestId('tag-edit-priority').fill('7');
+  await dialog.getByRole('button', { name: 'confirm' }).click();
+  await expect(toast(page, '标签更新成功！')).toBeVisible();
+  await expect.poll(async () => (await channelsNamed(name)).map((channel) => [channel.priority, channel.weight])).toEqual([
+    [7, 4],
+    [7, 4],
+    [7, 4],
+  ]);
+  await expect(page.getByTestId(`tag-priority-${tag}`)).toHaveValue('7');
+
+  // Back to one row per channel; the address no longer carries the mode.
+  await page.getByTestId('channel-toggle-tag-mode').click();
+  await expect(page).not.toHaveURL(/tag_mode/);
+  await expect(page.getByTestId(`channel-row-channel-${created[0]!.id}`)).toBeVisible();
+});
+
+test('an auto-disabled channel is greyed with its reason; deleting disabled channels reports the count', async ({ page }) => {
+  await root.put('/api/option/', { data: { key: 'AutomaticDisableChannelEnabled', value: 'true' } });
+  try {
+    const revoked = await createChannelByApi({ name: `revoked-${run}`, key: REJECTED_KEY });
+    const manual = await createChannelByApi({ name: `manual-${run}` });
+    await openChannels(page, `?keyword=-${run}`);
+
+    await page.getByTestId(`channel-test-${revoked.id}`).click();
+    await expect(toast(page, 'Incorrect API key provided')).toBeVisible();
+    const revokedRow = page.getByTestId(`channel-row-channel-${revoked.id}`);
+    await expect(revokedRow).toHaveClass(/mg-channel-row-disabled/);
+    await expect(page.getByTestId(`channel-status-${revoked.id}`)).toHaveText('自动禁用');
+    await page.getByTestId(`channel-status-${revoked.id}`).hover();
+    await expect(page.locator('.semi-tooltip-content').filter({ hasText: '原因：' })).toContainText('Incorrect API key provided');
+
+    // A manual disable greys the row too.
+    const manualRow = page.getByTestId(`channel-row-channel-${manual.id}`);
+    await expect(manualRow).not.toHaveClass(/mg-channel-row-disabled/);
+    await manualRow.getByRole('button', { name: '禁用' }).click();
+    await expect(page.getByTestId(`channel-status-${manual.id}`)).toHaveText('已禁用');
+    await expect(manualRow).toHaveClass(/mg-channel-row-disabled/);
+
+    const disabledBefore = (await dataOf<{ items: WireChannel[] }>(await root.get('/api/channel/', { params: { page_size: 100 } }))).items.filter(
+      (channel) => channel.status !== 1,
+    ).length;
+    await page.getByTestId('channel-delete-disabled').click();
+    await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+    await expect(toast(page, `已删除所有禁用渠道，共计 ${disabledBefore} 个`)).toBeVisible();
+    await expect(revokedRow).toBeHidden();
+    await expect(manualRow).toBeHidden();
+  } finally {
+    await root.put('/api/option/', { data: { key: 'AutomaticDisableChannelEnabled', value: 'false' } });
+  }
+});
+
+test('balances update per channel, unsupported types say so, and batch tag and delete work on the selection', async ({ page }) => {
+  const openai = await createChannelByApi({ name: `balance-${run}` });
+  const claude = await createChannelByApi({ name: `claude-${run}`, type: 14, models: 'claude-3-haiku' });
+  await openChannels(page, `?keyword=-${run}`);
+
+  await page.getByTestId(`channel-balance-${openai.id}`).click();
+  await expect(toast(page, `通道 balance-${run} 余额更新成功！`)).toBeVisible();
+  // hard limit $100 minus 2500 cents used.
+  await expect(page.getByTestId(`channel-balance-${openai.id}`)).toHaveText('$75.00');
+  await page.getByTestId(`channel-balance-${claude.id}`).click();
+  await expect(toast(page, '该渠道类型不支持查询余额')).toBeVisible();
+
+  await page.getByRole('button', { name: '更新所有已启用通道余额' }).click();
+  await expect(toast(page, /已更新 \d+ 个通道的余额，失败 \d+ 个，\d+ 个通道的类型不支持查询余额。/)).toBeVisible();
+
+  // Batch operations need a selection first.
+  await page.getByTestId('channel-toggle-batch').click();
+  await page.getByTestId('channel-batch-tag').click();
+  await expect(toast(page, '请先选择要设置标签的渠道！')).toBeVisible();
+  for (const channel of [openai, claude]) {
+    await page.getByTestId(`channel-row-channel-${channel.id}`).locator('.semi-checkbox').click();
+  }
+  await expect(page.getByText('已选择 2 个渠道')).toBeVisible();
+  await page.getByTestId('channel-batch-tag').click();
+  const dialog = page.locator('.semi-modal-content').filter({ hasText: '批量设置标签' });
+  await dialog.getByRole('button', { name: 'confirm' }).click();
+  await expect(toast(page, '标签不能为空！')).toBeVisible();
+  await dialog.getByTestId('batch-tag-input').fill(`picked-${run}`);
+  await dialog.getByRole('button', { name: 'confirm' }).click();
+  await expect(toast(page, '已为 2 个渠道设置标签！')).toBeVisible();
+
+  // Copy makes a third channel with the same settings.
+  await page.getByTestId(`channel-more-${openai.id}`).click();
+  await page.locator('.semi-dropdown-item').filter({ hasText: '复制' }).click();
+  await expect(toast(page, '渠道复制成功')).toBeVisible();
+  await expect(page.getByText(`balance-${run}_复制`)).toBeVisible();
+  const [copy] = await channelsNamed(`balance-${run}_复制`);
+  expect(copy).toMatchObject({ type: 1, models: 'gpt-4o-mini', group: 'default' });
+
+  // A single delete asks first.
+  await page.getByTestId(`channel-more-${copy!.id}`).click();
+  await page.locator('.semi-dropdown-item').filter({ hasText: '删除' }).click();
+  await page.locator('.semi-modal-content').filter({ hasText: '确定是否要删除此渠道？' }).locator('button', { hasText: '确定' }).click();
+  await expect(page.getByText(`balance-${run}_复制`)).toBeHidden();
+  expect(await channelsNamed(`balance-${run}_复制`)).toHaveLength(0);
+
+  // Rebuilding abilities reports what it did.
+  await page.getByRole('button', { name: '修复数据库一致性' }).click();
+  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await expect(toast(page, /已修复 \d+ 个通道，失败 0 个通道。/)).toBeVisible();
+
+  await page.getByRole('button', { name: '删除所选通道' }).click();
+  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await expect(toast(page, '已删除 2 个通道！')).toBeVisible();
+  await expect(page.getByTestId(`channel-row-channel-${openai.id}`)).toBeHidden();
+  await expect(page.getByTestId(`channel-row-channel-${claude.id}`)).toBeHidden();
+});
+
+test('the channel list filters by keyword, model and group through the address', async ({ page }) => {
+  const one = await createChannelByApi({ name: `filter-a-${run}`, models: 'model-alpha' });
+  const two = await createChannelByApi({ name: `filter-b-${run}`, models: 'model-beta', group: 'vip' });
+  await openChannels(page);
+  await page.getByTestId('channel-search-keyword').fill(`filter-`);
+  await page.getByTestId('channel-search-model').fill('model-beta');
+  await page.getByTestId('channel-search-submit').click();
+  await expect(page).toHaveURL(/keyword=filter-.*model=model-beta/);
+  await expect(page.getByTestId(`channel-row-channel-${two.id}`)).toBeVisible();
+  await expect(page.getByTestId(`channel-row-channel-${one.id}`)).toBeHidden();
+  // Reloading keeps the filter: it lives in the URL.
+  await page.reload();
+  await expect(page.getByTestId(`channel-row-channel-${two.id}`)).toBeVisible();
+  await expect(page.getByTestId(`channel-row-channel-${one.id}`)).toBeHidden();
+  await page.goto(`/channel?keyword=filter-&group=default`);
+  await expect(page.getByTestId(`channel-row-channel-${one.id}`)).toBeVisible();
+  await expect(page.getByTestId(`channel-row-channel-${two.id}`)).toBeHidden();
+});

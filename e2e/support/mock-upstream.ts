@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the mock upstream received. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization: string;
+  body: Record<string, unknown> | null;
+}
+
+export interface MockUpstream {
+  /** Base URL for a channel, e.g. http://127.0.0.1:40123 */
+  url: string;
+  seen: SeenRequest[];
+  close: () => Promise<void>;
+}
+
+/** A key the mock refuses with 401, as a revoked OpenAI key would be. */
+export const REJECTED_KEY = 'sk-mock-revoked';
+
+/** Usage the mock reports per completion: large enough for the cost to show in dollars. */
+export const MOCK_USAGE = { prompt_tokens: 100_000, completion_tokens: 100_000, total_tokens: 200_000 };
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return null;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A tiny OpenAI-compatible upstream on a free port: /v1/models, /v1/chat/completions and the
+ * billing endpoints the balance query reads. The gateway under test talks to it over loopback.
+ */
+export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']): Promise<MockUpstream> {
+  const seen: SeenRequest[] = [];
+  const server = createServer(async (request, response) => {
+    const path = (request.url ?? '/').split('?')[0]!;
+    const authorization = String(request.headers.authorization ?? '');
+    const body = await readJson(request);
+    seen.push({ method: request.method ?? 'GET', path, authorization, body });
+    const send = (status: number, payload: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(payload));
+    };
+    if (authorization === `Bearer ${REJECTED_KEY}`) {
+      return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    if (request.method === 'GET' && path === '/v1/models') {
+      return send(200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'mock' })) });
+    }
+    if (request.method === 'POST' && path === '/v1/chat/completions') {
+      return send(200, {
+        id: 'chatcmpl-mock',
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: String(body?.model ?? 'unknown'),
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock upstream.' }, finish_reason: 'stop' }],
+        usage: MOCK_USAGE,
+      });
+    }
+    if (request.method === 'GET' && path === '/v1/dashboard/billing/subscription') {
+      return send(200, { object: 'billing_subscription', has_payment_method: true, hard_limit_usd: 100 });
+    }
+    if (request.method === 'GET' && path === '/v1/dashboard/billing/usage') {
+      return send(200, { object: 'list', total_usage: 2500 });
+    }
+    return send(404, { error: { message: `mock upstream has no ${request.method} ${path}`, type: 'invalid_request_error' } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

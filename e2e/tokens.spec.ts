@@ -1,0 +1,253 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { apiSession, dataOf, signInBrowser } from './support/console-session';
+import { startMockUpstream, type MockUpstream } from './support/mock-upstream';
+
+/**
+ * A user's token screen over the real server. A mock OpenAI upstream behind a real channel lets
+ * the test spend a created token through the relay and watch the quota move.
+ */
+
+interface WireToken {
+  id: number;
+  name: string;
+  key: string;
+  status: number;
+  expired_time: number;
+  remain_quota: number;
+  used_quota: number;
+  unlimited_quota: boolean;
+  group: string;
+}
+
+// Each test walks a whole flow across the screen and the relay; shared CI machines need the headroom.
+test.describe.configure({ timeout: 60_000 });
+
+const run = Date.now().toString(36).slice(-6);
+const username = `tk${run}`;
+const password = 'correct-horse';
+const QUOTA_PER_UNIT = 500_000;
+let upstream: MockUpstream;
+let root: APIRequestContext;
+let userId: number;
+let relayChannelId: number | undefined;
+
+test.beforeAll(async () => {
+  upstream = await startMockUpstream(['gpt-4o-mini']);
+  root = (await apiSession('root', '123456')).api;
+  relayChannelId = (
+    await dataOf<{ id: number }>(
+      await root.post('/api/channel/', {
+        // A group of its own: channels other specs leave behind (with their mocks gone) never serve this user.
+        data: { type: 1, name: `relay-${run}`, group: username, models: 'gpt-4o-mini', base_url: upstream.url, key: 'sk-upstream-secret' },
+      }),
+    )
+  ).id;
+  const user = await dataOf<{ id: number }>(await root.post('/api/user/', { data: { username, password } }));
+  userId = user.id;
+  await dataOf(await root.put('/api/user/', { data: { id: userId, quota: 10_000_000, group: username } }));
+});
+
+test.afterAll(async () => {
+  // The mock upstream goes away with this file, so does the channel pointing at it.
+  if (root && relayChannelId !== undefined) await root.delete(`/api/channel/${relayChannelId}/`);
+  await root?.dispose();
+  await upstream?.close();
+});
+
+const toast = (page: Page, text: string | RegExp) => page.locator('.semi-toast-content').filter({ hasText: text }).first();
+const dollars = (quota: number) => `$${(quota / QUOTA_PER_UNIT).toFixed(2)}`;
+
+async function myTokens(page: Page, keyword: string): Promise<WireToken[]> {
+  const answer = await page.request.get('/api/token/search', { params: { keyword, size: 100 }, headers: { 'New-Api-User': String(userId) } });
+  return (await dataOf<{ items: WireToken[] }>(answer)).items;
+}
+
+async function createTokenByApi(page: Page, fields: Record<string, unknown>): Promise<WireToken> {
+  const answer = await page.request.post('/api/token/', { data: { remain_quota: 500_000, expired_time: -1, ...fields }, headers: { 'New-Api-User': String(userId) } });
+  return dataOf<WireToken>(answer);
+}
+
+test('a user creates a token, copies its key, spends it through the relay and sees the quota change', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  // The real login form: once /token exists it is where a password login lands.
+  await page.goto('/login');
+  await page.getByPlaceholder('请输入用户名或邮箱').fill(username);
+  await page.getByPlaceholder('请输入密码').fill(password);
+  await page.locator('form').getByRole('button', { name: '登录', exact: true }).click();
+  await expect(page).toHaveURL(/\/token$/);
+  await expect(page.getByTestId('token-warning')).toContainText('令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。');
+
+  await page.getByTestId('token-add').click();
+  const drawer = page.locator('.semi-sidesheet').filter({ hasText: '创建新的令牌' });
+  await expect(drawer.getByTestId('token-form-quota')).toHaveValue('500000');
+  await drawer.getByTestId('token-form-name').fill(`relay-key-${run}`);
+  await drawer.getByRole('button', { name: '$10.00' }).click();
+  await expect(drawer.getByTestId('token-form-quota')).toHaveValue('5000000');
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(toast(page, '令牌创建成功，请在列表页面点击复制获取令牌！')).toBeVisible();
+
+  const [token] = await myTokens(page, `relay-key-${run}`);
+  expect(token).toMatchObject({ name: `relay-key-${run}`, remain_quota: 5_000_000, expired_time: -1, status: 1 });
+  const row = page.getByTestId(`token-row-${token!.id}`);
+  await expect(row).toContainText('已启用');
+  await expect(row).toContainText('永不过期');
+  await expect(page.getByTestId(`token-remaining-${token!.id}`)).toHaveText('$10.00');
+
+  // The key is masked until viewed; copy puts the full sk- key on the clipboard.
+  const keyCell = page.getByTestId(`token-key-${token!.id}`);
+  await expect(keyCell).toContainText('**********');
+  await page.getByTestId(`token-copy-${token!.id}`).click();
+  await expect(toast(page, '已复制到剪贴板')).toBeVisible();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+  await page.getByTestId(`token-view-${token!.id}`).click();
+  await expect(keyCell).toHaveText(copied);
+
+  // Spend it: the relay answers from the mock upstream and bills the token and the user.
+  const reply = await page.request.post('/v1/chat/completions', {
+    headers: { Authorization: `Bearer ${copied}` },
+    data: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+  });
+  expect(reply.status()).toBe(200);
+  expect((await reply.json()).choices[0].message.content).toBe('Hello from the mock upstream.');
+  expect(upstream.seen.at(-1)?.authorization).toBe('Bearer sk-upstream-secret');
+
+  // Usage is written in batches (BATCH_UPDATE_INTERVAL); the list shows it once stored.
+  let spent: WireToken | undefined;
+  await expect(async () => {
+    [spent] = await myTokens(page, `relay-key-${run}`);
+    expect(spent!.used_quota).toBeGreaterThan(0);
+  }).toPass({ timeout: 20_000 });
+  expect(spent!.remain_quota).toBe(5_000_000 - spent!.used_quota);
+  await page.reload();
+  await expect(page.getByTestId(`token-used-${token!.id}`)).toHaveText(dollars(spent!.used_quota));
+  await expect(page.getByTestId(`token-remaining-${token!.id}`)).toHaveText(dollars(spent!.remain_quota));
+  await expect(page.getByTestId(`token-remaining-${token!.id}`)).not.toHaveText('$10.00');
+  const self = await dataOf<{ quota: number }>(await page.request.get('/api/user/self', { headers: { 'New-Api-User': String(userId) } }));
+  expect(self.quota).toBe(10_000_000 - spent!.used_quota);
+});
+
+test('batch creation names the extra tokens with a random suffix and checks the expiry format', async ({ page }) => {
+  await signInBrowser(page, username, password);
+  await page.goto('/token');
+  await page.getByTestId('token-add').click();
+  const drawer = page.locator('.semi-sidesheet').filter({ hasText: '创建新的令牌' });
+
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(drawer.getByText('请输入名称！')).toBeVisible();
+
+  const name = `batch-${run}`;
+  await drawer.getByTestId('token-form-name').fill(name);
+  const expiry = drawer.getByTestId('token-form-expiry');
+  await expiry.fill('tomorrow at noon');
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(drawer.getByText('过期时间格式错误！')).toBeVisible();
+  await expiry.fill('2024-02-31 10:00:00');
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(drawer.getByText('过期时间格式错误！')).toBeVisible();
+  await drawer.getByRole('button', { name: '一小时' }).click();
+  await expect(expiry).toHaveValue(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+  await drawer.getByRole('button', { name: '10个' }).click();
+  await expect(drawer.getByTestId('token-form-count')).toHaveValue('10');
+  await drawer.getByTestId('token-form-group').click();
+  await page.locator('.semi-select-option').filter({ hasText: 'vip' }).click();
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(toast(page, '成功创建 10 个令牌，请在列表页面点击复制获取令牌！')).toBeVisible();
+
+  const created = await myTokens(page, name);
+  expect(created).toHaveLength(10);
+  const names = created.map((token) => token.name);
+  expect(names.filter((tokenName) => tokenName === name)).toHaveLength(1);
+  const suffixed = names.filter((tokenName) => tokenName !== name);
+  expect(suffixed).toHaveLength(9);
+  for (const tokenName of suffixed) expect(tokenName).toMatch(new RegExp(`^${name}-[A-Za-z0-9]{6}$`));
+  expect(new Set(suffixed).size).toBe(9);
+  const inAnHour = Date.now() / 1000 + 3600;
+  for (const token of created) {
+    expect(Math.abs(token.expired_time - inAnHour)).toBeLessThan(120);
+    expect(token.group).toBe('vip');
+  }
+  await expect(page.locator('.semi-table-tbody .semi-table-row').filter({ hasText: name })).toHaveCount(10);
+});
+
+test('expired and used-up tokens cannot be enabled until the cause is edited away', async ({ page }) => {
+  await signInBrowser(page, username, password);
+  const soon = await createTokenByApi(page, { name: `soon-${run}`, expired_time: Math.floor(Date.now() / 1000) + 2 });
+  const empty = await createTokenByApi(page, { name: `empty-${run}`, remain_quota: 0 });
+  await page.waitForTimeout(2500);
+  await page.goto(`/token?keyword=-${run}`);
+
+  for (const token of [soon, empty]) {
+    await page.getByTestId(`token-status-${token.id}`).click();
+    await expect(page.getByTestId(`token-status-tag-${token.id}`)).toHaveText('已禁用');
+  }
+  await page.getByTestId(`token-status-${soon.id}`).click();
+  await expect(toast(page, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期')).toBeVisible();
+  await page.getByTestId(`token-status-${empty.id}`).click();
+  await expect(toast(page, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度')).toBeVisible();
+  await expect(page.getByTestId(`token-status-tag-${empty.id}`)).toHaveText('已禁用');
+
+  // Editing the cause away makes enabling possible: unlimited quota for the used-up one.
+  await page.getByTestId(`token-edit-${empty.id}`).click();
+  const drawer = page.locator('.semi-sidesheet').filter({ hasText: '更新令牌信息' });
+  await expect(drawer.getByTestId('token-form-name')).toHaveValue(`empty-${run}`);
+  await drawer.getByTestId('token-form-unlimited').click();
+  await drawer.getByTestId('token-form-submit').click();
+  await expect(toast(page, '令牌更新成功！')).toBeVisible();
+  await expect(page.getByTestId(`token-row-${empty.id}`)).toContainText('无限制');
+  await page.getByTestId(`token-status-${empty.id}`).click();
+  await expect(page.getByTestId(`token-status-tag-${empty.id}`)).toHaveText('已启用');
+});
+
+test('copy selected, search by key, the chat menu and delete', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await signInBrowser(page, username, password);
+  const other = await createTokenByApi(page, { name: `other-${run}` });
+  const fine = await createTokenByApi(page, { name: `fine-${run}` });
+  await page.goto(`/token?keyword=-${run}`);
+
+  // Copy selected needs a selection, then copies "name    sk-key" lines.
+  await page.getByTestId('token-copy-selected').click();
+  await expect(toast(page, '请至少选择一个令牌！')).toBeVisible();
+  for (const token of [fine, other]) await page.getByTestId(`token-row-${token.id}`).locator('.semi-checkbox').click();
+  await page.getByTestId('token-copy-selected').click();
+  const lines = (await page.evaluate(() => navigator.clipboard.readText())).split('\n').sort();
+  expect(lines).toEqual([`other-${run}    sk-${other.key}`, `fine-${run}    sk-${fine.key}`].sort());
+
+  // Search by key (with or without sk-).
+  await page.getByTestId('token-search-keyword').fill('');
+  await page.getByTestId('token-search-key').fill(`sk-${fine.key}`);
+  await page.getByTestId('token-search-submit').click();
+  await expect(page).toHaveURL(/token=sk-/);
+  await expect(page.getByTestId(`token-row-${fine.id}`)).toBeVisible();
+  await expect(page.locator('.semi-table-tbody .semi-table-row')).toHaveCount(1);
+
+  // The chat menu lists the configured chat links and opens one with the key filled in.
+  await page.getByTestId(`token-chat-menu-${fine.id}`).click();
+  await expect(page.locator('.semi-dropdown-item').filter({ hasText: '请联系管理员配置聊天链接' })).toBeVisible();
+  const template = 'https://chat.example.test/#/?settings={"key":"{key}","url":"{address}"}';
+  await dataOf(await root.put('/api/option/', { data: { key: 'Chats', value: JSON.stringify([{ 'E2E Chat': template }]) } }));
+  try {
+    await context.route('https://chat.example.test/**', (route) => route.fulfill({ body: 'chat client', contentType: 'text/plain' }));
+    await page.reload();
+    await page.getByTestId(`token-chat-menu-${fine.id}`).click();
+    const popupOpened = context.waitForEvent('page');
+    await page.locator('.semi-dropdown-item').filter({ hasText: 'E2E Chat' }).click();
+    const popup = await popupOpened;
+    await popup.waitForLoadState();
+    const opened = decodeURIComponent(popup.url());
+    expect(opened).toContain(`"key":"sk-${fine.key}"`);
+    expect(opened).toContain(`"url":"${new URL(page.url()).origin}"`);
+    await popup.close();
+  } finally {
+    await root.put('/api/option/', { data: { key: 'Chats', value: '[]' } });
+  }
+
+  // Delete asks first, then the token is gone.
+  await page.getByTestId(`token-row-${fine.id}`).getByRole('button', { name: '删除' }).click();
+  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await expect(toast(page, '删除成功')).toBeVisible();
+  await expect(page.getByTestId(`token-row-${fine.id}`)).toBeHidden();
+  expect(await myTokens(page, `fine-${run}`)).toHaveLength(0);
+});

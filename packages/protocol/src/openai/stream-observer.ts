@@ -1,0 +1,173 @@
+import type { SseEvent } from '../sse/sse-splitter.js';
+import type { OpenAIEndpoint } from './endpoints.js';
+import { normaliseUsage, type TokenUsage } from './usage.js';
+
+/**
+ * What a relay learns from an OpenAI-style stream while passing it on: the usage the upstream
+ * reported (its last non-null `usage`), and the generated text, for counting when it reported
+ * none. One observation per stream; observing has no side effect beyond it.
+ *
+ * Most events carry no usage; those are not parsed as they pass but kept, and read only if the
+ * stream ends without usage (finishStreamObservation) or once more than UNREAD_LIMIT bytes wait,
+ * which bounds a long stream's memory to its text plus that much. Chunks are read
+ * with hand-written guards, not zod schemas: this runs for every chunk of every stream, where a
+ * schema parse would cost more than relaying the chunk does. Anything not of the expected type is
+ * ignored, never trusted.
+ */
+export interface StreamObservation {
+  usage: TokenUsage | undefined;
+  /** Generated text pieces: content, reasoning and tool-call arguments. */
+  textParts: string[];
+  /** Events not parsed yet (no usage in them). */
+  unread: SseEvent[];
+  unreadBytes: number;
+  /** `data: [DONE]` was seen. */
+  done: boolean;
+  /** An event carried an `error` object (some upstreams report failures mid-stream). */
+  errorMessage: string | undefined;
+}
+
+export interface StreamEventVerdict {
+  /**
+   * The event carries only usage (`choices: []`): a client that did not ask for usage must not
+   * see it, since the relay asked for it on the client's behalf.
+   */
+  usageOnly: boolean;
+}
+
+export const createStreamObservation = (): StreamObservation => ({
+  usage: undefined,
+  textParts: [],
+  unread: [],
+  unreadBytes: 0,
+  done: false,
+  errorMessage: undefined,
+});
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const addText = (parts: string[], value: unknown) => {
+  if (typeof value === 'string' && value !== '') parts.push(value);
+};
+
+const KEEP: StreamEventVerdict = { usageOnly: false };
+const DROP_IF_UNASKED: StreamEventVerdict = { usageOnly: true };
+
+export function observeStreamEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, event: SseEvent): StreamEventVerdict {
+  const text = event.bytesAsText;
+  if (text.length <= DONE_EVENT_MAX && text.includes('[DONE]')) {
+    observation.done = event.data === '[DONE]';
+    if (observation.done) return KEEP;
+  }
+  if (!mentionsUsage(text)) {
+    observation.unread.push(event);
+    observation.unreadBytes += text.length;
+    if (observation.unreadBytes > UNREAD_LIMIT) readUnread(endpoint, observation);
+    return KEEP;
+  }
+  return readEvent(endpoint, observation, event.data);
+}
+
+/**
+ * Reads the events passed over unparsed. Call once the stream has ended; afterwards `textParts`
+ * holds all the text (needed only when `usage` is still undefined).
+ */
+export function finishStreamObservation(endpoint: OpenAIEndpoint, observation: StreamObservation): void {
+  if (observation.usage !== undefined) {
+    observation.unread = [];
+    observation.unreadBytes = 0;
+    return;
+  }
+  readUnread(endpoint, observation);
+}
+
+function readUnread(endpoint: OpenAIEndpoint, observation: StreamObservation): void {
+  const unread = observation.unread;
+  observation.unread = [];
+  observation.unreadBytes = 0;
+  // Text from usage-bearing events was read as they came, so pieces may be slightly out of order;
+  // such events are rare mid-stream and the token count barely notices.
+  for (const event of unread) readEvent(endpoint, observation, event.data);
+}
+
+function readEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, data: string): StreamEventVerdict {
+  if (data === '' || data === '[DONE]') return KEEP;
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return KEEP;
+  }
+  if (!isObject(json)) return KEEP;
+  return endpoint === 'responses' ? observeResponsesEvent(observation, json) : observeChatChunk(observation, json);
+}
+
+const DONE_EVENT_MAX = 32;
+/** Bytes of unparsed events a stream may hold before they are read (and let go). */
+const UNREAD_LIMIT = 8 * 1024;
+const SPACE = 32;
+const COLON = 58;
+
+/**
+ * Whether an event's JSON may hold a non-null `usage`, read without decoding. Inside JSON strings
+ * quotes are escaped, so `"usage"` followed by a colon can only be a key.
+ */
+function mentionsUsage(text: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('"usage"', from);
+    if (at === -1) return false;
+    let index = at + 7;
+    while (text.charCodeAt(index) === SPACE) index += 1;
+    if (text.charCodeAt(index) === COLON) {
+      index += 1;
+      while (text.charCodeAt(index) === SPACE) index += 1;
+      if (!text.startsWith('null', index)) return true;
+    }
+    from = at + 7;
+  }
+}
+
+function observeChatChunk(observation: StreamObservation, chunk: Json): StreamEventVerdict {
+  if (chunk.error !== undefined && chunk.error !== null) observation.errorMessage = errorMessageOf(chunk.error);
+  const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+  const parts = observation.textParts;
+  for (const choice of choices) {
+    if (!isObject(choice)) continue;
+    addText(parts, choice.text);
+    // Moonshot reports usage on the last choice rather than beside it.
+    const choiceUsage = normaliseUsage(choice.usage);
+    if (choiceUsage) observation.usage = choiceUsage;
+    const delta = choice.delta;
+    if (!isObject(delta)) continue;
+    addText(parts, delta.content);
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') parts.push(delta.reasoning_content);
+    else addText(parts, delta.reasoning);
+    addText(parts, delta.refusal);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) if (isObject(call) && isObject(call.function)) addText(parts, call.function.arguments);
+    }
+  }
+  const usage = normaliseUsage(chunk.usage);
+  if (usage) observation.usage = usage;
+  return usage !== undefined && choices.length === 0 ? DROP_IF_UNASKED : KEEP;
+}
+
+function observeResponsesEvent(observation: StreamObservation, event: Json): StreamEventVerdict {
+  const type = typeof event.type === 'string' ? event.type : '';
+  if (type.endsWith('.delta') && !type.includes('audio')) {
+    addText(observation.textParts, event.delta);
+  } else if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
+    const usage = isObject(event.response) ? normaliseUsage(event.response.usage) : undefined;
+    if (usage) observation.usage = usage;
+  } else if (type === 'error') {
+    observation.errorMessage = typeof event.message === 'string' ? event.message : 'upstream stream error';
+  }
+  return KEEP;
+}
+
+function errorMessageOf(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (isObject(error) && typeof error.message === 'string') return error.message;
+  return 'upstream stream error';
+}
