@@ -67,7 +67,7 @@ export class Measurer {
   ) {}
 
   /** A wrk run against one target: throughput and latency from wrk, CPU and RSS from /proc. */
-  async wrkRow(measured: Measured, model: string, stream: boolean, connections: number, label = measured.target.name): Promise<RunRow> {
+  async wrkRow(measured: Measured, model: string, stream: boolean, connections: number, label = measured.target.name, record = true): Promise<RunRow> {
     const { settings } = this;
     const options = {
       url: `${measured.target.origin}${measured.target.path}`,
@@ -103,7 +103,7 @@ export class Measurer {
       };
       if (!best || row.requestsPerSecond > best.requestsPerSecond) best = row;
     }
-    this.rows.push(best!);
+    if (record) this.rows.push(best!);
     settings.log(
       `${label} ${best!.mode} c${connections}: ${best!.requestsPerSecond.toFixed(0)} req/s, p50 ${best!.p50Ms.toFixed(3)} ms, ` +
         `${best!.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${best!.errors ? `, ${best!.errors} ERRORS` : ''}`,

@@ -3,13 +3,14 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
 import { parseArgs } from 'node:util';
 import { checkAnswer, type Target } from './clients.js';
 import { Measurer, type BenchSettings, type Measured, type TargetFigures } from './measure.js';
 import { coreBusyMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { summarizeProfile } from './profile.js';
-import { barsFor, fixed, formatBars, formatTable } from './report.js';
+import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 
 /**
@@ -157,6 +158,16 @@ function pathFigures(results: Record<string, TargetFigures>): string[] {
 }
 
 /** The main thread's profile (thread id 0 in Node's file name) of the newest run with this label. */
+/** A consistent copy of a closed SQLite database (its WAL folded in), through SQLite's own backup. */
+async function copySqlite(from: string, to: string): Promise<void> {
+  const database = new SqliteDatabase(from, { readonly: true });
+  try {
+    await database.backup(to);
+  } finally {
+    database.close();
+  }
+}
+
 function newestProfile(label: string): string | undefined {
   try {
     const runs = readdirSync(profileDir).filter((name) => name.startsWith(`modelgate-${label}-`)).sort();
@@ -221,20 +232,28 @@ async function main(): Promise<void> {
   const results = await measurer.measureAll(targets);
   await gateway.process.stop();
 
-  // Channel count: fresh processes with the same warm-up, first over the 10 channels, then over
-  // 10 + 10,000, so any per-request cost that grows with the channel table (or with one model's
-  // candidates) shows, and not the difference between a long-warmed process and a new one.
-  const fresh = await startGateway(sqlitePath, 'fresh');
-  const freshTarget: Measured = { target: { ...targets.modelgate.target, origin: `http://127.0.0.1:${fresh.port}` }, process: fresh.process };
-  const tenFresh = await measurer.wrkRow(freshTarget, MAIN_MODEL, false, 50, 'mg new, 10 ch');
-  await fresh.process.stop();
+  // Channel count: two new processes side by side, one over a copy of the 10-channel database and
+  // one over 10 + 10,000 channels, measured in alternation (best of two each), so a per-request
+  // cost that grows with the channel table (or with one model's candidates) shows, and neither
+  // a long-warmed process against a cold one nor a burst of load from elsewhere decides.
+  const tenChannelPath = join(workDir, 'modelgate-10-channels.db');
+  await copySqlite(sqlitePath, tenChannelPath);
   await seedChannels(sqlitePath, { models: [MANY_CHANNELS_MODEL], count: 10_000, baseUrl: mockOrigin, namePrefix: 'many' });
+  const fresh = await startGateway(tenChannelPath, 'fresh');
   const crowded = await startGateway(sqlitePath, 'channels');
-  log(`modelgate started in ${crowded.startupMs.toFixed(0)} ms with 10,010 channels`);
+  log(`modelgate started in ${fresh.startupMs.toFixed(0)} ms with 10 channels, ${crowded.startupMs.toFixed(0)} ms with 10,010`);
+  const freshTarget: Measured = { target: { ...targets.modelgate.target, origin: `http://127.0.0.1:${fresh.port}` }, process: fresh.process };
   const crowdedTarget: Measured = { target: { ...targets.modelgate.target, origin: `http://127.0.0.1:${crowded.port}` }, process: crowded.process };
   const problem = await answerProblem(crowdedTarget.target, MANY_CHANNELS_MODEL);
   if (problem) throw new Error(`with 10,010 channels: ${problem}`);
-  const tenThousand = await measurer.wrkRow(crowdedTarget, MANY_CHANNELS_MODEL, false, 50, 'mg new, 10k-ch model');
+  const faster = (kept: RunRow | undefined, row: RunRow) => (kept && kept.requestsPerSecond >= row.requestsPerSecond ? kept : row);
+  let tenFresh: RunRow | undefined;
+  let tenThousand: RunRow | undefined;
+  for (let round = 0; round < 2; round += 1) {
+    tenFresh = faster(tenFresh, await measurer.wrkRow(freshTarget, MAIN_MODEL, false, 50, 'mg new, 10 ch', false));
+    tenThousand = faster(tenThousand, await measurer.wrkRow(crowdedTarget, MANY_CHANNELS_MODEL, false, 50, 'mg new, 10k-ch model', false));
+  }
+  measurer.rows.push(tenFresh!, tenThousand!);
   const tenOfMany = await measurer.wrkRow(crowdedTarget, MAIN_MODEL, false, 50, 'mg new, 10 of 10,010');
   await stopAll();
 
@@ -244,8 +263,8 @@ async function main(): Promise<void> {
     modelgate: results.modelgate,
     pacedMs: settings.pacedChunks * settings.paceMs,
     streamCount: settings.streamCount,
-    tenFresh,
-    tenThousand,
+    tenFresh: tenFresh!,
+    tenThousand: tenThousand!,
     tenOfMany,
     crowdedStartupMs: crowded.startupMs,
   });

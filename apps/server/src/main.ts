@@ -41,7 +41,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  const address = await app.listen({ port: config.port, host: '0.0.0.0' });
+  // A burst of new streams (hundreds at once) must not overflow the kernel's accept queue.
+  const address = await app.listen({ port: config.port, host: '0.0.0.0', backlog: 4096 });
   logger.info(`modelgate ${version} listening on ${address} (${db.dialect} database)`);
 }
 
