@@ -245,8 +245,9 @@ test('copy selected, search by key, the chat menu and delete', async ({ page, co
   }
 
   // Delete asks first, then the token is gone.
-  await page.getByTestId(`token-row-${fine.id}`).getByRole('button', { name: '删除' }).click();
-  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await page.getByTestId(`token-more-${fine.id}`).click();
+  await page.locator('.semi-dropdown-item').filter({ hasText: '删除' }).click();
+  await page.locator('.semi-modal-content').filter({ hasText: '确定是否要删除此令牌？' }).locator('button', { hasText: '确定' }).click();
   await expect(toast(page, '删除成功')).toBeVisible();
   await expect(page.getByTestId(`token-row-${fine.id}`)).toBeHidden();
   expect(await myTokens(page, `fine-${run}`)).toHaveLength(0);

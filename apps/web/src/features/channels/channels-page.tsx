@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { readString, StorageKey, writeString } from '../../lib/storage';
 import { deleteChannels, deleteDisabledChannels, fixAbilities, testAllChannels, updateAllBalances, type Channel } from './api';
 import { toTableRows, type TableRow } from './channel-display';
@@ -41,6 +42,7 @@ export default function ChannelsPage() {
   const actions = useChannelActions();
   const formatQuota = useQuotaFormatter();
   const groups = useGroups();
+  const narrow = useNarrowScreen();
 
   const page = Math.max(1, Number(searchParams.get('p')) || 1);
   const filters: ChannelFilterValues = useMemo(
@@ -64,9 +66,13 @@ export default function ChannelsPage() {
     [setSearchParams],
   );
 
-  const openDrawer = (path: string) => navigate({ pathname: path, search: searchParams.toString() });
-  const closeDrawer = () => navigate({ pathname: '/channel', search: searchParams.toString() });
-  const onEdit = useCallback((channel: Channel) => openDrawer(`/channel/edit/${channel.id}`), [searchParams]); // eslint-disable-line react-hooks/exhaustive-deps
+  // The list's filters and page stay in the address while the drawer is open and after it closes.
+  const openDrawer = useCallback(
+    (path: string) => navigate({ pathname: path, search: searchParams.toString() }),
+    [navigate, searchParams],
+  );
+  const closeDrawer = useCallback(() => navigate({ pathname: '/channel', search: searchParams.toString() }), [navigate, searchParams]);
+  const onEdit = useCallback((channel: Channel) => openDrawer(`/channel/edit/${channel.id}`), [openDrawer]);
 
   const onToggle = (name: keyof ToolbarToggles, value: boolean) => {
     if (name === 'idSort') {
@@ -122,8 +128,8 @@ export default function ChannelsPage() {
 
   const rows = useMemo(() => toTableRows(list.data?.items ?? [], tagMode), [list.data, tagMode]);
   const columns = useMemo(
-    () => channelColumns({ t, actions, formatQuota, onEdit, onEditTag: setEditingTag }),
-    [t, actions, formatQuota, onEdit],
+    () => channelColumns({ t, actions, formatQuota, onEdit, onEditTag: setEditingTag, narrow }),
+    [t, actions, formatQuota, onEdit, narrow],
   );
 
   return (
@@ -153,7 +159,7 @@ export default function ChannelsPage() {
         dataSource={rows}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1420 }}
+        scroll={{ x: 1480 }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => {
           const disabled = row?.kind === 'channel' && row.channel.status !== 1;

@@ -23,6 +23,8 @@ export function useChannel(id: number | null) {
     queryKey: channelKeys.detail(id ?? 0),
     queryFn: () => fetchChannel(id ?? 0),
     enabled: id !== null,
+    // A missing channel is an answer, not a hiccup: asking again would only repeat the toast.
+    retry: false,
     // The form starts from what is stored now, not from a cached copy.
     staleTime: 0,
     gcTime: 0,

@@ -6,6 +6,7 @@ import { useSearchParams } from 'react-router';
 import { copyWithFeedback } from '../../lib/clipboard';
 import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { serverAddressOf } from '../chat/chat-links';
 import { useStatus } from '../status/queries';
 import { deleteToken, setTokenStatus, type Token } from './api';
@@ -26,6 +27,7 @@ export default function TokensPage() {
   const [visibleKeys, setVisibleKeys] = useState<ReadonlySet<number>>(new Set());
   const refresh = useRefreshTokens();
   const formatQuota = useQuotaFormatter();
+  const narrow = useNarrowScreen();
 
   const page = Math.max(1, Number(searchParams.get('p')) || 1);
   const keyword = searchParams.get('keyword') ?? '';
@@ -96,8 +98,9 @@ export default function TokensPage() {
         onEdit: setDrawer,
         onDelete,
         onSetStatus,
+        narrow,
       }),
-    [t, formatQuota, visibleKeys, onToggleKey, chat, status, onDelete, onSetStatus],
+    [t, formatQuota, visibleKeys, onToggleKey, chat, status, onDelete, onSetStatus, narrow],
   );
 
   return (
@@ -149,7 +152,7 @@ export default function TokensPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1400 }}
+        scroll={{ x: 1330 }}
         empty={<Empty description={t('empty')} />}
         rowSelection={{
           selectedRowKeys: selected.map((token) => token.id),

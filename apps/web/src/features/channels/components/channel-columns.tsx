@@ -16,6 +16,8 @@ interface ColumnOptions {
   formatQuota: (quota: number) => string;
   onEdit: (channel: Channel) => void;
   onEditTag: (tag: string) => void;
+  /** No fixed action column on narrow screens. */
+  narrow: boolean;
 }
 
 function GroupTags({ groups }: { groups: string[] }) {
@@ -31,13 +33,13 @@ function GroupTags({ groups }: { groups: string[] }) {
 }
 
 /** The table columns of spec 02 §2 for channel rows and, in tag mode, tag rows. */
-export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag }: ColumnOptions): ColumnProps<TableRow>[] {
+export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, narrow }: ColumnOptions): ColumnProps<TableRow>[] {
   return [
     {
       title: t('columns.id'),
       key: 'id',
-      width: 80,
-      render: (_, row) => (row.kind === 'channel' ? row.channel.id : null),
+      width: 100,
+      render: (_, row) => (row.kind === 'channel' ? <span className="mg-nowrap">{row.channel.id}</span> : null),
     },
     {
       title: t('columns.name'),
@@ -141,8 +143,8 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag }: C
     {
       title: t('columns.operations'),
       key: 'operations',
-      fixed: 'right',
-      width: 250,
+      fixed: narrow ? undefined : 'right',
+      width: 290,
       render: (_, row) =>
         row.kind === 'channel' ? (
           <ChannelRowActions channel={row.channel} actions={actions} onEdit={onEdit} />

@@ -119,6 +119,10 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
   // A fresh form per opened channel: Semi's Form reads initValues only when it mounts.
   const [formKey, setFormKey] = useState(0);
   useEffect(() => setFormKey((key) => key + 1), [target, initValues]);
+  // A channel that no longer exists: the API client has said so, the drawer has nothing to show.
+  useEffect(() => {
+    if (channel.isError) onClose();
+  }, [channel.isError, onClose]);
 
   const submit = async (values: FormValues) => {
     setSubmitting(true);

@@ -55,6 +55,7 @@ export function ChannelRowActions({ channel, actions, onEdit }: ChannelRowAction
         </Button>
         <Dropdown
           trigger="click"
+          clickToHide
           position="bottomRight"
           render={
             <Dropdown.Menu className="mg-channel-model-menu">
@@ -93,6 +94,7 @@ export function ChannelRowActions({ channel, actions, onEdit }: ChannelRowAction
       </Button>
       <Dropdown
         trigger="click"
+        clickToHide
         position="bottomRight"
         render={
           <Dropdown.Menu>

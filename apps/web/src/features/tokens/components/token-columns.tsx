@@ -26,6 +26,8 @@ interface ColumnOptions {
   onEdit: (token: Token) => void;
   onDelete: (token: Token) => Promise<void>;
   onSetStatus: (token: Token, status: number) => Promise<void>;
+  /** No fixed action column on narrow screens. */
+  narrow: boolean;
 }
 
 /** Spec 02 §2 columns: name, status and group, used, remaining, created, expiry, actions. */
@@ -35,7 +37,7 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.name'),
       dataIndex: 'name',
-      width: 260,
+      width: 210,
       render: (_, token) => (
         <div className="mg-token-name">
           <Typography.Text strong ellipsis={{ showTooltip: true }}>
@@ -50,7 +52,7 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.status'),
       dataIndex: 'status',
-      width: 200,
+      width: 170,
       render: (_, token) => {
         const key = tokenStatusKey(token);
         return (
@@ -70,13 +72,13 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.used'),
       dataIndex: 'used_quota',
-      width: 120,
+      width: 100,
       render: (_, token) => <span data-testid={`token-used-${token.id}`}>{formatQuota(token.used_quota)}</span>,
     },
     {
       title: t('columns.remaining'),
       dataIndex: 'remain_quota',
-      width: 120,
+      width: 110,
       render: (_, token) =>
         token.unlimited_quota ? (
           <Tag color="white">{t('cells.unlimited')}</Tag>
@@ -87,20 +89,20 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.created'),
       dataIndex: 'created_time',
-      width: 170,
+      width: 160,
       render: (_, token) => formatTimestamp(token.created_time),
     },
     {
       title: t('columns.expiry'),
       dataIndex: 'expired_time',
-      width: 170,
+      width: 160,
       render: (_, token) => (token.expired_time === -1 ? t('cells.never') : formatTimestamp(token.expired_time)),
     },
     {
       title: t('columns.actions'),
       key: 'actions',
-      fixed: 'right',
-      width: 400,
+      fixed: options.narrow ? undefined : 'right',
+      width: 360,
       render: (_, token) => (
         <TokenRowActions
           token={token}

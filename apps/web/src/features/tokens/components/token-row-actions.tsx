@@ -1,5 +1,5 @@
-import { Button, Dropdown, Popconfirm, Space, SplitButtonGroup, Toast } from '@douyinfe/semi-ui';
-import { IconEyeClosed, IconEyeOpened, IconTreeTriangleDown } from '@douyinfe/semi-icons';
+import { Button, Dropdown, Modal, Space, SplitButtonGroup, Toast } from '@douyinfe/semi-ui';
+import { IconEyeClosed, IconEyeOpened, IconMore, IconTreeTriangleDown } from '@douyinfe/semi-icons';
 import { TokenStatus } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -20,9 +20,10 @@ interface TokenRowActionsProps {
   onSetStatus: (token: Token, status: number) => Promise<void>;
 }
 
-/** Spec 02 §2 token actions: view key, copy, chat menu, delete, enable/disable, edit. */
+/** Spec 02 §2 token actions: view key, copy, chat menu, enable/disable, edit, and delete under "more". */
 export function TokenRowActions(props: TokenRowActionsProps) {
   const { t } = useTranslation('tokens');
+  const { t: tCommon } = useTranslation('common');
   const { token } = props;
   const [switching, setSwitching] = useState(false);
   const enabled = token.status === TokenStatus.Enabled;
@@ -49,6 +50,17 @@ export function TokenRowActions(props: TokenRowActionsProps) {
     setSwitching(false);
   };
 
+  const confirmDelete = () =>
+    Modal.confirm({
+      title: t('confirm.delete'),
+      content: t('confirm.deleteContent', { name: token.name }),
+      okText: tCommon('actions.confirm'),
+      cancelText: tCommon('actions.cancel'),
+      okButtonProps: { type: 'danger', theme: 'solid' },
+      centered: true,
+      onOk: () => props.onDelete(token).catch(rethrowUnlessApiError),
+    });
+
   const links = props.chat.kind === 'links' ? props.chat.links : [];
 
   return (
@@ -65,12 +77,13 @@ export function TokenRowActions(props: TokenRowActionsProps) {
       <Button size="small" theme="light" onClick={() => void copyWithFeedback(fullKey(token.key))} data-testid={`token-copy-${token.id}`}>
         {t('actions.copy')}
       </Button>
-      <SplitButtonGroup>
+      <SplitButtonGroup className="mg-token-split">
         <Button size="small" theme="light" type="tertiary" onClick={onChat}>
           {t('actions.chat')}
         </Button>
         <Dropdown
           trigger="click"
+          clickToHide
           position="bottomRight"
           render={
             <Dropdown.Menu>
@@ -91,17 +104,26 @@ export function TokenRowActions(props: TokenRowActionsProps) {
           <Button size="small" theme="light" type="tertiary" icon={<IconTreeTriangleDown />} aria-label={t('actions.chatMenu')} data-testid={`token-chat-menu-${token.id}`} />
         </Dropdown>
       </SplitButtonGroup>
-      <Popconfirm title={t('confirm.delete')} content={t('confirm.deleteContent', { name: token.name })} okType="danger" position="left" onConfirm={() => props.onDelete(token).catch(rethrowUnlessApiError)}>
-        <Button size="small" type="danger" theme="light">
-          {t('actions.delete')}
-        </Button>
-      </Popconfirm>
       <Button size="small" theme="light" type={enabled ? 'warning' : 'secondary'} loading={switching} onClick={() => void toggleStatus()} data-testid={`token-status-${token.id}`}>
         {enabled ? t('actions.disable') : t('actions.enable')}
       </Button>
       <Button size="small" theme="light" type="tertiary" onClick={() => props.onEdit(token)} data-testid={`token-edit-${token.id}`}>
         {t('actions.edit')}
       </Button>
+      <Dropdown
+        trigger="click"
+        clickToHide
+        position="bottomRight"
+        render={
+          <Dropdown.Menu>
+            <Dropdown.Item type="danger" onClick={confirmDelete}>
+              {t('actions.delete')}
+            </Dropdown.Item>
+          </Dropdown.Menu>
+        }
+      >
+        <Button size="small" theme="light" type="tertiary" icon={<IconMore />} aria-label={t('actions.more')} data-testid={`token-more-${token.id}`} />
+      </Dropdown>
     </Space>
   );
 }
