@@ -1,4 +1,4 @@
-import type { OpenAIEndpoint, SseEvent, StreamEventVerdict, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
+import type { OpenAIEndpoint, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
 import type { FormData } from 'undici';
 
 /**
@@ -67,6 +67,15 @@ export interface ErrorVerdict {
   disableChannel: boolean;
 }
 
+/** Per-stream state of a provider's stream transform; it does no I/O. */
+export interface StreamReader {
+  readonly observation: StreamObservation;
+  /** What to forward for this upstream chunk (possibly empty). */
+  push(chunk: Buffer): Buffer;
+  /** Ends the stream: a last unterminated event to forward, if any. */
+  finish(): Buffer | undefined;
+}
+
 export interface ProviderAdaptor {
   readonly name: string;
   /** The upstream understands `stream_options.include_usage`. */
@@ -77,9 +86,7 @@ export interface ProviderAdaptor {
   parseUsage(endpoint: OpenAIEndpoint, answer: unknown): TokenUsage | undefined;
   /** Generated text of a complete answer, counted when no usage was reported. */
   completionText(endpoint: OpenAIEndpoint, answer: unknown): string[];
-  /** Reads one stream event into the stream's observation (pure apart from that state). */
-  observeStreamEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, event: SseEvent): StreamEventVerdict;
-  /** Completes the observation once the stream has ended (reads what was passed over). */
-  finishStream(endpoint: OpenAIEndpoint, observation: StreamObservation): void;
+  /** A reader for one answer stream: chunks in, bytes to forward out, usage and text observed. */
+  readStream(endpoint: OpenAIEndpoint, dropUsageOnly: boolean): StreamReader;
   classifyError(failure: UpstreamFailure): ErrorVerdict;
 }

@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { Pool, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatChunk, chatCompletionBody, sendJson } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
@@ -225,6 +226,57 @@ describe('balances that do not cover the call', () => {
       expect(after.tokenUsed).toBe(after.logQuotaSum);
       expect(10_000_000 - after.tokenRemain).toBe(after.logQuotaSum);
       expect(after.channelUsed.get(channelId)).toBe(after.logQuotaSum);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe.each(['postgres', 'mysql'] as const)('the money path on %s', (dialect) => {
+  let fresh: FreshDb;
+  let node: RelayTestEnv;
+  beforeAll(async () => {
+    fresh = await createFreshDb(dialect);
+    node = await startRelayTestEnv({ SQL_DSN: fresh.sqlDsn });
+  });
+  afterAll(async () => {
+    await node.close();
+    await fresh.drop();
+  });
+
+  it('keeps every total equal under 100 concurrent calls on a balance that covers some', async () => {
+    const cost = Math.round(0.075 * (100 + 100 * 4));
+    const initialQuota = cost * 30;
+    const user = await seedUser(node.context, { quota: initialQuota });
+    const token = await seedToken(node.context, user.id, { remainQuota: 10_000_000, unlimited: false });
+    const channelId = await seedChannel(node.context, { key: unique('key'), baseUrl: node.upstream.url, models: ['gpt-4o-mini'], groups: [user.group] });
+    node.upstream.respond(async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }));
+    });
+    const pool = new Pool(node.gateway, { connections: 100 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 100 }, async (_, index) => {
+          const response = await pool.request({
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(chatBody(index % 2 === 0 ? { max_tokens: 200 } : {})),
+          });
+          await response.body.text();
+          return response.statusCode;
+        }),
+      );
+      const succeeded = statuses.filter((status) => status === 200).length;
+      expect(succeeded).toBeGreaterThan(0);
+      expect(succeeded).toBeLessThan(100);
+      await node.runtime.drain();
+      const after = await totals(node.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
+      expect(after.userQuota).toBeGreaterThanOrEqual(0);
+      expect([after.logs.length, after.requestCount]).toEqual([succeeded, succeeded]);
+      expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
+      expect([after.userUsed, after.tokenUsed, 10_000_000 - after.tokenRemain, after.channelUsed.get(channelId)]).toEqual(Array(4).fill(after.logQuotaSum));
     } finally {
       await pool.close();
     }

@@ -1,4 +1,4 @@
-import { createStreamObservation, SseSplitter, type OpenAIEndpoint, type StreamObservation } from '@modelgate/protocol';
+import type { OpenAIEndpoint, StreamObservation } from '@modelgate/protocol';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
@@ -45,12 +45,11 @@ export const SSE_HEADERS = {
  * The caller ends the response once it has settled the bill.
  */
 export async function relayStream(options: StreamRelayOptions): Promise<StreamResult> {
-  const { response, upstream, adaptor, endpoint, forwardUsage, abort } = options;
+  const { response, upstream, abort } = options;
   // The headers leave with the first event, in one write, as any plain proxy sends them.
   response.writeHead(200, SSE_HEADERS);
 
-  const splitter = new SseSplitter();
-  const observation = createStreamObservation();
+  const reader = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
   let firstResponseMs = -1;
   let timedOut = false;
   const idle = setTimeout(() => {
@@ -58,8 +57,8 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     abort.abort();
   }, options.idleTimeoutMs);
 
-  const forward = async (bytes: string | Buffer): Promise<void> => {
-    if (bytes.length === 0 || options.clientGone()) return;
+  const forward = async (bytes: string | Buffer | undefined): Promise<void> => {
+    if (bytes === undefined || bytes.length === 0 || options.clientGone()) return;
     if (!response.write(bytes)) await drained(response);
   };
 
@@ -67,35 +66,18 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   try {
     for await (const part of upstream.body) {
       idle.refresh();
-      const chunk = part as Buffer;
       if (firstResponseMs < 0) firstResponseMs = Math.round(performance.now() - options.startedAt);
-      const carried = splitter.pendingLength > 0;
-      const events = splitter.push(chunk);
-      if (forwardUsage) {
-        for (const event of events) adaptor.observeStreamEvent(endpoint, observation, event);
-        // Nothing is dropped: the upstream's bytes go out exactly as they came.
-        await forward(chunk);
-        continue;
-      }
-      const kept: Buffer[] = [];
-      for (const event of events) {
-        if (!adaptor.observeStreamEvent(endpoint, observation, event).usageOnly) kept.push(event.raw);
-      }
-      // A chunk of whole events with nothing dropped goes out as the very bytes that came in.
-      const whole = kept.length === events.length && !carried && splitter.pendingLength === 0;
-      await forward(whole ? chunk : kept.length === 1 ? kept[0]! : Buffer.concat(kept));
-    }
-    const tail = splitter.finish();
-    if (tail) {
-      adaptor.observeStreamEvent(endpoint, observation, tail);
-      if (!forwardUsage) await forward(tail.raw);
+      await forward(reader.push(part as Buffer));
     }
   } catch {
     end = timedOut ? 'timeout' : options.clientGone() ? 'client_gone' : 'upstream_broken';
   } finally {
     clearTimeout(idle);
-    adaptor.finishStream(endpoint, observation);
   }
+  const tail = reader.finish();
+  // An unterminated last event goes out only when the upstream itself ended there; after a cut,
+  // it would run into the error event.
+  if (end === 'complete') await forward(tail);
   if (end === 'complete' && options.clientGone()) end = 'client_gone';
 
   if (end === 'timeout' || end === 'upstream_broken') {
@@ -106,7 +88,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
     await forward(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`);
   }
-  return { observation, end, firstResponseMs };
+  return { observation: reader.observation, end, firstResponseMs };
 }
 
 /** Resolves when the socket can take more, or when it is gone. */

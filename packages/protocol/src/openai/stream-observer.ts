@@ -1,4 +1,4 @@
-import type { SseEvent } from '../sse/sse-splitter.js';
+import { SseSplitter, type SseEvent } from '../sse/sse-splitter.js';
 import type { OpenAIEndpoint } from './endpoints.js';
 import { normaliseUsage, type TokenUsage } from './usage.js';
 
@@ -18,8 +18,12 @@ export interface StreamObservation {
   usage: TokenUsage | undefined;
   /** Generated text pieces: content, reasoning and tool-call arguments. */
   textParts: string[];
-  /** Events not parsed yet (no usage in them). */
-  unread: SseEvent[];
+  /**
+   * Whole events not parsed yet (no usage in them), one or several per entry, as latin1 text: a
+   * string of its own, where holding the received buffers would pin the far larger buffers they
+   * are views of.
+   */
+  unread: string[];
   unreadBytes: number;
   /** `data: [DONE]` was seen. */
   done: boolean;
@@ -60,12 +64,17 @@ export function observeStreamEvent(endpoint: OpenAIEndpoint, observation: Stream
     if (observation.done) return KEEP;
   }
   if (!mentionsUsage(text)) {
-    observation.unread.push(event);
-    observation.unreadBytes += text.length;
-    if (observation.unreadBytes > UNREAD_LIMIT) readUnread(endpoint, observation);
+    holdUnread(endpoint, observation, text);
     return KEEP;
   }
   return readEvent(endpoint, observation, event.data);
+}
+
+/** Keeps whole events without usage for reading later, if ever. */
+export function holdUnread(endpoint: OpenAIEndpoint, observation: StreamObservation, events: string): void {
+  observation.unread.push(events);
+  observation.unreadBytes += events.length;
+  if (observation.unreadBytes > UNREAD_LIMIT) readUnread(endpoint, observation);
 }
 
 /**
@@ -87,7 +96,9 @@ function readUnread(endpoint: OpenAIEndpoint, observation: StreamObservation): v
   observation.unreadBytes = 0;
   // Text from usage-bearing events was read as they came, so pieces may be slightly out of order;
   // such events are rare mid-stream and the token count barely notices.
-  for (const event of unread) readEvent(endpoint, observation, event.data);
+  for (const events of unread) {
+    for (const event of new SseSplitter().push(Buffer.from(events, 'latin1'))) readEvent(endpoint, observation, event.data);
+  }
 }
 
 function readEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, data: string): StreamEventVerdict {
@@ -112,7 +123,7 @@ const COLON = 58;
  * Whether an event's JSON may hold a non-null `usage`, read without decoding. Inside JSON strings
  * quotes are escaped, so `"usage"` followed by a colon can only be a key.
  */
-function mentionsUsage(text: string): boolean {
+export function mentionsUsage(text: string): boolean {
   let from = 0;
   for (;;) {
     const at = text.indexOf('"usage"', from);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { insertLogs, LogBuffer, yieldToEventLoop } from '../logs/log-buffer.js';
+import { updateRowsById } from './batched-updates.js';
 import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
 
 interface UserDelta {
@@ -20,9 +21,6 @@ interface Batch {
   channels: Map<number, number>;
 }
 
-/** Counter updates written between two yields to the event loop during a flush. */
-const UPDATES_BETWEEN_YIELDS = 200;
-
 const emptyBatch = (): Batch => ({ users: new Map(), tokens: new Map(), channels: new Map() });
 
 export interface FlushResult {
@@ -34,7 +32,7 @@ export interface FlushResult {
 
 /**
  * Counter changes and consume logs held in memory and written every BATCH_UPDATE_INTERVAL
- * seconds in one transaction of `col = col + delta` updates, so the hot path does no write a
+ * seconds in one transaction of `col = col + delta` updates (batched-updates.ts), so the hot path does no write a
  * batch can absorb. A clean shutdown flushes; a crash loses at most the last interval.
  *
  * While a flush is being written its deltas stay counted as unflushed, so balance checks made
@@ -108,44 +106,25 @@ export class QuotaLedger implements UnflushedQuota {
     this.pending = emptyBatch();
     this.inflight = batch;
     try {
-      let statements = 0;
-      const breathe = async () => {
-        statements += 1;
-        if (statements % UPDATES_BETWEEN_YIELDS === 0) await yieldToEventLoop();
-      };
+      const { dialect } = this.db;
       await this.db.kysely.transaction().execute(async (trx) => {
-        for (const [id, delta] of batch.users) {
-          await breathe();
-          await trx
-            .updateTable('users')
-            .set((eb) => ({
-              quota: eb('quota', '+', delta.quota),
-              used_quota: eb('used_quota', '+', delta.usedQuota),
-              request_count: eb('request_count', '+', delta.requestCount),
-            }))
-            .where('id', '=', id)
-            .execute();
-        }
-        for (const [id, delta] of batch.tokens) {
-          await breathe();
-          await trx
-            .updateTable('tokens')
-            .set((eb) => ({
-              remain_quota: eb('remain_quota', '+', delta.remainQuota),
-              used_quota: eb('used_quota', '+', delta.usedQuota),
-              ...(delta.accessedTime > 0 ? { accessed_time: delta.accessedTime } : {}),
-            }))
-            .where('id', '=', id)
-            .execute();
-        }
-        for (const [id, usedQuota] of batch.channels) {
-          await breathe();
-          await trx
-            .updateTable('channels')
-            .set((eb) => ({ used_quota: eb('used_quota', '+', usedQuota) }))
-            .where('id', '=', id)
-            .execute();
-        }
+        const users = batch.users;
+        await updateRowsById(trx, dialect, 'users', [...users.keys()], [
+          { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
+          { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
+          { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
+        ], yieldToEventLoop);
+        const tokens = batch.tokens;
+        await updateRowsById(trx, dialect, 'tokens', [...tokens.keys()], [
+          { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
+          { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
+          { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
+        ], yieldToEventLoop);
+        const channels = batch.channels;
+        await updateRowsById(trx, dialect, 'channels', [...channels.keys()], [
+          { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
+        ], yieldToEventLoop);
+        await yieldToEventLoop();
         await insertLogs(trx, rows);
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { completionTextOf, finishStreamObservation, normaliseUsage, observeStreamEvent, type OpenAIEndpoint } from '@modelgate/protocol';
+import { completionTextOf, normaliseUsage, OpenAIStreamReader, type OpenAIEndpoint } from '@modelgate/protocol';
 import { FormData } from 'undici';
 import type { ProviderAdaptor, UpstreamCall, UpstreamRequest } from '../provider-types.js';
 import { classifyOpenAICompatibleError } from './openai-compatible-errors.js';
@@ -97,8 +97,7 @@ export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions):
     },
     parseUsage: (_endpoint, answer) => (isObject(answer) ? normaliseUsage(answer.usage) : undefined),
     completionText: completionTextOf,
-    observeStreamEvent,
-    finishStream: finishStreamObservation,
+    readStream: (endpoint, dropUsageOnly) => new OpenAIStreamReader(endpoint, dropUsageOnly),
     classifyError: classifyOpenAICompatibleError,
   };
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { OpenAIStreamReader } from './stream-reader.js';
+
+const chunk = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
+const content = (text: string) => chunk({ choices: [{ index: 0, delta: { content: text } }], usage: null });
+const usage = chunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } });
+
+function relay(reader: OpenAIStreamReader, parts: string[]): string {
+  const out = parts.map((part) => reader.push(Buffer.from(part)));
+  const tail = reader.finish();
+  return Buffer.concat(tail ? [...out, tail] : out).toString();
+}
+
+describe('OpenAIStreamReader', () => {
+  it('forwards the very buffers of chunks holding whole events', () => {
+    const reader = new OpenAIStreamReader('chat', true);
+    const first = Buffer.from(content('Hel') + content('lo'));
+    expect(reader.push(first)).toBe(first);
+  });
+
+  it('drops the usage-only event when asked, whatever the chunking, and keeps the usage', () => {
+    const stream = content('Hel') + content('lo') + usage + 'data: [DONE]\n\n';
+    for (const size of [1, 7, 50, stream.length]) {
+      const parts = [];
+      for (let offset = 0; offset < stream.length; offset += size) parts.push(stream.slice(offset, offset + size));
+      const dropping = new OpenAIStreamReader('chat', true);
+      expect(relay(dropping, parts)).toBe(stream.replace(usage, ''));
+      expect(dropping.observation.usage).toEqual({ promptTokens: 3, completionTokens: 2 });
+      const keeping = new OpenAIStreamReader('chat', false);
+      expect(relay(keeping, parts)).toBe(stream);
+    }
+  });
+
+  it('reads the text of a stream without usage at the end', () => {
+    const reader = new OpenAIStreamReader('chat', true);
+    relay(reader, [content('Hel'), content('lo'), 'data: [DONE]\n\n']);
+    expect(reader.observation.usage).toBeUndefined();
+    expect(reader.observation.textParts.join('')).toBe('Hello');
+  });
+});
