@@ -1,6 +1,7 @@
 import type { LogTypeValue } from '@modelgate/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { describeQuota } from '../billing/quota-format.js';
 import type { OptionService } from '../options/option-service.js';
 
 export interface UserLogEntry {
@@ -34,10 +35,8 @@ export async function recordUserLog(executor: Kysely<Database>, entry: UserLogEn
     .execute();
 }
 
-/** Quota as new-api writes it into log text: dollars when the console shows currency, else units. */
+/** Quota as new-api writes it into log text: dollars (with 额度) when the console shows currency, else units. */
 export function formatLogQuota(options: OptionService, quota: number): string {
-  if (options.bool('DisplayInCurrencyEnabled')) {
-    return `＄${(quota / options.number('QuotaPerUnit')).toFixed(6)} 额度`;
-  }
-  return `${quota} 点额度`;
+  const described = describeQuota(options, quota);
+  return options.bool('DisplayInCurrencyEnabled') ? `${described} 额度` : described;
 }
