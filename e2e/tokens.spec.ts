@@ -152,6 +152,9 @@ test('batch creation names the extra tokens with a random suffix and checks the 
   await expect(drawer.getByTestId('token-form-count')).toHaveValue('10');
   await drawer.getByTestId('token-form-group').click();
   await page.locator('.semi-select-option').filter({ hasText: 'vip' }).click();
+  // The select applies its choice after its dropdown closes; submit only once the form shows it.
+  await expect(drawer.getByTestId('token-form-group')).toContainText('vip');
+  await expect(drawer.getByTestId('token-form-count')).toHaveValue('10');
   await drawer.getByTestId('token-form-submit').click();
   await expect(toast(page, '成功创建 10 个令牌，请在列表页面点击复制获取令牌！')).toBeVisible();
 
