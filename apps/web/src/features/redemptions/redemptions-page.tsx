@@ -12,7 +12,8 @@ import { CreatedKeysModal } from './components/created-keys-modal';
 import { RedemptionFormModal } from './components/redemption-form-modal';
 import { RedemptionRowActions } from './components/redemption-row-actions';
 import { RedemptionStatusTag } from './components/redemption-status-tag';
-import { codesAsText, formatTimestamp } from './format';
+import { formatTimestamp } from '../../lib/date-time';
+import { codesAsText } from './format';
 import { useRedemptionList } from './queries';
 import './redemptions.css';
 
