@@ -19,6 +19,8 @@ export class WalletService {
   constructor(
     private readonly db: Db,
     private readonly options: OptionService,
+    /** Told after a credit commits, so balance caches drop the user at once. */
+    private readonly onCredited: (userId: number) => void = () => undefined,
   ) {}
 
   onlineTopUpEnabled(): boolean {
@@ -84,7 +86,8 @@ export class WalletService {
 
     const quotaPerUnit = this.options.number('QuotaPerUnit');
     const quota = Math.round(Number(order.amount) * quotaPerUnit);
-    return this.db.kysely.transaction().execute(async (trx) => {
+    const userId = Number(order.user_id);
+    const credited = await this.db.kysely.transaction().execute(async (trx) => {
       const claimed = await trx
         .updateTable('top_ups')
         .set({ status: 'success', complete_time: now() })
@@ -92,11 +95,11 @@ export class WalletService {
         .where('status', '=', 'pending')
         .executeTakeFirst();
       // A concurrent notify for the same order already credited it.
-      if (Number(claimed.numUpdatedRows) !== 1) return true;
-      await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', Number(order.user_id)).execute();
-      const user = await trx.selectFrom('users').select('username').where('id', '=', Number(order.user_id)).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) return false;
+      await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', userId).execute();
+      const user = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
       await recordUserLog(trx, {
-        userId: Number(order.user_id),
+        userId,
         username: user?.username ?? '',
         type: LogType.TopUp,
         quota,
@@ -104,6 +107,8 @@ export class WalletService {
       });
       return true;
     });
+    if (credited) this.onCredited(userId);
+    return true;
   }
 
   private checkAmount(amount: number): void {

@@ -76,9 +76,13 @@ describe('online top-up through Epay', () => {
     expect(await quotaOf('payer')).toBe(0);
 
     const genuine = { ...notifyParams, sign: epaySign(notifyParams, MERCHANT_KEY), sign_type: 'MD5' };
+    const changedUsers: number[] = [];
+    test.context.changes.on('user', (id) => changedUsers.push(id));
     const answer = await test.app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams(genuine)}` });
     expect(answer.body).toBe('success');
     expect(await quotaOf('payer')).toBe(10 * 500000);
+    // The relay's balance cache must drop the payer at once, not on its next sync.
+    expect(changedUsers).toEqual([Number(user['new-api-user'])]);
 
     // The provider repeats notifies; a replay (here as a form POST) credits nothing more.
     const replay = await test.app.inject({
@@ -93,6 +97,7 @@ describe('online top-up through Epay', () => {
     );
     expect(concurrent.every((response) => response.body === 'success')).toBe(true);
     expect(await quotaOf('payer')).toBe(10 * 500000);
+    expect(changedUsers).toHaveLength(1);
 
     const paidOrder = await test.context.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', form.out_trade_no!).executeTakeFirstOrThrow();
     expect(paidOrder.status).toBe('success');

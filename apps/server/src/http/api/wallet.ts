@@ -15,7 +15,7 @@ const payBody = z.object({ amount: amountSchema, top_up_code: z.string().optiona
 /** The wallet: redeem a code, quote and pay online (Epay), and the Epay notify callback. */
 export function walletRoutes(app: FastifyInstance, context: AppContext): void {
   const redemptions = new RedemptionService(context.db);
-  const wallet = new WalletService(context.db, context.options);
+  const wallet = new WalletService(context.db, context.options, (userId) => context.changes.emit('user', userId));
   const signedIn = authGuard(context.users.repository, 'user');
   const originOf = (request: { protocol: string; host: string }) => `${request.protocol}://${request.host}`;
 
