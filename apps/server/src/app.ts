@@ -56,15 +56,22 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook: relay calls pass straight through, without a promise of their own.
+  app.addHook('onRequest', (request, _reply, done) => {
     const { rateLimits, config } = context;
     const url = request.url;
+    let limited: Promise<void> | undefined;
     if (url.startsWith('/api/')) {
-      await enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
-    } else if (!isRelayPath(url) && !url.startsWith('/assets/') && request.method === 'GET') {
+      limited = enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
+    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url)) {
       // Hashed assets are immutable and fetched many per page; count page loads only.
-      await enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
+      limited = enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
     }
+    if (!limited) {
+      done();
+      return;
+    }
+    limited.then(() => done(), done);
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { Pool, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { consumeLogRow } from '../domain/logs/consume-log.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatChunk, chatCompletionBody, sendJson } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
@@ -140,6 +141,46 @@ describe('quota arithmetic', () => {
     const after = await totals(env.context, ids);
     expect(after.logs).toHaveLength(0);
     expect(after.userUsed).toBe(Math.round(0.075 * (10 + 40)));
+  });
+});
+
+describe('batch size', () => {
+  it('writes a full log buffer at once instead of waiting for the interval', async () => {
+    const hourly = await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '3600' });
+    try {
+      const user = await seedUser(hourly.context, { quota: 1_000 });
+      const token = await seedToken(hourly.context, user.id);
+      const ids = { userId: user.id, tokenId: token.id };
+      const log = (index: number) =>
+        consumeLogRow({
+          createdAt: 1_700_000_000,
+          userId: user.id,
+          username: user.username,
+          tokenId: token.id,
+          tokenName: 't',
+          model: 'gpt-4o-mini',
+          upstreamModel: 'gpt-4o-mini',
+          channelId: 1,
+          channelName: 'c',
+          group: 'default',
+          quota: index,
+          promptTokens: 1,
+          completionTokens: 1,
+          useTimeSeconds: 0,
+          isStream: false,
+          pricing: { modelRatio: 1, completionRatio: 1, groupRatio: 1, modelPrice: -1 },
+          firstResponseMs: 1,
+          triedChannelIds: [1],
+          unpaidQuota: 0,
+        });
+      for (let index = 0; index < 999; index += 1) hourly.runtime.ledger.logs.push(log(index));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await totals(hourly.context, ids)).logs).toHaveLength(0);
+      hourly.runtime.ledger.logs.push(log(999));
+      await expect.poll(async () => (await totals(hourly.context, ids)).logs.length, { timeout: 3000 }).toBe(1000);
+    } finally {
+      await hourly.close();
+    }
   });
 });
 

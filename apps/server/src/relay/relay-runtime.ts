@@ -59,6 +59,15 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const auth = new RelayAuthenticator(context, cache);
   const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health });
   const flush = () => cache.lock.run(() => ledger.flush());
+  // A full log buffer is written at once rather than at the next interval; one such flush at a time.
+  let backlogFlush: Promise<unknown> | undefined;
+  ledger.logs.onBacklog(() => {
+    backlogFlush ??= flush()
+      .catch((error: unknown) => context.logger.error({ err: error }, 'relay batch flush failed; the batch stays queued'))
+      .finally(() => {
+        backlogFlush = undefined;
+      });
+  });
 
   const runtime: RelayRuntime = {
     cache,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SseSplitter } from '../sse/sse-splitter.js';
-import { createStreamObservation, finishStreamObservation, observeStreamEvent } from './stream-observer.js';
+import { createStreamObservation, finishStreamObservation, mentionsUsage, observeStreamEvent, usageMentionAt } from './stream-observer.js';
 
 const chunk = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
 
@@ -70,5 +70,21 @@ describe('observeStreamEvent', () => {
     observeStreamEvent('chat', observation, event!);
     finishStreamObservation('chat', observation);
     expect(observation.errorMessage).toBe('overloaded');
+  });
+});
+
+describe('usageMentionAt', () => {
+  it('finds a usage key with a value, however it is spaced, and passes over null ones', () => {
+    const nulls = 'data: {"choices":[],"usage":null}\n\ndata: {"usage" : \tnull}\n\ndata: {"usage":\nnull}\n\n';
+    expect(usageMentionAt(nulls, 0)).toBe(-1);
+    for (const key of ['"usage":{', '"usage" : {', '"usage":\n {']) {
+      const text = `${nulls}data: {"choices":[],${key}"prompt_tokens":1}}\n\n`;
+      expect(usageMentionAt(text, 0)).toBe(text.indexOf('"usage"', nulls.length));
+      expect(mentionsUsage(text)).toBe(true);
+    }
+  });
+
+  it('ignores the word inside string values, where its quotes are escaped', () => {
+    expect(usageMentionAt('data: {"choices":[{"delta":{"content":"say \\"usage\\": 5"}}]}\n\n', 0)).toBe(-1);
   });
 });

@@ -116,27 +116,31 @@ function readEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, dat
 const DONE_EVENT_MAX = 32;
 /** Bytes of unparsed events a stream may hold before they are read (and let go). */
 const UNREAD_LIMIT = 8 * 1024;
-const SPACE = 32;
-const COLON = 58;
 
 /**
  * Whether an event's JSON may hold a non-null `usage`, read without decoding. Inside JSON strings
  * quotes are escaped, so `"usage"` followed by a colon can only be a key.
  */
 export function mentionsUsage(text: string): boolean {
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('"usage"', from);
-    if (at === -1) return false;
-    let index = at + 7;
-    while (text.charCodeAt(index) === SPACE) index += 1;
-    if (text.charCodeAt(index) === COLON) {
-      index += 1;
-      while (text.charCodeAt(index) === SPACE) index += 1;
-      if (!text.startsWith('null', index)) return true;
-    }
-    from = at + 7;
-  }
+  return usageMentionAt(text, 0) !== -1;
+}
+
+/**
+ * A `"usage"` key whose value is not null. One regular-expression scan finds it faster than
+ * stepping through every `"usage":null` that OpenAI-style streams put in each chunk.
+ */
+const USAGE_KEY = /"usage"\s*:(?!\s*null)/g;
+
+/** Where the next `"usage":` key with a non-null value starts in `text`, from `from` on; -1 when none. */
+export function usageMentionAt(text: string, from: number): number {
+  USAGE_KEY.lastIndex = from;
+  const match = USAGE_KEY.exec(text);
+  return match === null ? -1 : match.index;
+}
+
+/** Reads one event's data that may carry usage (see usageMentionAt); says whether it carries only usage. */
+export function observeUsageEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, data: string): StreamEventVerdict {
+  return readEvent(endpoint, observation, data);
 }
 
 function observeChatChunk(observation: StreamObservation, chunk: Json): StreamEventVerdict {

@@ -37,4 +37,24 @@ describe('OpenAIStreamReader', () => {
     expect(reader.observation.usage).toBeUndefined();
     expect(reader.observation.textParts.join('')).toBe('Hello');
   });
+
+  it('reads the usage events of a chunk of many, cutting only the usage-only one', () => {
+    // Moonshot puts usage on the last choice: that event carries text too and is always kept.
+    const onChoice = chunk({ choices: [{ index: 0, delta: { content: '!' }, usage: { prompt_tokens: 5, completion_tokens: 4 } }] });
+    const stream = content('Hel') + onChoice + content('lo') + usage + 'data: [DONE]\n\n';
+    const dropping = new OpenAIStreamReader('chat', true);
+    expect(relay(dropping, [stream])).toBe(stream.replace(usage, ''));
+    expect(dropping.observation.usage).toEqual({ promptTokens: 3, completionTokens: 2 });
+    const keeping = new OpenAIStreamReader('chat', false);
+    const whole = Buffer.from(stream);
+    expect(keeping.push(whole)).toBe(whole);
+    expect(keeping.observation.usage).toEqual({ promptTokens: 3, completionTokens: 2 });
+  });
+
+  it('counts the text when the only usage mention is null', () => {
+    const reader = new OpenAIStreamReader('chat', true);
+    relay(reader, [content('Hel') + chunk({ choices: [], usage: null }) + content('lo') + 'data: [DONE]\n\n']);
+    expect(reader.observation.usage).toBeUndefined();
+    expect(reader.observation.textParts.join('')).toBe('Hello');
+  });
 });

@@ -1,6 +1,15 @@
 import { SseSplitter } from '../sse/sse-splitter.js';
 import type { OpenAIEndpoint } from './endpoints.js';
-import { createStreamObservation, finishStreamObservation, holdUnread, mentionsUsage, observeStreamEvent, type StreamObservation } from './stream-observer.js';
+import { SseEvent } from '../sse/sse-splitter.js';
+import {
+  createStreamObservation,
+  finishStreamObservation,
+  holdUnread,
+  observeStreamEvent,
+  observeUsageEvent,
+  usageMentionAt,
+  type StreamObservation,
+} from './stream-observer.js';
 
 /**
  * Reads an OpenAI-style SSE stream as a relay passes it on: each chunk in, the bytes to forward
@@ -24,10 +33,13 @@ export class OpenAIStreamReader {
   push(chunk: Buffer): Buffer {
     if (this.splitter.pendingLength === 0 && endsWithBlankLine(chunk)) {
       const text = chunk.toString('latin1');
-      if (!mentionsUsage(text)) {
+      const at = usageMentionAt(text, 0);
+      if (at === -1) {
         holdUnread(this.endpoint, this.observation, text);
         return chunk;
       }
+      // Whole events with \n line ends (the usual stream): only the events with usage are read.
+      if (chunk.indexOf(CR) === -1) return this.pushWithUsage(chunk, text, at);
     }
     const carried = this.splitter.pendingLength > 0;
     const events = this.splitter.push(chunk);
@@ -41,6 +53,34 @@ export class OpenAIStreamReader {
     return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
   }
 
+  /**
+   * A chunk of whole `\n`-terminated events where `first` is the first usage mention: the events
+   * around each mention are read, the stretches between them held unread, and a usage-only event
+   * cut out when the client did not ask for it.
+   */
+  private pushWithUsage(chunk: Buffer, text: string, first: number): Buffer {
+    const kept: Buffer[] = [];
+    let cursor = 0;
+    let keptFrom = 0;
+    for (let at = first; at !== -1; at = usageMentionAt(text, cursor)) {
+      const blank = text.lastIndexOf('\n\n', at);
+      const start = blank < cursor ? cursor : blank + 2;
+      const end = text.indexOf('\n\n', at) + 2;
+      if (start > cursor) holdUnread(this.endpoint, this.observation, text.slice(cursor, start));
+      const event = new SseEvent(chunk.subarray(start, end), text.slice(start, end));
+      const verdict = observeUsageEvent(this.endpoint, this.observation, event.data);
+      if (verdict.usageOnly && this.dropUsageOnly) {
+        if (start > keptFrom) kept.push(chunk.subarray(keptFrom, start));
+        keptFrom = end;
+      }
+      cursor = end;
+    }
+    if (cursor < text.length) holdUnread(this.endpoint, this.observation, text.slice(cursor));
+    if (keptFrom === 0) return chunk;
+    if (keptFrom < chunk.length) kept.push(chunk.subarray(keptFrom));
+    return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
+  }
+
   /** Ends the stream: returns an unterminated last event to forward, and completes the observation. */
   finish(): Buffer | undefined {
     const tail = this.splitter.finish();
@@ -49,6 +89,8 @@ export class OpenAIStreamReader {
     return tail?.raw;
   }
 }
+
+const CR = 13;
 
 function endsWithBlankLine(chunk: Buffer): boolean {
   const length = chunk.length;

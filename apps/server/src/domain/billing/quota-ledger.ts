@@ -1,5 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { insertLogs, LogBuffer, yieldToEventLoop } from '../logs/log-buffer.js';
+import { createLogWriter, LogBuffer, yieldToEventLoop, type LogWriter } from '../logs/log-buffer.js';
 import { updateRowsById } from './batched-updates.js';
 import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
 
@@ -32,7 +32,7 @@ export interface FlushResult {
 
 /**
  * Counter changes and consume logs held in memory and written every BATCH_UPDATE_INTERVAL
- * seconds in one transaction of `col = col + delta` updates (batched-updates.ts), so the hot path does no write a
+ * seconds (sooner when 1,000 log rows wait, see LogBuffer) in one transaction of `col = col + delta` updates (batched-updates.ts), so the hot path does no write a
  * batch can absorb. A clean shutdown flushes; a crash loses at most the last interval.
  *
  * While a flush is being written its deltas stay counted as unflushed, so balance checks made
@@ -42,8 +42,11 @@ export class QuotaLedger implements UnflushedQuota {
   private pending = emptyBatch();
   private inflight = emptyBatch();
   readonly logs = new LogBuffer();
+  private readonly writeLogs: LogWriter;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.writeLogs = createLogWriter(db);
+  }
 
   userQuota(userId: number): number {
     return (this.pending.users.get(userId)?.quota ?? 0) + (this.inflight.users.get(userId)?.quota ?? 0);
@@ -125,7 +128,7 @@ export class QuotaLedger implements UnflushedQuota {
           { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
         ], yieldToEventLoop);
         await yieldToEventLoop();
-        await insertLogs(trx, rows);
+        await this.writeLogs(trx, rows);
       });
     } catch (error) {
       this.restore(batch);

@@ -57,7 +57,10 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     });
     // One more than int4 can hold.
     ledger.addUser(payers[0]!.userId, { usedQuota: 3_000_000_000 });
-    ledger.logs.push({ user_id: payers[0]!.userId, created_at: 1, type: 2, quota: 5, other: '{}' });
+    ledger.logs.push({
+      user_id: payers[0]!.userId, created_at: 1, type: 2, content: '', username: 'u', token_name: 't', model_name: 'm', quota: 5,
+      prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0, channel_id: 0, channel_name: '', token_id: 0, group: 'default', ip: '', other: '{}',
+    });
     expect(ledger.userQuota(payers[0]!.userId)).toBe(-1);
     const result = await ledger.flush();
     expect(result).toEqual({ users: 350, tokens: 350, channels: 0, logs: 1 });

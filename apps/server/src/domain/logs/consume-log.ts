@@ -69,6 +69,7 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     channel_name: record.channelName,
     token_id: record.tokenId,
     group: record.group,
+    ip: '',
     other: JSON.stringify(other),
   };
 }

@@ -57,7 +57,12 @@ export function bearerHeaders(call: UpstreamCall): Record<string, string> {
 export function upstreamBody(call: UpstreamCall): { body: string | Buffer | FormData; contentType: string | undefined } {
   const body = call.body;
   if (body.kind === 'json') {
-    if (body.json.model === call.upstreamModel && !call.askStreamUsage) return { body: body.raw, contentType: 'application/json' };
+    if (body.json.model === call.upstreamModel) {
+      if (!call.askStreamUsage) return { body: body.raw, contentType: 'application/json' };
+      // The usual stream request: the option goes in front of the client's own text, which is not
+      // parsed and re-serialised for it (the body is a JSON object that names its model).
+      if (body.json.stream_options === undefined) return { body: `{"stream_options":{"include_usage":true},${body.raw.slice(body.raw.indexOf('{') + 1)}`, contentType: 'application/json' };
+    }
     const rewritten: Record<string, unknown> = { ...body.json, model: call.upstreamModel };
     if (call.askStreamUsage) {
       rewritten.stream_options = { ...(isObject(body.json.stream_options) ? body.json.stream_options : {}), include_usage: true };
