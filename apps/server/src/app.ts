@@ -18,6 +18,7 @@ import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
 import { statusRoutes } from './http/api/status.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
+import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -46,6 +47,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     trustProxy: true,
     // Per-request access logs would cost the relay more than they tell; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });
 

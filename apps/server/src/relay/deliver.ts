@@ -27,7 +27,6 @@ export interface DeliverOptions {
   endpoint: OpenAIEndpoint;
   startedAt: number;
   abort: RequestAbort;
-  clientGone: () => boolean;
 }
 
 const isJson = (contentType: string) => contentType.includes('json');
@@ -97,7 +96,6 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     idleTimeoutMs: options.idleTimeoutMs,
     abort: options.abort,
     startedAt: options.startedAt,
-    clientGone: options.clientGone,
   });
   const { observation } = result;
   return {

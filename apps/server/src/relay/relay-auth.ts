@@ -21,7 +21,9 @@ const authError = (code: string, message: string, status = 401) =>
   new AppError(`auth:${code}`, message, { status, type: status === 401 ? 'invalid_request_error' : 'new_api_error' });
 
 /** `Bearer sk-<key>`, `Bearer <key>` or the bare key; an optional `-<channelId>` suffix pins a channel. */
-export function parseRelayKey(header: string | undefined): { key: string; channelPart: string | undefined } | undefined {
+type ParsedKey = { key: string; channelPart: string | undefined };
+
+export function parseRelayKey(header: string | undefined): ParsedKey | undefined {
   if (!header) return undefined;
   let value = header.trim();
   if (/^bearer\s/i.test(value)) value = value.slice(6).trim();
@@ -38,22 +40,37 @@ export class RelayAuthenticator {
     private readonly cache: RelayCache,
   ) {}
 
-  async authenticate(request: FastifyRequest): Promise<RelayCaller> {
+  /**
+   * Resolves the caller. With the token and its user cached (nearly every request) this is
+   * synchronous; only a cache miss returns a promise.
+   */
+  authenticate(request: FastifyRequest): RelayCaller | Promise<RelayCaller> {
     const parsed = parseRelayKey(request.headers.authorization);
     if (!parsed) {
       throw authError('missing_api_key', '未提供令牌：请在请求头中携带 Authorization: Bearer sk-... (no API key provided)');
     }
     const { tokens, users } = this.cache;
-    const token = tokens.peek(parsed.key) ?? (tokens.knownMissing(parsed.key) ? undefined : await tokens.load(parsed.key));
+    const token = tokens.peek(parsed.key);
+    const user = token && users.peek(token.userId);
+    if (token && user) return this.admit(request, parsed, token, user);
+    return this.authenticateLoading(request, parsed, token);
+  }
+
+  private async authenticateLoading(request: FastifyRequest, parsed: ParsedKey, cached: CachedToken | undefined): Promise<RelayCaller> {
+    const { tokens, users } = this.cache;
+    const token = cached ?? (tokens.knownMissing(parsed.key) ? undefined : await tokens.load(parsed.key));
     if (!token) throw authError('invalid_api_key', '无效的令牌，请检查 API Key 是否正确 (invalid API key)');
+    // The token's own checks come first: a disabled key says so even when its user is gone.
     this.checkToken(token);
-
-    const clientIp = request.ip;
-    if (token.allowIps && !token.allowIps.allows(clientIp)) {
-      throw authError('ip_not_allowed', `您的 IP ${clientIp} 不在该令牌允许访问的 IP 列表中 (this token does not accept requests from ${clientIp})`, 403);
-    }
-
+    this.checkIp(token, request.ip);
     const user = users.peek(token.userId) ?? (await users.load(token.userId));
+    return this.admit(request, parsed, token, user);
+  }
+
+  private admit(request: FastifyRequest, parsed: ParsedKey, token: CachedToken, user: CachedUser | undefined): RelayCaller {
+    this.checkToken(token);
+    const clientIp = request.ip;
+    this.checkIp(token, clientIp);
     if (!user || user.deleted) throw authError('invalid_api_key', '令牌所属用户不存在 (the user of this key no longer exists)');
     if (user.status !== UserStatus.Enabled) throw authError('user_banned', '用户已被封禁 (this user is banned)', 403);
 
@@ -67,6 +84,12 @@ export class RelayAuthenticator {
     }
 
     return { token, user, group: this.groupOf(token, user), pinnedChannelId, clientIp };
+  }
+
+  private checkIp(token: CachedToken, clientIp: string): void {
+    if (token.allowIps && !token.allowIps.allows(clientIp)) {
+      throw authError('ip_not_allowed', `您的 IP ${clientIp} 不在该令牌允许访问的 IP 列表中 (this token does not accept requests from ${clientIp})`, 403);
+    }
   }
 
   /** Model limits: with limits on, only the listed models (none listed = none allowed). */

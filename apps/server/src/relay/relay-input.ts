@@ -36,7 +36,8 @@ function modelOf(value: unknown, spec: RelayEndpointSpec): string {
   throw badRequest('请求缺少 model 字段 (the request must name a model)', 'request:model_required');
 }
 
-export async function readRelayInput(spec: RelayEndpointSpec, body: unknown): Promise<RelayInput> {
+/** Reads a request body: at once for JSON, asynchronously for multipart (its form is parsed). */
+export function readRelayInput(spec: RelayEndpointSpec, body: unknown): RelayInput | Promise<RelayInput> {
   const parsed = body as RelayRequestBody | undefined;
   if (spec.body === 'multipart') {
     if (parsed?.kind !== 'multipart') {

@@ -1,14 +1,14 @@
 import { ChannelStatus } from '@modelgate/contract';
-import { STREAM_USAGE_OPTION_ENDPOINTS } from '@modelgate/protocol';
+import { STREAM_USAGE_OPTION_ENDPOINTS, type TokenUsage } from '@modelgate/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { AppError, badRequest } from '../errors/app-error.js';
-import type { ChargeService, Reservation } from '../domain/billing/charge-service.js';
+import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
 import { estimateQuota, isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/quota-store.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
-import type { PriorityTier } from '../domain/relay-cache/channel-index.js';
+import type { ChannelIndex, PriorityTier } from '../domain/relay-cache/channel-index.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { ChannelHealth } from './channel-health.js';
@@ -35,14 +35,43 @@ export interface RelayServiceDeps {
 /** Where a request may go: one pinned channel, or the priority tiers of (group, model). */
 type Route = { pinned: RelayChannel; tiers?: undefined } | { pinned?: undefined; tiers: readonly PriorityTier[] };
 
-interface Call {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  caller: RelayCaller;
-  input: RelayInput;
-  startedAt: number;
-  abort: RequestAbort;
-  clientGone: () => boolean;
+/** One request while it is forwarded: who asked for what, and whether they are still there. */
+class Call {
+  readonly abort = new RequestAbort();
+
+  constructor(
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly caller: RelayCaller,
+    readonly input: RelayInput,
+    /** performance.now() when the request arrived. */
+    readonly startedAt: number,
+  ) {
+    reply.raw.on('close', () => this.leave());
+    // The client may have hung up while we were authenticating and reserving.
+    if (request.raw.socket?.destroyed || reply.raw.destroyed) this.leave();
+  }
+
+  /** A response closing before it was finished means the client went away. */
+  private leave(): void {
+    if (this.abort.clientLeft || this.reply.raw.writableFinished) return;
+    this.abort.clientLeaves();
+  }
+
+  clientGone(): boolean {
+    return this.abort.clientLeft;
+  }
+}
+
+/** An answer delivered, with what billing it needs. */
+interface Delivered {
+  reservation: Reservation;
+  pricing: ModelPricing;
+  delivery: Delivery;
+  channel: RelayChannel;
+  upstreamModel: string;
+  tried: number[];
+  startedWall: number;
 }
 
 type AttemptResult = { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string } | { kind: 'failed'; error: AppError } | { kind: 'client_gone' };
@@ -52,79 +81,87 @@ type AttemptResult = { kind: 'delivered'; delivery: Delivery; channel: RelayChan
  * (retrying on another channel when that may help), settle, log.
  */
 export class RelayService {
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Requests whose accounting is not finished yet, and who waits for there to be none. */
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: RelayServiceDeps) {}
 
-  async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec): Promise<void> {
-    const work = this.relay(request, reply, spec);
-    this.inflight.add(work);
-    try {
-      await work;
-    } finally {
-      this.inflight.delete(work);
-    }
-  }
-
   /** Resolves once every request under way has finished its accounting. */
-  async settled(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  settled(): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async relay(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec): Promise<void> {
-    const startedAt = performance.now();
-    const startedWall = Date.now();
-    const { auth, charges, context } = this.deps;
-    const caller = await auth.authenticate(request);
-    const input = await readRelayInput(spec, request.body);
-    auth.checkModel(caller, input.model);
-    const pricing = resolvePricing(context.options, input.model, caller.group);
-    const route = await this.route(caller, input);
-    const payer: Payer = { userId: caller.user.id, tokenId: caller.token.id, limitedToken: !caller.token.unlimited };
-    const reservation = await this.reserve(payer, input, pricing);
-
-    const abort = new RequestAbort();
-    let gone = false;
-    const leave = () => {
-      if (gone || reply.raw.writableFinished) return;
-      gone = true;
-      abort.abort();
-    };
-    reply.raw.once('close', leave);
-    // The client may have hung up while we were authenticating and reserving.
-    if (request.raw.socket?.destroyed || reply.raw.destroyed) leave();
-    const call: Call = { request, reply, caller, input, startedAt, abort, clientGone: () => gone };
-
-    let result: Extract<AttemptResult, { kind: 'delivered' }> | undefined;
-    let tried: number[] = [];
+  /**
+   * One relayed request. The steps that usually have their answer in memory (authentication,
+   * routing, the reservation of a rich payer, settling) return plain values and are awaited only
+   * when they did go to the database: every async step costs the hot path an allocation.
+   * Resolves to nothing once the answer is sent (or hijacked), so Fastify does not wait on it.
+   */
+  async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec): Promise<FastifyReply | undefined> {
+    this.active += 1;
     try {
-      ({ result, tried } = await this.forward(call, route));
-    } catch (error) {
-      await charges.release(reservation);
-      throw error;
-    }
-    if (!result) {
-      // The client left before any answer: nothing to send, nothing generated to bill.
-      await charges.release(reservation);
-      reply.hijack();
-      reply.raw.destroy();
-      return;
-    }
-    const { delivery, channel, upstreamModel } = result;
-    try {
-      if (!delivery.billable) {
+      const startedAt = performance.now();
+      const startedWall = Date.now();
+      const { auth, charges, context } = this.deps;
+      const authenticated = auth.authenticate(request);
+      const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+      const read = readRelayInput(spec, request.body);
+      const input = read instanceof Promise ? await read : read;
+      auth.checkModel(caller, input.model);
+      const pricing = resolvePricing(context.options, input.model, caller.group);
+      const routed = this.route(caller, input);
+      const route = routed instanceof Promise ? await routed : routed;
+      const payer: Payer = { userId: caller.user.id, tokenId: caller.token.id, limitedToken: !caller.token.unlimited };
+      const reserved = this.reserve(payer, input, pricing);
+      const reservation = reserved instanceof Promise ? await reserved : reserved;
+
+      const call = new Call(request, reply, caller, input, startedAt);
+      let result: Extract<AttemptResult, { kind: 'delivered' }> | undefined;
+      let tried: number[] = [];
+      try {
+        ({ result, tried } = await this.forward(call, route));
+      } catch (error) {
         await charges.release(reservation);
-        return;
+        throw error;
       }
-      await this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall });
+      if (!result) {
+        // The client left before any answer: nothing to send, nothing generated to bill.
+        await charges.release(reservation);
+        reply.hijack();
+        reply.raw.destroy();
+        return undefined;
+      }
+      const { delivery, channel, upstreamModel } = result;
+      try {
+        if (delivery.billable) {
+          const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall });
+          if (settled instanceof Promise) await settled;
+        } else {
+          await charges.release(reservation);
+        }
+      } finally {
+        delivery.finish();
+      }
+      // A piped answer is still flowing: handing Fastify the reply makes it wait for the end.
+      return reply.sent ? undefined : reply;
     } finally {
-      delivery.finish();
+      this.active -= 1;
+      if (this.active === 0 && this.idleWaiters.length > 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const wake of waiters) wake();
+      }
     }
   }
 
-  private async route(caller: RelayCaller, input: RelayInput): Promise<Route> {
+  private route(caller: RelayCaller, input: RelayInput): Route | Promise<Route> {
     const current = this.deps.cache.channels.current();
-    const index = current instanceof Promise ? await current : current;
+    return current instanceof Promise ? current.then((index) => this.routeIn(index, caller, input)) : this.routeIn(current, caller, input);
+  }
+
+  private routeIn(index: ChannelIndex, caller: RelayCaller, input: RelayInput): Route {
     if (caller.pinnedChannelId !== undefined) {
       const channel = index.byId.get(caller.pinnedChannelId);
       if (!channel) throw badRequest(`渠道 #${caller.pinnedChannelId} 不存在 (no channel ${caller.pinnedChannelId})`, 'channel:not_found');
@@ -149,7 +186,7 @@ export class RelayService {
    * The pre-consume. A cheap upper bound (the request's byte size as prompt tokens) lets rich
    * payers skip the tokenizer; everyone else gets the counted estimate reserved.
    */
-  private async reserve(payer: Payer, input: RelayInput, pricing: ModelPricing): Promise<Reservation> {
+  private reserve(payer: Payer, input: RelayInput, pricing: ModelPricing): Reservation | Promise<Reservation> {
     const { options } = this.deps.context;
     const quotaPerUnit = options.number('QuotaPerUnit');
     const outputTokens = this.outputEstimate(input);
@@ -157,9 +194,11 @@ export class RelayService {
     if (!isFixedPrice(pricing)) {
       const upperBound = estimateQuota(pricing, { promptTokens: input.byteLength, outputTokens, calls }, quotaPerUnit);
       if (this.deps.charges.skipsReservation(payer, upperBound)) return { payer, preConsumed: 0 };
+      return countPromptTokens(input.spec.endpoint, input.fields).then((promptTokens) =>
+        this.deps.charges.reserve(payer, estimateQuota(pricing, { promptTokens, outputTokens, calls }, quotaPerUnit)),
+      );
     }
-    const promptTokens = isFixedPrice(pricing) ? 0 : await countPromptTokens(input.spec.endpoint, input.fields);
-    return this.deps.charges.reserve(payer, estimateQuota(pricing, { promptTokens, outputTokens, calls }, quotaPerUnit));
+    return this.deps.charges.reserve(payer, estimateQuota(pricing, { promptTokens: 0, outputTokens, calls }, quotaPerUnit));
   }
 
   /** Output tokens to hold for: max_tokens when given, else PreConsumedQuota for generating endpoints. */
@@ -244,7 +283,6 @@ export class RelayService {
       endpoint,
       startedAt: call.startedAt,
       abort: call.abort,
-      clientGone: call.clientGone,
     };
     try {
       let delivery: Delivery;
@@ -267,24 +305,26 @@ export class RelayService {
     }
   }
 
-  private async settle(
-    call: Call,
-    done: {
-      reservation: Reservation;
-      pricing: ModelPricing;
-      delivery: Delivery;
-      channel: RelayChannel;
-      upstreamModel: string;
-      tried: number[];
-      startedWall: number;
-    },
-  ): Promise<void> {
-    const { context, charges, ledger } = this.deps;
+  /** Charges the call and queues its log; synchronous unless tokens must be counted or the database settles. */
+  private settle(call: Call, done: Delivered): void | Promise<void> {
+    const usage = done.delivery.usage;
+    if (usage === undefined) {
+      return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts).then((counted) => this.charge(call, done, counted));
+    }
+    return this.charge(call, done, usage);
+  }
+
+  private charge(call: Call, done: Delivered, usage: TokenUsage): void | Promise<void> {
+    const quota = quotaFor(done.pricing, { ...usage, calls: call.input.calls }, this.deps.context.options.number('QuotaPerUnit'));
+    const settlement = this.deps.charges.settle(done.reservation, quota, done.channel.id);
+    if (settlement instanceof Promise) return settlement.then((settled) => this.log(call, done, usage, settled));
+    this.log(call, done, usage, settlement);
+  }
+
+  private log(call: Call, done: Delivered, usage: TokenUsage, settlement: Settlement): void {
+    const { context, ledger } = this.deps;
     const { input, caller } = call;
     const { delivery, pricing, channel } = done;
-    const usage = delivery.usage ?? (await countedUsage(input.spec.endpoint, input.fields, delivery.completionTexts));
-    const quota = quotaFor(pricing, { ...usage, calls: input.calls }, context.options.number('QuotaPerUnit'));
-    const settlement = await charges.settle(done.reservation, quota, channel.id);
     if (!context.options.bool('LogConsumeEnabled')) return;
     ledger.logs.push(
       consumeLogRow({

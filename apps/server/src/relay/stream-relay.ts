@@ -22,11 +22,10 @@ export interface StreamRelayOptions {
   /** Forward usage-only events (the client asked for usage, or the relay did not ask for it). */
   forwardUsage: boolean;
   idleTimeoutMs: number;
+  /** Aborts the upstream request; its `clientLeft` says the client has gone. */
   abort: RequestAbort;
   /** performance.now() when the request arrived. */
   startedAt: number;
-  /** Whether the client has gone (set by the caller's close listener). */
-  clientGone: () => boolean;
 }
 
 export const SSE_HEADERS = {
@@ -58,7 +57,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   }, options.idleTimeoutMs);
 
   const forward = async (bytes: string | Buffer | undefined): Promise<void> => {
-    if (bytes === undefined || bytes.length === 0 || options.clientGone()) return;
+    if (bytes === undefined || bytes.length === 0 || abort.clientLeft) return;
     if (!response.write(bytes)) await drained(response);
   };
 
@@ -70,7 +69,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       await forward(reader.push(part as Buffer));
     }
   } catch {
-    end = timedOut ? 'timeout' : options.clientGone() ? 'client_gone' : 'upstream_broken';
+    end = timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken';
   } finally {
     clearTimeout(idle);
   }
@@ -78,7 +77,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   // An unterminated last event goes out only when the upstream itself ended there; after a cut,
   // it would run into the error event.
   if (end === 'complete') await forward(tail);
-  if (end === 'complete' && options.clientGone()) end = 'client_gone';
+  if (end === 'complete' && abort.clientLeft) end = 'client_gone';
 
   if (end === 'timeout' || end === 'upstream_broken') {
     const message =

@@ -39,10 +39,10 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
     });
 
     for (const spec of RELAY_ENDPOINTS) {
-      scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, async (request, reply) => {
-        await runtime.service.handle(request, reply, spec);
-        return reply;
-      });
+      // The service sends or hijacks the reply itself. Its promise resolves to nothing once the
+      // answer is out (Fastify then has nothing to wait on), or to the reply while a piped answer
+      // still flows.
+      scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
