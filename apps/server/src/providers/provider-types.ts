@@ -1,4 +1,4 @@
-import type { OpenAIEndpoint, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
+import type { OpenAIEndpoint, StreamBytes, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
 import type { FormData } from 'undici';
 
 /**
@@ -70,8 +70,8 @@ export interface ErrorVerdict {
 /** Per-stream state of a provider's stream transform; it does no I/O. */
 export interface StreamReader {
   readonly observation: StreamObservation;
-  /** What to forward for this upstream chunk (possibly empty). */
-  push(chunk: Buffer): Buffer;
+  /** What to forward for this upstream chunk: the chunk, a part, pieces of it, or nothing (empty). */
+  push(chunk: Buffer): StreamBytes;
   /** Ends the stream: a last unterminated event to forward, if any. */
   finish(): Buffer | undefined;
 }

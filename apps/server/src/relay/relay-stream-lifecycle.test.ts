@@ -2,7 +2,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chatChunk } from './testing/mock-upstream.js';
+import { chatChunk, usageChunk } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 let env: RelayTestEnv;
@@ -55,6 +55,38 @@ describe('stream lifecycle', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: countTokens('Once upon a time'), is_stream: 1 });
     expect(userUsed).toBe(Math.round(0.075 * (promptTokens + countTokens('Once upon a time') * 4)));
+  });
+
+  it('lets a stalled client hold the upstream back instead of buffering the stream, then delivers all of it', async () => {
+    const { token, ids } = await payer();
+    const event = chatChunk({ content: 'lorem ipsum '.repeat(80) });
+    const events = 32_000; // about 35 MB: far more than the sockets between here and there hold
+    // The upstream reports usage (held back from this client, which did not ask for it).
+    const ending = `${usageChunk({ prompt_tokens: 5, completion_tokens: 64_000 })}data: [DONE]\n\n`;
+    let upstreamDone = false;
+    env.upstream.respond(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let index = 0; index < events; index += 1) {
+        if (response.destroyed) return;
+        if (!response.write(event)) await new Promise((resolve) => response.once('drain', resolve));
+      }
+      response.end(ending);
+      upstreamDone = true;
+    });
+    const response = await request(`${env.gateway}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+      body: streamBody,
+    });
+    // The client reads nothing for a while: the upstream must be made to wait, not drained into memory.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(upstreamDone).toBe(false);
+    let received = 0;
+    for await (const part of response.body) received += (part as Buffer).length;
+    expect(upstreamDone).toBe(true);
+    expect(received).toBe(events * event.length + 'data: [DONE]\n\n'.length);
+    await env.runtime.drain();
+    expect((await totals(env.context, ids)).logs[0]).toMatchObject({ prompt_tokens: 5, completion_tokens: 64_000 });
   });
 
   it('ends a silent upstream stream with an error event, never a fake [DONE], and bills what was generated', async () => {

@@ -1,4 +1,4 @@
-import type { OpenAIEndpoint, StreamObservation } from '@modelgate/protocol';
+import type { OpenAIEndpoint, StreamBytes, StreamObservation } from '@modelgate/protocol';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
@@ -39,9 +39,12 @@ export const SSE_HEADERS = {
 
 /**
  * Passes an upstream SSE stream to the client as it arrives, observing it for usage and text.
- * Writes respect backpressure (a slow client slows the upstream read, not memory). When the
+ * Writes respect backpressure (a slow client pauses the upstream read, not memory). When the
  * upstream is silent for `idleTimeoutMs` the stream gets an error event, never a fake [DONE].
  * The caller ends the response once it has settled the bill.
+ *
+ * The body is read through its events rather than an async iterator: the iterator costs a
+ * promise per chunk and a set of end-of-stream listeners per stream, on a path every stream takes.
  */
 export async function relayStream(options: StreamRelayOptions): Promise<StreamResult> {
   const { response, upstream, abort } = options;
@@ -56,27 +59,44 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     abort.abort();
   }, options.idleTimeoutMs);
 
-  const forward = async (bytes: string | Buffer | undefined): Promise<void> => {
-    if (bytes === undefined || bytes.length === 0 || abort.clientLeft) return;
-    if (!response.write(bytes)) await drained(response);
+  const body = upstream.body;
+  // Paused while the client's socket is full; resumed when it drains, or when the client leaves.
+  let paused = false;
+  const resume = () => {
+    if (!paused) return;
+    paused = false;
+    body.resume();
   };
-
-  let end: StreamEnd = 'complete';
-  try {
-    for await (const part of upstream.body) {
+  response.on('drain', resume);
+  response.on('close', resume);
+  let end = await new Promise<StreamEnd>((resolve) => {
+    let settled = false;
+    const finish = (how: StreamEnd) => {
+      if (settled) return;
+      settled = true;
+      resolve(how);
+    };
+    body.on('data', (part: Buffer) => {
       idle.refresh();
       if (firstResponseMs < 0) firstResponseMs = Math.round(performance.now() - options.startedAt);
-      await forward(reader.push(part as Buffer));
-    }
-  } catch {
-    end = timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken';
-  } finally {
-    clearTimeout(idle);
-  }
+      if (!write(response, reader.push(part), abort) && !paused) {
+        paused = true;
+        body.pause();
+      }
+    });
+    body.once('end', () => finish('complete'));
+    body.once('error', () => finish(timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken'));
+    // A body destroyed without an error (never expected from undici) still ends the stream.
+    body.once('close', () => finish(timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : body.readableEnded ? 'complete' : 'upstream_broken'));
+  });
+  response.off('drain', resume);
+  response.off('close', resume);
+  clearTimeout(idle);
+
   const tail = reader.finish();
   // An unterminated last event goes out only when the upstream itself ended there; after a cut,
   // it would run into the error event.
-  if (end === 'complete') await forward(tail);
+  if (end === 'complete') write(response, tail, abort);
   if (end === 'complete' && abort.clientLeft) end = 'client_gone';
 
   if (end === 'timeout' || end === 'upstream_broken') {
@@ -85,20 +105,21 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
         ? `上游超过 ${Math.round(options.idleTimeoutMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
         : '上游连接中断，流已结束 (the upstream connection broke mid-stream)';
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
-    await forward(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`);
+    write(response, `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`, abort);
   }
   return { observation: reader.observation, end, firstResponseMs };
 }
 
-/** Resolves when the socket can take more, or when it is gone. */
-function drained(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
+/**
+ * Writes what the reader passed on: nothing, one buffer, or the pieces left around a dropped
+ * event (corked, so they leave in one write). Returns false when the socket wants a pause.
+ */
+function write(response: ServerResponse, bytes: StreamBytes | string | undefined, abort: RequestAbort): boolean {
+  if (bytes === undefined || abort.clientLeft) return true;
+  if (!Array.isArray(bytes)) return bytes.length === 0 || response.write(bytes);
+  response.cork();
+  let more = true;
+  for (const piece of bytes) if (piece.length > 0) more = response.write(piece);
+  response.uncork();
+  return more;
 }

@@ -6,7 +6,7 @@ const content = (text: string) => chunk({ choices: [{ index: 0, delta: { content
 const usage = chunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } });
 
 function relay(reader: OpenAIStreamReader, parts: string[]): string {
-  const out = parts.map((part) => reader.push(Buffer.from(part)));
+  const out = parts.flatMap((part) => reader.push(Buffer.from(part)));
   const tail = reader.finish();
   return Buffer.concat(tail ? [...out, tail] : out).toString();
 }

@@ -12,6 +12,12 @@ import {
 } from './stream-observer.js';
 
 /**
+ * Bytes to forward for one upstream chunk: the chunk itself or part of it, or the pieces left
+ * around a dropped event, to be written in order (an empty buffer or list: nothing).
+ */
+export type StreamBytes = Buffer | readonly Buffer[];
+
+/**
  * Reads an OpenAI-style SSE stream as a relay passes it on: each chunk in, the bytes to forward
  * out, and an observation (usage, text) kept on the side. Pure apart from its own state.
  *
@@ -30,7 +36,7 @@ export class OpenAIStreamReader {
   ) {}
 
   /** Returns what to forward for this chunk: the chunk itself, part of it, or nothing. */
-  push(chunk: Buffer): Buffer {
+  push(chunk: Buffer): StreamBytes {
     if (this.splitter.pendingLength === 0 && endsWithBlankLine(chunk)) {
       const text = chunk.toString('latin1');
       const at = usageMentionAt(text, 0);
@@ -50,7 +56,7 @@ export class OpenAIStreamReader {
     }
     // Whole events with nothing dropped go out as the very bytes that came in.
     if (kept.length === events.length && !carried && this.splitter.pendingLength === 0) return chunk;
-    return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
+    return kept.length === 1 ? kept[0]! : kept;
   }
 
   /**
@@ -58,7 +64,7 @@ export class OpenAIStreamReader {
    * around each mention are read, the stretches between them held unread, and a usage-only event
    * cut out when the client did not ask for it.
    */
-  private pushWithUsage(chunk: Buffer, text: string, first: number): Buffer {
+  private pushWithUsage(chunk: Buffer, text: string, first: number): StreamBytes {
     const kept: Buffer[] = [];
     let cursor = 0;
     let keptFrom = 0;
@@ -78,7 +84,7 @@ export class OpenAIStreamReader {
     if (cursor < text.length) holdUnread(this.endpoint, this.observation, text.slice(cursor));
     if (keptFrom === 0) return chunk;
     if (keptFrom < chunk.length) kept.push(chunk.subarray(keptFrom));
-    return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
+    return kept.length === 1 ? kept[0]! : kept;
   }
 
   /** Ends the stream: returns an unterminated last event to forward, and completes the observation. */
