@@ -10,6 +10,7 @@ import { Measurer, type BenchSettings, type Measured, type TargetFigures } from 
 import { coreBusyMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { summarizeProfile } from './profile.js';
+import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 
@@ -111,7 +112,8 @@ async function startNodeScript(name: string, script: string, cpu: string, env: R
 
 async function startGateway(sqlitePath: string, label: string): Promise<{ process: Pinned; port: number; startupMs: number }> {
   const port = await freePort();
-  const nodeArgs = ['node'];
+  // The flags `npm start` runs the gateway with.
+  const nodeArgs = ['node', ...SERVER_NODE_FLAGS];
   if (profile) {
     // One directory per process: Node writes one file per thread (tsx's loader has its own).
     const directory = join(profileDir, `modelgate-${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
