@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import type { RequestAbort } from './request-abort.js';
 import { relayStream, type StreamEnd } from './stream-relay.js';
+import type { StreamWatchdog } from './stream-watchdog.js';
 
 /** An upstream answer received (and, for streams, passed on) and ready to be billed. */
 export interface Delivery {
@@ -84,7 +85,7 @@ export function deliverPiped(options: DeliverOptions): Delivery {
   };
 }
 
-export async function deliverStream(options: DeliverOptions & { forwardUsage: boolean; idleTimeoutMs: number }): Promise<Delivery> {
+export async function deliverStream(options: DeliverOptions & { forwardUsage: boolean; watchdog: StreamWatchdog }): Promise<Delivery> {
   const { reply } = options;
   reply.hijack();
   const result = await relayStream({
@@ -93,7 +94,7 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     adaptor: options.adaptor,
     endpoint: options.endpoint,
     forwardUsage: options.forwardUsage,
-    idleTimeoutMs: options.idleTimeoutMs,
+    watchdog: options.watchdog,
     abort: options.abort,
     startedAt: options.startedAt,
   });

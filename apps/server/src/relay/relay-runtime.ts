@@ -97,6 +97,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     } catch (error) {
       context.logger.error({ err: error }, 'final flush of relay counters failed: the last batch is lost');
     }
+    service.watchdog.close();
     await upstream.close();
   });
   return runtime;

@@ -18,6 +18,7 @@ import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput } from './relay-input.js';
 import { RequestAbort } from './request-abort.js';
+import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage, countPromptTokens } from './token-counter.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
@@ -85,7 +86,12 @@ export class RelayService {
   private active = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly deps: RelayServiceDeps) {}
+  /** Ends streams whose upstream went silent (STREAMING_TIMEOUT). */
+  readonly watchdog: StreamWatchdog;
+
+  constructor(private readonly deps: RelayServiceDeps) {
+    this.watchdog = new StreamWatchdog(deps.context.config.streamingTimeoutSeconds * 1000);
+  }
 
   /** Resolves once every request under way has finished its accounting. */
   settled(): Promise<void> {
@@ -290,7 +296,7 @@ export class RelayService {
         delivery = await deliverStream({
           ...options,
           forwardUsage: !askStreamUsage,
-          idleTimeoutMs: this.deps.context.config.streamingTimeoutSeconds * 1000,
+          watchdog: this.watchdog,
         });
       } else if (endpoint === 'speech' || !/json|text/.test(contentType)) {
         delivery = deliverPiped(options);

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import type { RequestAbort } from './request-abort.js';
+import type { StreamWatchdog } from './stream-watchdog.js';
 
 /** How a relayed stream ended. */
 export type StreamEnd = 'complete' | 'client_gone' | 'timeout' | 'upstream_broken';
@@ -21,7 +22,8 @@ export interface StreamRelayOptions {
   endpoint: OpenAIEndpoint;
   /** Forward usage-only events (the client asked for usage, or the relay did not ask for it). */
   forwardUsage: boolean;
-  idleTimeoutMs: number;
+  /** Ends the stream when the upstream goes silent for STREAMING_TIMEOUT. */
+  watchdog: StreamWatchdog;
   /** Aborts the upstream request; its `clientLeft` says the client has gone. */
   abort: RequestAbort;
   /** performance.now() when the request arrived. */
@@ -40,7 +42,7 @@ export const SSE_HEADERS = {
 /**
  * Passes an upstream SSE stream to the client as it arrives, observing it for usage and text.
  * Writes respect backpressure (a slow client pauses the upstream read, not memory). When the
- * upstream is silent for `idleTimeoutMs` the stream gets an error event, never a fake [DONE].
+ * upstream is silent for STREAMING_TIMEOUT (the watchdog) the stream gets an error event, never a fake [DONE].
  * The caller ends the response once it has settled the bill.
  *
  * The body is read through its events rather than an async iterator: the iterator costs a
@@ -54,10 +56,10 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   const reader = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
   let firstResponseMs = -1;
   let timedOut = false;
-  const idle = setTimeout(() => {
+  const watched = options.watchdog.watch(() => {
     timedOut = true;
     abort.abort();
-  }, options.idleTimeoutMs);
+  });
 
   const body = upstream.body;
   // Paused while the client's socket is full; resumed when it drains, or when the client leaves.
@@ -77,7 +79,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       resolve(how);
     };
     body.on('data', (part: Buffer) => {
-      idle.refresh();
+      watched.lastActivity = performance.now();
       if (firstResponseMs < 0) firstResponseMs = Math.round(performance.now() - options.startedAt);
       if (!write(response, reader.push(part), abort) && !paused) {
         paused = true;
@@ -91,7 +93,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   });
   response.off('drain', resume);
   response.off('close', resume);
-  clearTimeout(idle);
+  options.watchdog.unwatch(watched);
 
   const tail = reader.finish();
   // An unterminated last event goes out only when the upstream itself ended there; after a cut,
@@ -102,7 +104,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   if (end === 'timeout' || end === 'upstream_broken') {
     const message =
       end === 'timeout'
-        ? `上游超过 ${Math.round(options.idleTimeoutMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
+        ? `上游超过 ${Math.round(options.watchdog.idleMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
         : '上游连接中断，流已结束 (the upstream connection broke mid-stream)';
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
     write(response, `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`, abort);

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { StreamWatchdog } from './stream-watchdog.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the stream watchdog', () => {
+  it('ends a silent stream within one check after the timeout, and spares one that keeps talking', async () => {
+    const watchdog = new StreamWatchdog(200);
+    try {
+      const started = performance.now();
+      let silentEndedAt = 0;
+      let talkerEnded = false;
+      watchdog.watch(() => (silentEndedAt = performance.now()));
+      const talker = watchdog.watch(() => (talkerEnded = true));
+      for (let step = 0; step < 8; step += 1) {
+        await sleep(50);
+        talker.lastActivity = performance.now();
+      }
+      expect(silentEndedAt - started).toBeGreaterThanOrEqual(200);
+      expect(silentEndedAt - started).toBeLessThan(200 + watchdog.checkIntervalMs + 100);
+      expect(talkerEnded).toBe(false);
+      watchdog.unwatch(talker);
+      await sleep(300);
+      expect(talkerEnded).toBe(false);
+    } finally {
+      watchdog.close();
+    }
+  });
+
+  it('checks at most every second, and at least four times per timeout', () => {
+    expect(new StreamWatchdog(60_000).checkIntervalMs).toBe(1000);
+    expect(new StreamWatchdog(1000).checkIntervalMs).toBe(250);
+  });
+});
