@@ -9,12 +9,41 @@ const loadEncoding = (): Promise<Encoding> => (encoding ??= import('gpt-tokenize
 /** Special-token text in user input is counted as the plain text it is. */
 const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Longest run without whitespace counted in one piece (see piecesOf). */
+const MAX_RUN = 256;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`);
+const LONG_RUNS = new RegExp(LONG_RUN.source, 'g');
+
+/**
+ * The text in pieces the tokenizer handles in bounded time. Byte-pair encoding of one long run
+ * without whitespace takes time that grows with the square of its length (160,000 repeated
+ * letters took 26 s, holding the event loop); a prompt or an answer with such a run could stall
+ * the relay. Runs longer than MAX_RUN are cut into MAX_RUN pieces counted apart, which changes
+ * the count by at most a token per cut. Ordinary text (words, code, JSON) has no such runs and is
+ * counted whole.
+ */
+export function piecesOf(text: string): string[] {
+  if (!LONG_RUN.test(text)) return [text];
+  const pieces: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(LONG_RUNS)) {
+    if (match.index > last) pieces.push(text.slice(last, match.index));
+    for (let start = 0; start < match[0].length; start += MAX_RUN) pieces.push(match[0].slice(start, start + MAX_RUN));
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) pieces.push(text.slice(last));
+  return pieces;
+}
+
 /** Tokens of the texts under o200k_base, the encoding of OpenAI's current models. */
 export async function countTextTokens(texts: readonly string[]): Promise<number> {
   if (texts.length === 0) return 0;
   const { countTokens } = await loadEncoding();
   let total = 0;
-  for (const text of texts) if (text !== '') total += countTokens(text, AS_PLAIN_TEXT);
+  for (const text of texts) {
+    if (text === '') continue;
+    for (const piece of piecesOf(text)) total += countTokens(piece, AS_PLAIN_TEXT);
+  }
   return total;
 }
 
