@@ -1,3 +1,4 @@
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Db } from '../../db/index.js';
 import { createLogWriter, LogBuffer, yieldToEventLoop, type LogWriter } from '../logs/log-buffer.js';
 import { updateRowsById } from './batched-updates.js';
@@ -44,8 +45,12 @@ export class QuotaLedger implements UnflushedQuota {
   readonly logs = new LogBuffer();
   private readonly writeLogs: LogWriter;
 
+  /** On SQLite: the counters written by statements prepared once, on the transaction's connection. */
+  private readonly sqliteCounters: ((batch: Batch) => Promise<void>) | undefined;
+
   constructor(private readonly db: Db) {
     this.writeLogs = createLogWriter(db);
+    this.sqliteCounters = db.sqlite ? sqliteCounterWriter(db.sqlite) : undefined;
   }
 
   userQuota(userId: number): number {
@@ -111,22 +116,26 @@ export class QuotaLedger implements UnflushedQuota {
     try {
       const { dialect } = this.db;
       await this.db.kysely.transaction().execute(async (trx) => {
-        const users = batch.users;
-        await updateRowsById(trx, dialect, 'users', [...users.keys()], [
-          { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
-          { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
-          { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
-        ], yieldToEventLoop);
-        const tokens = batch.tokens;
-        await updateRowsById(trx, dialect, 'tokens', [...tokens.keys()], [
-          { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
-          { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
-          { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
-        ], yieldToEventLoop);
-        const channels = batch.channels;
-        await updateRowsById(trx, dialect, 'channels', [...channels.keys()], [
-          { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
-        ], yieldToEventLoop);
+        if (this.sqliteCounters) {
+          await this.sqliteCounters(batch);
+        } else {
+          const users = batch.users;
+          await updateRowsById(trx, dialect, 'users', [...users.keys()], [
+            { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
+            { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
+            { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
+          ], yieldToEventLoop);
+          const tokens = batch.tokens;
+          await updateRowsById(trx, dialect, 'tokens', [...tokens.keys()], [
+            { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
+            { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
+            { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
+          ], yieldToEventLoop);
+          const channels = batch.channels;
+          await updateRowsById(trx, dialect, 'channels', [...channels.keys()], [
+            { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
+          ], yieldToEventLoop);
+        }
         await yieldToEventLoop();
         await this.writeLogs(trx, rows);
       });
@@ -145,4 +154,44 @@ export class QuotaLedger implements UnflushedQuota {
     for (const [id, delta] of batch.tokens) this.addToken(id, delta);
     for (const [id, usedQuota] of batch.channels) this.addChannel(id, usedQuota);
   }
+}
+
+/** Rows updated between yields to the event loop. */
+const ROWS_PER_YIELD = 300;
+
+/**
+ * The batch's counter updates on SQLite: one prepared single-row UPDATE per table, run per row.
+ * SQLite has no round trip to save, and the CASE form (built and parsed anew each flush, with a
+ * WHEN per row) cost more the more channels a batch touched: a flush after traffic spread over
+ * 10,000 channels updates about a thousand of them.
+ */
+function sqliteCounterWriter(database: SqliteDatabase): (batch: Batch) => Promise<void> {
+  let statements: { users: Statement; tokens: Statement; channels: Statement } | undefined;
+  return async (batch) => {
+    statements ??= {
+      users: database.prepare('update users set quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + ? where id = ?'),
+      tokens: database.prepare(
+        'update tokens set remain_quota = remain_quota + ?, used_quota = used_quota + ?, accessed_time = case when ? > 0 then ? else accessed_time end where id = ?',
+      ),
+      channels: database.prepare('update channels set used_quota = used_quota + ? where id = ?'),
+    };
+    const { users, tokens, channels } = statements;
+    let count = 0;
+    const pace = async () => {
+      count += 1;
+      if (count % ROWS_PER_YIELD === 0) await yieldToEventLoop();
+    };
+    for (const [id, delta] of batch.users) {
+      users.run(delta.quota, delta.usedQuota, delta.requestCount, id);
+      await pace();
+    }
+    for (const [id, delta] of batch.tokens) {
+      tokens.run(delta.remainQuota, delta.usedQuota, delta.accessedTime, delta.accessedTime, id);
+      await pace();
+    }
+    for (const [id, usedQuota] of batch.channels) {
+      if (usedQuota !== 0) channels.run(usedQuota, id);
+      await pace();
+    }
+  };
 }
