@@ -42,6 +42,34 @@ async function payer(options: { quota?: number; tokenQuota?: number; group?: str
   return { user, token, channelId, ids: { userId: user.id, tokenId: token.id, channelIds: [channelId] } };
 }
 
+/**
+ * `count` chat calls at once on one key (half of them with max_tokens), against an upstream that
+ * answers each after 5–25 ms with 100 prompt and 100 completion tokens; their statuses.
+ */
+async function concurrentChats(relay: RelayTestEnv, apiKey: string, count: number): Promise<number[]> {
+  relay.upstream.respond(async (_request, response) => {
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }));
+  });
+  const pool = new Pool(relay.gateway, { connections: count });
+  try {
+    return await Promise.all(
+      Array.from({ length: count }, async (_, index) => {
+        const response = await pool.request({
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(chatBody(index % 2 === 0 ? { max_tokens: 200 } : {})),
+        });
+        await response.body.text();
+        return response.statusCode;
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
 describe('quota arithmetic', () => {
   it('charges round(group × model ratio × (prompt + completion × completion ratio)) everywhere at once', async () => {
     // A group of its own with ratio 1.5 (the GroupRatio option keys it).
@@ -234,42 +262,22 @@ describe('balances that do not cover the call', () => {
     const cost = Math.round(0.075 * (100 + 100 * 4));
     const initialQuota = cost * 60;
     const { token, ids, channelId } = await payer({ quota: initialQuota, tokenQuota: 10_000_000 });
-    env.upstream.respond(async (_request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }));
-    });
-    const pool = new Pool(env.gateway, { connections: 200 });
-    try {
-      const statuses = await Promise.all(
-        Array.from({ length: 200 }, async (_, index) => {
-          const response = await pool.request({
-            method: 'POST',
-            path: '/v1/chat/completions',
-            headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(chatBody(index % 2 === 0 ? { max_tokens: 200 } : {})),
-          });
-          await response.body.text();
-          return response.statusCode;
-        }),
-      );
-      const succeeded = statuses.filter((status) => status === 200).length;
-      expect(succeeded).toBeGreaterThan(0);
-      expect(succeeded).toBeLessThan(200);
-      expect(statuses.every((status) => status === 200 || status === 403)).toBe(true);
-      await env.runtime.drain();
-      const after = await totals(env.context, { ...ids, channelIds: [channelId] });
-      expect(after.userQuota).toBeGreaterThanOrEqual(0);
-      expect(after.tokenRemain).toBeGreaterThanOrEqual(0);
-      expect(after.logs).toHaveLength(succeeded);
-      expect(after.requestCount).toBe(succeeded);
-      expect(after.userUsed).toBe(after.logQuotaSum);
-      expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
-      expect(after.tokenUsed).toBe(after.logQuotaSum);
-      expect(10_000_000 - after.tokenRemain).toBe(after.logQuotaSum);
-      expect(after.channelUsed.get(channelId)).toBe(after.logQuotaSum);
-    } finally {
-      await pool.close();
-    }
+    const statuses = await concurrentChats(env, token.apiKey, 200);
+    const succeeded = statuses.filter((status) => status === 200).length;
+    expect(succeeded).toBeGreaterThan(0);
+    expect(succeeded).toBeLessThan(200);
+    expect(statuses.every((status) => status === 200 || status === 403)).toBe(true);
+    await env.runtime.drain();
+    const after = await totals(env.context, { ...ids, channelIds: [channelId] });
+    expect(after.userQuota).toBeGreaterThanOrEqual(0);
+    expect(after.tokenRemain).toBeGreaterThanOrEqual(0);
+    expect(after.logs).toHaveLength(succeeded);
+    expect(after.requestCount).toBe(succeeded);
+    expect(after.userUsed).toBe(after.logQuotaSum);
+    expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
+    expect(after.tokenUsed).toBe(after.logQuotaSum);
+    expect(10_000_000 - after.tokenRemain).toBe(after.logQuotaSum);
+    expect(after.channelUsed.get(channelId)).toBe(after.logQuotaSum);
   });
 });
 
@@ -291,35 +299,15 @@ describe.each(['postgres', 'mysql'] as const)('the money path on %s', (dialect) 
     const user = await seedUser(node.context, { quota: initialQuota });
     const token = await seedToken(node.context, user.id, { remainQuota: 10_000_000, unlimited: false });
     const channelId = await seedChannel(node.context, { key: unique('key'), baseUrl: node.upstream.url, models: ['gpt-4o-mini'], groups: [user.group] });
-    node.upstream.respond(async (_request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }));
-    });
-    const pool = new Pool(node.gateway, { connections: 100 });
-    try {
-      const statuses = await Promise.all(
-        Array.from({ length: 100 }, async (_, index) => {
-          const response = await pool.request({
-            method: 'POST',
-            path: '/v1/chat/completions',
-            headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(chatBody(index % 2 === 0 ? { max_tokens: 200 } : {})),
-          });
-          await response.body.text();
-          return response.statusCode;
-        }),
-      );
-      const succeeded = statuses.filter((status) => status === 200).length;
-      expect(succeeded).toBeGreaterThan(0);
-      expect(succeeded).toBeLessThan(100);
-      await node.runtime.drain();
-      const after = await totals(node.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
-      expect(after.userQuota).toBeGreaterThanOrEqual(0);
-      expect([after.logs.length, after.requestCount]).toEqual([succeeded, succeeded]);
-      expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
-      expect([after.userUsed, after.tokenUsed, 10_000_000 - after.tokenRemain, after.channelUsed.get(channelId)]).toEqual(Array(4).fill(after.logQuotaSum));
-    } finally {
-      await pool.close();
-    }
+    const statuses = await concurrentChats(node, token.apiKey, 100);
+    const succeeded = statuses.filter((status) => status === 200).length;
+    expect(succeeded).toBeGreaterThan(0);
+    expect(succeeded).toBeLessThan(100);
+    await node.runtime.drain();
+    const after = await totals(node.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
+    expect(after.userQuota).toBeGreaterThanOrEqual(0);
+    expect([after.logs.length, after.requestCount]).toEqual([succeeded, succeeded]);
+    expect(initialQuota - after.userQuota).toBe(after.logQuotaSum);
+    expect([after.userUsed, after.tokenUsed, 10_000_000 - after.tokenRemain, after.channelUsed.get(channelId)]).toEqual(Array(4).fill(after.logQuotaSum));
   });
 });

@@ -42,7 +42,8 @@ export const SSE_HEADERS = {
 /**
  * Passes an upstream SSE stream to the client as it arrives, observing it for usage and text.
  * Writes respect backpressure (a slow client pauses the upstream read, not memory). When the
- * upstream is silent for STREAMING_TIMEOUT (the watchdog) the stream gets an error event, never a fake [DONE].
+ * upstream is silent for STREAMING_TIMEOUT (see the watchdog) the stream gets an error event,
+ * never a fake [DONE].
  * The caller ends the response once it has settled the bill.
  *
  * The body is read through its events rather than an async iterator: the iterator costs a
@@ -72,24 +73,21 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   response.on('drain', resume);
   response.on('close', resume);
   let end = await new Promise<StreamEnd>((resolve) => {
-    let settled = false;
-    const finish = (how: StreamEnd) => {
-      if (settled) return;
-      settled = true;
-      resolve(how);
-    };
+    // A promise settles once: whichever of end, error and close comes first decides.
+    const broken = (): StreamEnd => (timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
     body.on('data', (part: Buffer) => {
-      watched.lastActivity = performance.now();
-      if (firstResponseMs < 0) firstResponseMs = Math.round(performance.now() - options.startedAt);
+      const now = performance.now();
+      watched.lastActivity = now;
+      if (firstResponseMs < 0) firstResponseMs = Math.round(now - options.startedAt);
       if (!write(response, reader.push(part), abort) && !paused) {
         paused = true;
         body.pause();
       }
     });
-    body.once('end', () => finish('complete'));
-    body.once('error', () => finish(timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken'));
+    body.once('end', () => resolve('complete'));
+    body.once('error', () => resolve(broken()));
     // A body destroyed without an error (never expected from undici) still ends the stream.
-    body.once('close', () => finish(timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : body.readableEnded ? 'complete' : 'upstream_broken'));
+    body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
   });
   response.off('drain', resume);
   response.off('close', resume);

@@ -63,10 +63,10 @@ export class ChargeService {
   /** Takes the estimate from the balances, unless the payer is rich enough to skip it (then at once). */
   reserve(payer: Payer, estimate: number): Reservation | Promise<Reservation> {
     if (this.skipsReservation(payer, estimate)) return { payer, preConsumed: 0 };
-    return this.take(payer, estimate);
+    return this.reserveInDatabase(payer, estimate);
   }
 
-  private async take(payer: Payer, estimate: number): Promise<Reservation> {
+  private async reserveInDatabase(payer: Payer, estimate: number): Promise<Reservation> {
     const shortfall = await this.store.take(payer, estimate, this.outstanding(payer));
     if (shortfall !== undefined) {
       this.views.invalidate(payer);
