@@ -66,8 +66,11 @@ export async function firstChunkTimes(target: Target, body: string, count: numbe
 }
 
 export interface ManyStreamsResult {
+  /** From the first send to the last stream's end. */
   wallMs: number;
-  /** Slowest single stream, from its send to its last byte. */
+  /** Each stream's own time, from its send to its last byte: median, 99th percentile, slowest. */
+  streamP50Ms: number;
+  streamP99Ms: number;
   slowestMs: number;
   completed: number;
   failures: number;
@@ -93,21 +96,23 @@ class EventCounter {
   }
 }
 
-/**
- * Opens `count` streaming requests at once and waits for all; a stream counts as complete when it
- * ends with [DONE] after at least `minEvents` events. The pool (streamsPool) is the caller's, so a
- * first round can open the connections that a second one reuses. Uses undici's dispatch handler directly: this
- * client shares its core with the mock, and a Readable per stream would cost more than the mock does.
- */
+/** A pool with a connection for every stream (see manyStreams), so no stream waits for another. */
 export function streamsPool(target: Target, count: number): Pool {
   return new Pool(target.origin, { connections: count + 16, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 60_000 });
 }
 
-export async function manyStreams(pool: Pool, target: Target, body: string, count: number, minEvents: number): Promise<ManyStreamsResult> {
+/**
+ * Opens `count` streaming requests, all at once or, with `spreadMs`, evenly over that time, and
+ * waits for all; a stream counts as complete when it ends with [DONE] after at least `minEvents`
+ * events. The pool (streamsPool) is the caller's, so a first round can open the connections that a
+ * second one reuses. Uses undici's dispatch handler directly: this client shares its core with the
+ * mock, and a Readable per stream would cost more than the mock does.
+ */
+export async function manyStreams(pool: Pool, target: Target, body: string, count: number, minEvents: number, spreadMs = 0): Promise<ManyStreamsResult> {
   let completed = 0;
   let failures = 0;
   let firstFailure: string | undefined;
-  let slowestMs = 0;
+  const durations: number[] = [];
   const fail = (reason: string) => {
     failures += 1;
     firstFailure ??= reason;
@@ -128,7 +133,7 @@ export async function manyStreams(pool: Pool, target: Target, body: string, coun
             counter.push(chunk);
           },
           onResponseEnd() {
-            slowestMs = Math.max(slowestMs, performance.now() - sent);
+            durations.push(performance.now() - sent);
             if (status !== 200) fail(`HTTP ${status}`);
             else if (!counter.endsWithDone() || counter.events < minEvents) fail(`incomplete stream: ${counter.events} events`);
             else completed += 1;
@@ -141,7 +146,22 @@ export async function manyStreams(pool: Pool, target: Target, body: string, coun
         },
       );
     });
+  // Each stream is sent at its own offset from the start (absolute, so timer lateness does not add up).
+  const later = (index: number) =>
+    new Promise<void>((done) => {
+      setTimeout(() => void one().then(done), Math.max(0, start + (index * spreadMs) / count - performance.now()));
+    });
   const start = performance.now();
-  await Promise.all(Array.from({ length: count }, one));
-  return { wallMs: performance.now() - start, slowestMs, completed, failures, firstFailure };
+  await Promise.all(Array.from({ length: count }, (_, index) => (spreadMs > 0 ? later(index) : one())));
+  const wallMs = performance.now() - start;
+  durations.sort((a, b) => a - b);
+  return {
+    wallMs,
+    streamP50Ms: percentile(durations, 0.5),
+    streamP99Ms: percentile(durations, 0.99),
+    slowestMs: durations.at(-1) ?? Number.NaN,
+    completed,
+    failures,
+    firstFailure,
+  };
 }

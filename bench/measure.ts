@@ -20,6 +20,8 @@ export interface BenchSettings {
   /** wrk runs per configuration and target; the best (highest req/s) is kept, as noise only slows. */
   repeat: number;
   streamCount: number;
+  /** The paced streams are sent evenly over this many milliseconds (see pacedStreams). */
+  streamSpreadMs: number;
   pacedChunks: number;
   paceMs: number;
   firstChunkRequests: number;
@@ -32,8 +34,12 @@ export interface BenchSettings {
 }
 
 export interface StreamsFigures {
-  /** The paced round, on connections the first round opened. */
+  /** The paced round, on connections the first round opened: from its first send to its last end. */
   wallMs: number;
+  /** Each paced stream's own time, from its send to its last byte. */
+  streamP50Ms: number;
+  streamP99Ms: number;
+  slowestMs: number;
   /** The first round: as many fast streams, each on a new connection. */
   connectRoundMs: number;
   rssPerStreamKb: number;
@@ -112,12 +118,15 @@ export class Measurer {
   }
 
   /**
-   * Many slow streams at once: wall time against the pace, and the relay's RSS growth per stream.
-   * A first round of fast streams, as many at once, opens the connections on both hops (client to
-   * relay, relay to mock); the paced round then reuses them, so its wall time shows what the relay
-   * does with a thousand live streams rather than how fast one core accepts a thousand connects
-   * (the first round's time and the kernel's listen-queue overflows report that). RSS is measured
-   * from before the first round, so the connections a stream needs are counted in its share.
+   * Many slow streams at once: each stream's time against the pace, and the relay's RSS growth per
+   * stream. A first round of fast streams, all sent in the same instant, opens the connections on
+   * both hops (client to relay, relay to mock) and shows how a relay takes a burst (its time and
+   * the kernel's listen-queue overflows are reported). The paced round then reuses those
+   * connections, its streams sent evenly over streamSpreadMs (one a millisecond), so all of them
+   * are live together for most of the pace and each stream's own time shows what the relay does
+   * with a thousand live streams, not how long a thousand requests queue behind one another on one
+   * core (that burst, through the load core too, takes even the mock alone most of a second). RSS
+   * is measured from before the first round, so the connections a stream needs count in its share.
    */
   async pacedStreams(measured: Measured): Promise<StreamsFigures> {
     const { settings } = this;
@@ -127,11 +136,21 @@ export class Measurer {
     const pool = streamsPool(measured.target, settings.streamCount);
     try {
       const connect = await manyStreams(pool, measured.target, settings.chatBody(settings.mainModel, true), settings.streamCount, 1);
-      const result = await manyStreams(pool, measured.target, settings.chatBody(settings.pacedModel, true), settings.streamCount, settings.pacedChunks);
+      const result = await manyStreams(
+        pool,
+        measured.target,
+        settings.chatBody(settings.pacedModel, true),
+        settings.streamCount,
+        settings.pacedChunks,
+        settings.streamSpreadMs,
+      );
       const peak = sampler.stop();
       const failures = connect.failures + result.failures;
       const figures: StreamsFigures = {
         wallMs: result.wallMs,
+        streamP50Ms: result.streamP50Ms,
+        streamP99Ms: result.streamP99Ms,
+        slowestMs: result.slowestMs,
         connectRoundMs: connect.wallMs,
         rssPerStreamKb: (peak - baseline) / settings.streamCount,
         failures,
@@ -139,7 +158,8 @@ export class Measurer {
         listenOverflows: listenOverflows() - overflowsBefore,
       };
       settings.log(
-        `${measured.target.name}: ${settings.streamCount} paced streams in ${result.wallMs.toFixed(0)} ms (connecting round ${connect.wallMs.toFixed(0)} ms), ` +
+        `${measured.target.name}: ${settings.streamCount} paced streams, each ${result.streamP50Ms.toFixed(0)} ms (p50) to ${result.slowestMs.toFixed(0)} ms, ` +
+          `all in ${result.wallMs.toFixed(0)} ms (connecting round ${connect.wallMs.toFixed(0)} ms), ` +
           `${figures.rssPerStreamKb.toFixed(1)} KB RSS each, ${failures} failed${figures.firstFailure ? ` (${figures.firstFailure})` : ''}, ` +
           `${figures.listenOverflows} listen-queue overflows`,
       );

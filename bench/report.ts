@@ -92,7 +92,8 @@ export function barsFor({ direct, reference, modelgate, pacedMs, streamCount, te
   const notes: string[] = [];
   if (streams.failures > 0) notes.push(`${streams.failures} failed: ${streams.firstFailure}`);
   if (streams.listenOverflows > 0) notes.push(`${streams.listenOverflows} listen-queue overflows`);
-  const directPace = direct.streams.wallMs / pacedMs;
+  const directPace = direct.streams.slowestMs / pacedMs;
+  const pace = streams.slowestMs / pacedMs;
   // A load side that cannot keep the pace without any relay cannot judge a relay against it.
   const loadSideTooSlow = directPace > 1.1;
   if (loadSideTooSlow) notes.push(`not judged: straight to the mock took ${fixed(directPace, 3)} x, the load core is the limit`);
@@ -109,10 +110,10 @@ export function barsFor({ direct, reference, modelgate, pacedMs, streamCount, te
     { name: 'added p50 latency, whole stream, 1 conn', value: `${fixed(addedP50('stream1'), 3)} ms`, limit: '<= 0.3 ms', pass: addedP50('stream1') <= 0.3 },
     { name: 'added time to first chunk (p50), 1 conn', value: `${fixed(addedFirstChunk, 3)} ms`, limit: '<= 0.5 ms', pass: addedFirstChunk <= 0.5 },
     {
-      name: `${streamCount} paced streams: wall time / pace (${pacedMs} ms)`,
-      value: `${fixed(streams.wallMs / pacedMs, 3)} x`,
+      name: `${streamCount} paced streams: slowest stream / pace (${pacedMs} ms)`,
+      value: `${fixed(pace, 3)} x`,
       limit: '<= 1.1 x',
-      pass: streams.failures > 0 ? false : loadSideTooSlow && streams.wallMs / pacedMs > 1.1 ? undefined : streams.wallMs / pacedMs <= 1.1,
+      pass: streams.failures > 0 ? false : loadSideTooSlow && pace > 1.1 ? undefined : pace <= 1.1,
       note: streamsNote,
     },
     { name: `${streamCount} paced streams: RSS per stream`, value: `${fixed(streams.rssPerStreamKb, 1)} KB`, limit: '<= 120 KB', pass: streams.failures === 0 && streams.rssPerStreamKb <= 120 },

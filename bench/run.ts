@@ -56,6 +56,7 @@ const settings: BenchSettings = {
   warmupSeconds: Number(flags.warmup),
   repeat: Math.max(1, Number(flags.repeat)),
   streamCount: Number(flags.streams),
+  streamSpreadMs: Number(flags.streams),
   pacedChunks: 100,
   paceMs: 50,
   firstChunkRequests: 200,
@@ -148,10 +149,14 @@ function pathFigures(results: Record<string, TargetFigures>): string[] {
   const pace = settings.pacedChunks * settings.paceMs;
   const out = [`time to first stream chunk, 1 connection (own undici loop, ${settings.firstChunkRequests} sequential requests):`];
   for (const [name, figures] of Object.entries(results)) out.push(`  ${name.padEnd(10)} p50 ${fixed(figures.firstChunk.p50Ms, 3)} ms   p99 ${fixed(figures.firstChunk.p99Ms, 3)} ms`);
-  out.push(`${settings.streamCount} concurrent paced streams (${settings.pacedChunks} chunks, one every ${settings.paceMs} ms; pace ${pace} ms), on connections a first round opened:`);
+  out.push(
+    `${settings.streamCount} concurrent paced streams (${settings.pacedChunks} chunks, one every ${settings.paceMs} ms; pace ${pace} ms), ` +
+      `sent over ${settings.streamSpreadMs} ms on connections a first round opened; each stream's time from its send to its last byte:`,
+  );
   for (const [name, { streams }] of Object.entries(results)) {
     out.push(
-      `  ${name.padEnd(10)} wall ${streams.wallMs.toFixed(0)} ms (${fixed(streams.wallMs / pace, 3)} x pace)   RSS/stream ${fixed(streams.rssPerStreamKb, 1)} KB   ` +
+      `  ${name.padEnd(10)} p50 ${streams.streamP50Ms.toFixed(0)} ms   p99 ${streams.streamP99Ms.toFixed(0)} ms   slowest ${streams.slowestMs.toFixed(0)} ms (${fixed(streams.slowestMs / pace, 3)} x pace)   ` +
+        `all ${streams.wallMs.toFixed(0)} ms   RSS/stream ${fixed(streams.rssPerStreamKb, 1)} KB   ` +
         `failed ${streams.failures}   first round (${settings.streamCount} new connections, fast streams) ${streams.connectRoundMs.toFixed(0)} ms, ` +
         `listen-queue overflows ${streams.listenOverflows}`,
     );

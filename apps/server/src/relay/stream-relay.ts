@@ -72,6 +72,21 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   };
   response.on('drain', resume);
   response.on('close', resume);
+  // Chunks that arrive together (one socket read holds many events when the upstream writes
+  // quickly) are passed on together, once the read is done: one observation and one write (one
+  // chunked-encoding frame) for all of them rather than one per event.
+  const arrived: Buffer[] = [];
+  let flushQueued = false;
+  const flush = () => {
+    flushQueued = false;
+    if (arrived.length === 0) return;
+    const chunk = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived);
+    arrived.length = 0;
+    if (!write(response, reader.push(chunk), abort) && !paused) {
+      paused = true;
+      body.pause();
+    }
+  };
   let end = await new Promise<StreamEnd>((resolve) => {
     // A promise settles once: whichever of end, error and close comes first decides.
     const broken = (): StreamEnd => (timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
@@ -79,9 +94,10 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       const now = performance.now();
       watched.lastActivity = now;
       if (firstResponseMs < 0) firstResponseMs = Math.round(now - options.startedAt);
-      if (!write(response, reader.push(part), abort) && !paused) {
-        paused = true;
-        body.pause();
+      arrived.push(part);
+      if (!flushQueued) {
+        flushQueued = true;
+        process.nextTick(flush);
       }
     });
     body.once('end', () => resolve('complete'));
@@ -89,6 +105,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     // A body destroyed without an error (never expected from undici) still ends the stream.
     body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
   });
+  flush();
   response.off('drain', resume);
   response.off('close', resume);
   options.watchdog.unwatch(watched);
