@@ -72,8 +72,17 @@ export class Measurer {
     private readonly mock: Pinned,
   ) {}
 
-  /** A wrk run against one target: throughput and latency from wrk, CPU and RSS from /proc. */
-  async wrkRow(measured: Measured, model: string, stream: boolean, connections: number, label = measured.target.name, record = true): Promise<RunRow> {
+  /**
+   * A wrk run against one target: throughput and latency from wrk, CPU and RSS from /proc. After
+   * a warm-up run unless `warmUp` is false (a target already warmed on the same requests).
+   */
+  async wrkRow(
+    measured: Measured,
+    model: string,
+    stream: boolean,
+    connections: number,
+    { label = measured.target.name, record = true, warmUp = true }: { label?: string; record?: boolean; warmUp?: boolean } = {},
+  ): Promise<RunRow> {
     const { settings } = this;
     const options = {
       url: `${measured.target.origin}${measured.target.path}`,
@@ -82,7 +91,7 @@ export class Measurer {
       connections,
       cpu: settings.loadCore,
     };
-    await runWrk({ ...options, durationSeconds: settings.warmupSeconds });
+    if (warmUp) await runWrk({ ...options, durationSeconds: settings.warmupSeconds });
     let best: RunRow | undefined;
     for (let attempt = 0; attempt < settings.repeat; attempt += 1) {
       const onRelayCore = measured.process !== this.mock;
