@@ -43,7 +43,7 @@ export interface FirstChunkResult {
 }
 
 /** Sequential streaming requests on one kept-alive connection; time from sending to the first body chunk. */
-export async function firstChunkTimes(target: Target, body: string, count: number, warmup: number): Promise<FirstChunkResult> {
+export async function firstChunkTimes(target: Target, body: string, count: number, warmup: number): Promise<FirstChunkResult & { times: number[] }> {
   const client = new Client(target.origin, { pipelining: 1 });
   const times: number[] = [];
   let failures = 0;
@@ -61,8 +61,8 @@ export async function firstChunkTimes(target: Target, body: string, count: numbe
   } finally {
     await client.close();
   }
-  times.sort((a, b) => a - b);
-  return { p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99), failures };
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), failures, times };
 }
 
 export interface ManyStreamsResult {

@@ -1,4 +1,4 @@
-import { firstChunkTimes, manyStreams, streamsPool, type FirstChunkResult, type Target } from './clients.js';
+import { firstChunkTimes, manyStreams, percentile, streamsPool, type FirstChunkResult, type Target } from './clients.js';
 import { coreBusyMicros, cpuMicros, listenOverflows, rssKb, sampleRss } from './proc.js';
 import type { Pinned } from './processes.js';
 import type { RunRow } from './report.js';
@@ -17,7 +17,7 @@ export interface Measured {
 export interface BenchSettings {
   durationSeconds: number;
   warmupSeconds: number;
-  /** wrk runs per configuration and target; the best (highest req/s) is kept, as noise only slows. */
+  /** Interleaved wrk rounds per configuration; each target's best run (highest req/s) is kept, as noise only slows. */
   repeat: number;
   streamCount: number;
   /** The paced streams are sent evenly over this many milliseconds (see pacedStreams). */
@@ -92,38 +92,34 @@ export class Measurer {
       cpu: settings.loadCore,
     };
     if (warmUp) await runWrk({ ...options, durationSeconds: settings.warmupSeconds });
-    let best: RunRow | undefined;
-    for (let attempt = 0; attempt < settings.repeat; attempt += 1) {
-      const onRelayCore = measured.process !== this.mock;
-      const pids = [measured.process.pid, this.mock.pid];
-      const before = pids.map(cpuMicros);
-      const coreBefore = coreBusyMicros(settings.relayCore);
-      const result = await runWrk({ ...options, durationSeconds: settings.durationSeconds });
-      const coreAfter = coreBusyMicros(settings.relayCore);
-      const after = pids.map(cpuMicros);
-      const wallMicros = result.seconds * 1_000_000;
-      const targetCpu = after[0]! - before[0]!;
-      const row: RunRow = {
-        target: label,
-        mode: stream ? 'stream' : 'non-stream',
-        connections,
-        requestsPerSecond: result.requestsPerSecond,
-        p50Ms: result.p50Ms,
-        p99Ms: result.p99Ms,
-        cpuMicrosPerRequest: targetCpu / Math.max(1, result.requests),
-        rssMb: rssKb(measured.process.pid) / 1024,
-        mockCpuPercent: (100 * (after[1]! - before[1]!)) / wallMicros,
-        relayCoreOtherPercent: Math.max(0, (100 * (coreAfter - coreBefore - (onRelayCore ? targetCpu : 0))) / wallMicros),
-        errors: result.non2xx + result.socketErrors,
-      };
-      if (!best || row.requestsPerSecond > best.requestsPerSecond) best = row;
-    }
-    if (record) this.rows.push(best!);
+    const onRelayCore = measured.process !== this.mock;
+    const pids = [measured.process.pid, this.mock.pid];
+    const before = pids.map(cpuMicros);
+    const coreBefore = coreBusyMicros(settings.relayCore);
+    const result = await runWrk({ ...options, durationSeconds: settings.durationSeconds });
+    const coreAfter = coreBusyMicros(settings.relayCore);
+    const after = pids.map(cpuMicros);
+    const wallMicros = result.seconds * 1_000_000;
+    const targetCpu = after[0]! - before[0]!;
+    const row: RunRow = {
+      target: label,
+      mode: stream ? 'stream' : 'non-stream',
+      connections,
+      requestsPerSecond: result.requestsPerSecond,
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      cpuMicrosPerRequest: targetCpu / Math.max(1, result.requests),
+      rssMb: rssKb(measured.process.pid) / 1024,
+      mockCpuPercent: (100 * (after[1]! - before[1]!)) / wallMicros,
+      relayCoreOtherPercent: Math.max(0, (100 * (coreAfter - coreBefore - (onRelayCore ? targetCpu : 0))) / wallMicros),
+      errors: result.non2xx + result.socketErrors,
+    };
+    if (record) this.rows.push(row);
     settings.log(
-      `${label} ${best!.mode} c${connections}: ${best!.requestsPerSecond.toFixed(0)} req/s, p50 ${best!.p50Ms.toFixed(3)} ms, ` +
-        `${best!.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${best!.errors ? `, ${best!.errors} ERRORS` : ''}`,
+      `${label} ${row.mode} c${connections}: ${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.p50Ms.toFixed(3)} ms, ` +
+        `${row.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${row.errors ? `, ${row.errors} ERRORS` : ''}`,
     );
-    return best!;
+    return row;
   }
 
   /**
@@ -179,28 +175,54 @@ export class Measurer {
     }
   }
 
-  async firstChunk(measured: Measured): Promise<FirstChunkResult> {
-    const { settings } = this;
-    const result = await firstChunkTimes(measured.target, settings.chatBody(settings.mainModel, true), settings.firstChunkRequests, 50);
-    settings.log(`${measured.target.name}: first chunk p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms`);
-    return result;
-  }
-
   /**
    * First-chunk times, then the paced streams (while each relay's RSS is still near its resting
-   * size, so growth is visible), then the wrk configurations, each across all targets in turn.
+   * size, so growth is visible), then the wrk configurations. Each configuration runs `repeat`
+   * rounds across all targets in turn and keeps each target's best run (noise from elsewhere only
+   * slows a run); the first-chunk requests go in blocks, target after target, for the same reason.
    */
   async measureAll<K extends string>(targets: Record<K, Measured>): Promise<Record<K, TargetFigures>> {
+    const { settings } = this;
     const keys = Object.keys(targets) as K[];
     const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>> }>;
     for (const key of keys) partial[key] = { runs: {} };
-    for (const key of keys) partial[key].firstChunk = await this.firstChunk(targets[key]);
+    const firstChunks = await this.firstChunks(keys.map((key) => targets[key]));
+    keys.forEach((key, index) => (partial[key].firstChunk = firstChunks[index]));
     for (const key of keys) partial[key].streams = await this.pacedStreams(targets[key]);
     for (const config of CONFIGS) {
-      for (const key of keys) {
-        partial[key].runs[config.key] = await this.wrkRow(targets[key], this.settings.mainModel, config.stream, config.connections);
+      for (let round = 0; round < settings.repeat; round += 1) {
+        for (const key of keys) {
+          const row = await this.wrkRow(targets[key], settings.mainModel, config.stream, config.connections, { record: false, warmUp: round === 0 });
+          const kept = partial[key].runs[config.key];
+          if (!kept || row.requestsPerSecond > kept.requestsPerSecond) partial[key].runs[config.key] = row;
+        }
       }
+      for (const key of keys) this.rows.push(partial[key].runs[config.key]!);
     }
     return partial as unknown as Record<K, TargetFigures>;
   }
+
+  /** Time to the first stream chunk, in FIRST_CHUNK_BLOCKS blocks of sequential requests per target, interleaved. */
+  private async firstChunks(list: Measured[]): Promise<FirstChunkResult[]> {
+    const { settings } = this;
+    const body = settings.chatBody(settings.mainModel, true);
+    const perBlock = Math.ceil(settings.firstChunkRequests / FIRST_CHUNK_BLOCKS);
+    const times = list.map(() => [] as number[]);
+    const failures = list.map(() => 0);
+    for (let block = 0; block < FIRST_CHUNK_BLOCKS; block += 1) {
+      for (const [index, measured] of list.entries()) {
+        const result = await firstChunkTimes(measured.target, body, perBlock, block === 0 ? 50 : 5);
+        times[index]!.push(...result.times);
+        failures[index]! += result.failures;
+      }
+    }
+    return list.map((measured, index) => {
+      const sorted = times[index]!.sort((a, b) => a - b);
+      const result = { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), failures: failures[index]! };
+      settings.log(`${measured.target.name}: first chunk p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms`);
+      return result;
+    });
+  }
 }
+
+const FIRST_CHUNK_BLOCKS = 4;

@@ -25,7 +25,7 @@ const { values: flags } = parseArgs({
   options: {
     duration: { type: 'string', default: '6' },
     warmup: { type: 'string', default: '2' },
-    repeat: { type: 'string', default: '1' },
+    repeat: { type: 'string', default: '2' },
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
@@ -231,7 +231,7 @@ async function main(): Promise<void> {
     if (problem) throw new Error(problem);
   }
   const measurer = new Measurer(settings, mock.process);
-  const header = `\nmodelgate relay benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ${settings.durationSeconds} s per run, best of ${settings.repeat}\n`;
+  const header = `\nmodelgate relay benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ${settings.durationSeconds} s per run, best of ${settings.repeat} interleaved rounds\n`;
 
   // Without a working relay the bench still measures the floor, then says why modelgate is missing.
   const gatewayProblem = (await answerProblem(targets.modelgate.target)) ?? (await answerProblem(targets.modelgate.target, PACED_MODEL));
