@@ -176,18 +176,18 @@ export class Measurer {
   }
 
   /**
-   * First-chunk times, then the paced streams (while each relay's RSS is still near its resting
-   * size, so growth is visible), then the wrk configurations. Each configuration runs `repeat`
-   * rounds across all targets in turn and keeps each target's best run (noise from elsewhere only
-   * slows a run); the first-chunk requests go in blocks, target after target, for the same reason.
+   * The paced streams first (while each relay's RSS is still near its resting size, so growth is
+   * visible), then the wrk configurations, then first-chunk times (on relays that have served
+   * traffic, as a gateway in service has: a freshly started one is still compiling its code). Each
+   * configuration runs `repeat` rounds across all targets in turn and keeps each target's best run
+   * (noise from elsewhere only slows a run); the first-chunk requests go in blocks, target after
+   * target, for the same reason.
    */
   async measureAll<K extends string>(targets: Record<K, Measured>): Promise<Record<K, TargetFigures>> {
     const { settings } = this;
     const keys = Object.keys(targets) as K[];
     const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>> }>;
     for (const key of keys) partial[key] = { runs: {} };
-    const firstChunks = await this.firstChunks(keys.map((key) => targets[key]));
-    keys.forEach((key, index) => (partial[key].firstChunk = firstChunks[index]));
     for (const key of keys) partial[key].streams = await this.pacedStreams(targets[key]);
     for (const config of CONFIGS) {
       for (let round = 0; round < settings.repeat; round += 1) {
@@ -199,6 +199,8 @@ export class Measurer {
       }
       for (const key of keys) this.rows.push(partial[key].runs[config.key]!);
     }
+    const firstChunks = await this.firstChunks(keys.map((key) => targets[key]));
+    keys.forEach((key, index) => (partial[key].firstChunk = firstChunks[index]));
     return partial as unknown as Record<K, TargetFigures>;
   }
 

@@ -155,7 +155,7 @@ async function answerProblem(target: Target, model = MAIN_MODEL): Promise<string
 
 function pathFigures(results: Record<string, TargetFigures>): string[] {
   const pace = settings.pacedChunks * settings.paceMs;
-  const out = [`time to first stream chunk, 1 connection (own undici loop, ${settings.firstChunkRequests} sequential requests):`];
+  const out = [`time to first stream chunk, 1 connection (${settings.firstChunkRequests} sequential requests in interleaved blocks, after the wrk runs):`];
   for (const [name, figures] of Object.entries(results)) out.push(`  ${name.padEnd(10)} p50 ${fixed(figures.firstChunk.p50Ms, 3)} ms   p99 ${fixed(figures.firstChunk.p99Ms, 3)} ms`);
   out.push(
     `${settings.streamCount} concurrent paced streams (${settings.pacedChunks} chunks, one every ${settings.paceMs} ms; pace ${pace} ms), ` +

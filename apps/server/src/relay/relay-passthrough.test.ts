@@ -88,6 +88,41 @@ describe('chat completions', () => {
     expect(asked.text).toBe(upstreamText);
   });
 
+  it('passes a stream on unchanged however the upstream cuts it, in one burst or over time', async () => {
+    const { user, token, key } = await setup();
+    // Multi-byte text, so cuts also fall inside characters; the usage chunk is cut as well.
+    const upstreamText = chatStream(['狐狸', ' relays', ` ${key}`, ' 消息'], true);
+    const bytes = Buffer.from(upstreamText);
+    for (const pacing of ['one burst', 'over time'] as const) {
+      env.upstream.respond(async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let at = 0; at < bytes.length; at += 7) {
+          response.write(bytes.subarray(at, at + 7));
+          if (pacing === 'over time') await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        response.end();
+      });
+      try {
+        const plain = await raw('/v1/chat/completions', token.apiKey, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+        expect(plain.status, pacing).toBe(200);
+        expect(plain.text, pacing).toBe(upstreamText.replace(usageChunk(), ''));
+        const asked = await raw('/v1/chat/completions', token.apiKey, {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        expect(asked.text, pacing).toBe(upstreamText);
+      } finally {
+        env.upstream.respond();
+      }
+    }
+    // All four were billed from the upstream's usage chunk, not from a count of the text.
+    await env.runtime.drain();
+    const after = await totals(env.context, { userId: user.id, tokenId: token.id });
+    expect(after.logs.map((log) => [log.prompt_tokens, log.completion_tokens])).toEqual(Array(4).fill([11, 7]));
+  });
+
   it('relays each chunk as it arrives instead of buffering the answer', async () => {
     const { token } = await setup();
     let release: () => void = () => undefined;
