@@ -126,8 +126,7 @@ export class Measurer {
    * Many slow streams at once: each stream's time against the pace, and the relay's RSS growth per
    * stream. A first round of fast streams, all sent in the same instant, opens the connections on
    * both hops (client to relay, relay to mock) and shows how a relay takes a burst (its time and
-   * the kernel's listen-queue overflows are reported). After a warm-up round of a fifth as many
-   * paced streams, the measured paced round reuses those
+   * the kernel's listen-queue overflows are reported). The paced round then reuses those
    * connections, its streams sent evenly over streamSpreadMs (one a millisecond), so all of them
    * are live together for most of the pace and each stream's own time shows what the relay does
    * with a thousand live streams, not how long a thousand requests queue behind one another on one
@@ -142,20 +141,16 @@ export class Measurer {
     const pool = streamsPool(measured.target, settings.streamCount);
     try {
       const connect = await manyStreams(pool, measured.target, settings.chatBody(settings.mainModel, true), settings.streamCount, 1);
-      // A fifth as many paced streams first, so the relay's code for them is compiled (as in a
-      // gateway in service) before the measured round; their memory is gone by its peak.
-      const pacedBody = settings.chatBody(settings.pacedModel, true);
-      const warmUp = await manyStreams(pool, measured.target, pacedBody, Math.ceil(settings.streamCount / 5), settings.pacedChunks, settings.streamSpreadMs / 5);
       const result = await manyStreams(
         pool,
         measured.target,
-        pacedBody,
+        settings.chatBody(settings.pacedModel, true),
         settings.streamCount,
         settings.pacedChunks,
         settings.streamSpreadMs,
       );
       const peak = sampler.stop();
-      const failures = connect.failures + warmUp.failures + result.failures;
+      const failures = connect.failures + result.failures;
       const figures: StreamsFigures = {
         wallMs: result.wallMs,
         streamP50Ms: result.streamP50Ms,
@@ -164,7 +159,7 @@ export class Measurer {
         connectRoundMs: connect.wallMs,
         rssPerStreamKb: (peak - baseline) / settings.streamCount,
         failures,
-        firstFailure: connect.firstFailure ?? warmUp.firstFailure ?? result.firstFailure,
+        firstFailure: connect.firstFailure ?? result.firstFailure,
         listenOverflows: listenOverflows() - overflowsBefore,
       };
       settings.log(
