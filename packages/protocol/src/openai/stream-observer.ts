@@ -96,9 +96,45 @@ function readUnread(endpoint: OpenAIEndpoint, observation: StreamObservation): v
   observation.unreadBytes = 0;
   // Text from usage-bearing events was read as they came, so pieces may be slightly out of order;
   // such events are rare mid-stream and the token count barely notices.
-  for (const events of unread) {
-    for (const event of new SseSplitter().push(Buffer.from(events, 'latin1'))) readEvent(endpoint, observation, event.data);
+  for (const events of unread) readHeld(endpoint, observation, events);
+}
+
+/**
+ * Reads held events (latin1 text of whole events). The usual event, a single `data: ` line ended
+ * by \n\n, is read straight from the held text; any other shape (\r line ends, several lines,
+ * other fields) goes through the event splitter. On a long stream every event passes here, so the
+ * usual one skips the splitter's copies and views.
+ */
+function readHeld(endpoint: OpenAIEndpoint, observation: StreamObservation, events: string): void {
+  if (events.includes('\r')) {
+    readSplit(endpoint, observation, events);
+    return;
   }
+  const length = events.length;
+  let start = 0;
+  while (start < length) {
+    const blank = events.indexOf('\n\n', start);
+    const end = blank === -1 ? length : blank;
+    const next = blank === -1 ? length : blank + 2;
+    const lineEnd = events.indexOf('\n', start);
+    if (events.startsWith('data: ', start) && (lineEnd === -1 || lineEnd >= end)) {
+      const payload = events.slice(start + 6, end);
+      // latin1 text of UTF-8 bytes: decoded only when it holds a non-ASCII byte.
+      readEvent(endpoint, observation, NON_ASCII.test(payload) ? Buffer.from(payload, 'latin1').toString('utf8') : payload);
+    } else if (end > start) {
+      readSplit(endpoint, observation, events.slice(start, next));
+    }
+    start = next;
+  }
+}
+
+const NON_ASCII = /[\u0080-\u00ff]/;
+
+function readSplit(endpoint: OpenAIEndpoint, observation: StreamObservation, events: string): void {
+  const splitter = new SseSplitter();
+  for (const event of splitter.push(Buffer.from(events, 'latin1'))) readEvent(endpoint, observation, event.data);
+  const tail = splitter.finish();
+  if (tail) readEvent(endpoint, observation, tail.data);
 }
 
 function readEvent(endpoint: OpenAIEndpoint, observation: StreamObservation, data: string): StreamEventVerdict {

@@ -57,4 +57,29 @@ describe('OpenAIStreamReader', () => {
     expect(reader.observation.usage).toBeUndefined();
     expect(reader.observation.textParts.join('')).toBe('Hello');
   });
+
+  it('reads the text of held events of any shape, on short and on long streams, however they are cut', () => {
+    const pieces = [
+      content('狐狸 '),
+      ': keep-alive\n\n',
+      `event: message\n${content('relays ')}`,
+      'data: {"choices":[{"delta":\ndata: {"content":"the "}}]}\n\n',
+      content('message').replace(/\n/g, '\r\n'),
+      content(' ✓ '),
+    ];
+    // Once: held to the end. Forty times (about 14 KB): read early, in 8 KiB batches.
+    for (const repeat of [1, 40]) {
+      const stream = `${pieces.join('').repeat(repeat)}data: [DONE]\n\n`;
+      const bytes = Buffer.from(stream);
+      for (const size of [bytes.length, 97, 7]) {
+        const parts: Buffer[] = [];
+        for (let offset = 0; offset < bytes.length; offset += size) parts.push(bytes.subarray(offset, offset + size));
+        const reader = new OpenAIStreamReader('chat', true);
+        const out = parts.flatMap((part) => reader.push(part));
+        const tail = reader.finish();
+        expect(Buffer.concat(tail ? [...out, tail] : out).toString(), `${repeat} x, ${size}-byte parts`).toBe(stream);
+        expect(reader.observation.textParts.join(''), `${repeat} x, ${size}-byte parts`).toBe('狐狸 relays the message ✓ '.repeat(repeat));
+      }
+    }
+  });
 });
