@@ -51,6 +51,14 @@ describe('OpenAIStreamReader', () => {
     expect(keeping.observation.usage).toEqual({ promptTokens: 3, completionTokens: 2 });
   });
 
+  it('counts the text of a last event that the upstream left without its blank line', () => {
+    for (const last of ['data: {"choices":[{"delta":{"content":"lo"}}]}', 'event: x\ndata: {"choices":[{"delta":{"content":"lo"}}]}\n']) {
+      const reader = new OpenAIStreamReader('chat', true);
+      expect(relay(reader, [content('Hel'), last])).toBe(content('Hel') + last);
+      expect(reader.observation.textParts.join('')).toBe('Hello');
+    }
+  });
+
   it('counts the text when the only usage mention is null', () => {
     const reader = new OpenAIStreamReader('chat', true);
     relay(reader, [content('Hel') + chunk({ choices: [], usage: null }) + content('lo') + 'data: [DONE]\n\n']);
