@@ -7,7 +7,14 @@ export interface Paging {
   offset: number;
 }
 
-const positiveInt = (raw: unknown): number | undefined => {
+/**
+ * The last page anyone can ask for. `?p=1e308` is an integer to JavaScript but not to the
+ * databases (SQLite refuses the offset as a datatype mismatch): with this cap the offset stays
+ * below 1e8, a safe integer everywhere, and a page that far out is simply empty.
+ */
+export const MAX_PAGE = 1_000_000;
+
+const integerParam = (raw: unknown): number | undefined => {
   const text = Array.isArray(raw) ? raw[0] : raw;
   if (typeof text !== 'string' && typeof text !== 'number') return undefined;
   const value = Number(text);
@@ -21,10 +28,10 @@ const positiveInt = (raw: unknown): number | undefined => {
  */
 export function readPaging(query: unknown, sizeKeys: string[] = ['page_size']): Paging {
   const params = (query ?? {}) as Record<string, unknown>;
-  const page = Math.max(1, positiveInt(params.p) ?? 1);
+  const page = Math.min(MAX_PAGE, Math.max(1, integerParam(params.p) ?? 1));
   let pageSize = DEFAULT_PAGE_SIZE;
   for (const key of sizeKeys) {
-    const value = positiveInt(params[key]);
+    const value = integerParam(params[key]);
     if (value !== undefined && value > 0) {
       pageSize = Math.min(value, MAX_PAGE_SIZE);
       break;
