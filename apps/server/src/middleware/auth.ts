@@ -2,12 +2,14 @@ import { Role, UserStatus } from '@modelgate/contract';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError, forbidden, unauthorized } from '../errors/app-error.js';
 import type { UserRepository, UserRow } from '../domain/users/user-repository.js';
-import { sessionUserId } from './session.js';
+import { findSession } from './session.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, set by the auth guards. */
     user?: UserRow;
+    /** The id of the session the caller signed in with (none for an access token). */
+    sessionId?: number;
   }
 }
 
@@ -24,14 +26,15 @@ function accessTokenOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Resolves the caller of a console request: a session cookie or the system access token, and
+ * Resolves the caller of a console request: a live session or the system access token, and
  * in both cases a New-Api-User header naming the same user.
  */
 export async function authenticate(request: FastifyRequest, users: UserRepository): Promise<UserRow> {
   let user: UserRow | undefined;
-  const sessionId = sessionUserId(request);
-  if (sessionId !== undefined) {
-    user = await users.findById(sessionId);
+  const session = await findSession(request, users.sessions);
+  if (session !== undefined) {
+    user = await users.findById(Number(session.user_id));
+    request.sessionId = Number(session.id);
   } else {
     const accessToken = accessTokenOf(request);
     if (accessToken === undefined) throw unauthorized('无权进行此操作，未登录且未提供 access token', 'auth:not_logged_in');

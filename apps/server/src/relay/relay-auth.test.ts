@@ -6,7 +6,8 @@ import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, unique,
 let env: RelayTestEnv;
 
 beforeAll(async () => {
-  env = await startRelayTestEnv();
+  // The test client is the proxy here, so X-Forwarded-For names the caller (see the IP rules).
+  env = await startRelayTestEnv({ TRUSTED_PROXIES: '127.0.0.1' });
 });
 afterAll(async () => {
   await env.close();
@@ -114,7 +115,7 @@ describe('model limits and IP rules', () => {
     const range = await seedToken(env.context, user.id, { allowIps: '10.0.0.0/8\n192.168.1.0/24' });
     const elsewhere = await seedToken(env.context, user.id, { allowIps: '10.1.2.3' });
     expect((await chat(`Bearer ${exact.apiKey}`)).status).toBe(200);
-    // The app trusts X-Forwarded-For (it runs behind proxies); the client address is its first hop.
+    // Behind a trusted proxy the client address is what X-Forwarded-For names.
     expect((await chat(`Bearer ${range.apiKey}`, {}, { 'x-forwarded-for': '192.168.1.77' })).status).toBe(200);
     const outside = await chat(`Bearer ${range.apiKey}`, {}, { 'x-forwarded-for': '192.168.2.1' });
     expect(outside.status).toBe(403);

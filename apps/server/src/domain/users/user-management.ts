@@ -5,7 +5,7 @@ import { hashPassword } from './password.js';
 import { decideManageAction, outranks, SAME_OR_HIGHER_UPDATE, type ManageAction } from './user-permissions.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
 import { isUniqueViolation, type UserRow } from './user-repository.js';
-import { usernameTakenError } from './user-registration.js';
+import { assertUsernameAvailable, usernameTakenError } from './user-registration.js';
 
 /** How an admin changes a balance: by a signed amount, by an amount taken away, or to a value. */
 export type QuotaMode = 'add' | 'subtract' | 'override';
@@ -129,7 +129,7 @@ export async function updateUserByAdmin(context: AppContext, actor: UserRow, upd
 
   const changes: Partial<Omit<UserRow, 'id'>> = {};
   if (update.username !== undefined && update.username !== target.username) {
-    if (await repository.usernameTaken(update.username)) throw usernameTakenError();
+    await assertUsernameAvailable(repository, update.username, Number(target.id));
     changes.username = update.username;
   }
   if (update.display_name !== undefined) changes.display_name = update.display_name || changes.username || target.username;

@@ -4,8 +4,9 @@ import { insertReturningId } from '../../db/index.js';
 import { AppError, badRequest } from '../../errors/app-error.js';
 import { hashPassword } from './password.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
-import { isUniqueViolation, type BindingColumn, type UserRow } from './user-repository.js';
+import { isUniqueViolation, type BindingColumn, type UserRepository, type UserRow } from './user-repository.js';
 import { randomAlphanumeric } from './user-service.js';
+import { hasForbiddenCharacters, usernameKey } from './username.js';
 
 export interface NewUser {
   username: string;
@@ -20,6 +21,17 @@ export interface NewUser {
 }
 
 export const usernameTakenError = () => badRequest('用户名已存在，或已注销', 'user:username_taken');
+export const usernameCharactersError = () => badRequest('用户名包含不允许的字符', 'user:username_characters');
+
+/**
+ * Refuses a name with invisible or malformed characters, and one that reads the same as another
+ * user's (see usernameKey). Every path that creates or renames a user calls this; the unique index
+ * on username_key catches the race between two of them.
+ */
+export async function assertUsernameAvailable(repository: UserRepository, username: string, exceptUserId?: number): Promise<void> {
+  if (hasForbiddenCharacters(username)) throw usernameCharactersError();
+  if (await repository.usernameTaken(username, exceptUserId)) throw usernameTakenError();
+}
 
 const AFF_CODE_LENGTH = 4;
 const INSERT_ATTEMPTS = 4;
@@ -33,6 +45,7 @@ const INSERT_ATTEMPTS = 4;
 export async function createUser(context: AppContext, input: NewUser): Promise<UserRow> {
   const { db, options, users } = context;
   const repository = users.repository;
+  await assertUsernameAvailable(repository, input.username);
   const inviter = input.inviterAffCode ? await repository.findLiveByAffCode(input.inviterAffCode) : undefined;
   const newUserQuota = options.number('QuotaForNewUser');
   const inviteeQuota = inviter ? options.number('QuotaForInvitee') : 0;
@@ -47,6 +60,7 @@ export async function createUser(context: AppContext, input: NewUser): Promise<U
           'users',
           {
             username: input.username,
+            username_key: usernameKey(input.username),
             password,
             display_name: input.displayName || input.username,
             email: input.email ?? '',

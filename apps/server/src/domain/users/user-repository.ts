@@ -1,8 +1,11 @@
+import { UserStatus } from '@modelgate/contract';
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { likeContains, likeIgnoreCase } from '../../lib/like-pattern.js';
 import type { Db } from '../../db/index.js';
 import { insertReturningId } from '../../db/index.js';
 import type { Database, UsersTable } from '../../db/schema.js';
+import { SessionRepository } from './session-repository.js';
+import { usernameKey } from './username.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -87,8 +90,30 @@ export function toPublicUser(row: UserRow): PublicUser {
   };
 }
 
+/** The columns a write sets, with username_key following username. */
+function withUsernameKey<T extends { username?: string }>(values: T): T & { username_key?: string } {
+  return values.username === undefined ? values : { ...values, username_key: usernameKey(values.username) };
+}
+
+/** Whether a write takes the account away from whoever is signed in as it. */
+function endsSessions(values: Partial<Omit<UserRow, 'id'>>): boolean {
+  return (
+    values.password !== undefined ||
+    (values.status !== undefined && Number(values.status) !== UserStatus.Enabled) ||
+    (values.deleted_at !== undefined && values.deleted_at !== null)
+  );
+}
+
 export class UserRepository {
-  constructor(private readonly db: Db) {}
+  /**
+   * The users' signed-in browsers. Here, not beside this repository, so that every write that
+   * changes a password, bans or deletes ends them, whichever path made it.
+   */
+  readonly sessions: SessionRepository;
+
+  constructor(private readonly db: Db) {
+    this.sessions = new SessionRepository(db);
+  }
 
   findById(id: number): Promise<UserRow | undefined> {
     return this.db.kysely.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -109,10 +134,17 @@ export class UserRepository {
     return this.db.kysely.selectFrom('users').selectAll().where('access_token', '=', accessToken).executeTakeFirst();
   }
 
-  /** Usernames stay taken by deregistered users too, as in new-api (the row keeps its unique name). */
-  async usernameTaken(username: string): Promise<boolean> {
-    const row = await this.db.kysely.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
-    return row !== undefined;
+  /**
+   * Whether another user holds this name or one that reads the same (same usernameKey). Usernames
+   * stay taken by deregistered users too, as in new-api (the row keeps its unique name).
+   */
+  async usernameTaken(username: string, exceptUserId?: number): Promise<boolean> {
+    let query = this.db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb.or([eb('username', '=', username), eb('username_key', '=', usernameKey(username))]));
+    if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId);
+    return (await query.executeTakeFirst()) !== undefined;
   }
 
   async count(): Promise<number> {
@@ -124,11 +156,13 @@ export class UserRepository {
   }
 
   insert(values: Partial<Omit<UserRow, 'id'>> & { username: string; password: string }): Promise<number> {
-    return insertReturningId(this.db, 'users', { created_at: Math.floor(Date.now() / 1000), ...values });
+    return insertReturningId(this.db, 'users', { created_at: Math.floor(Date.now() / 1000), ...withUsernameKey(values) });
   }
 
+  /** A new password, a ban or a deletion also signs the user out everywhere. */
   async update(id: number, values: Partial<Omit<UserRow, 'id'>>): Promise<void> {
-    await this.db.kysely.updateTable('users').set(values).where('id', '=', id).execute();
+    await this.db.kysely.updateTable('users').set(withUsernameKey(values)).where('id', '=', id).execute();
+    if (endsSessions(values)) await this.sessions.revokeAllOf(id);
   }
 
   /** Live user whose email is `email` (first by id when an imported database holds duplicates). */
@@ -268,7 +302,10 @@ export class UserRepository {
     return row?.aff_code ?? undefined;
   }
 
-  /** Deregisters: the row stays (its username stays taken, as in new-api) with deleted_at set. */
+  /**
+   * Deregisters: the row stays (its username stays taken, as in new-api) with deleted_at set, and
+   * every session of the user ends.
+   */
   async softDelete(id: number): Promise<boolean> {
     const result = await this.db.kysely
       .updateTable('users')
@@ -276,6 +313,7 @@ export class UserRepository {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    await this.sessions.revokeAllOf(id);
     return Number(result.numUpdatedRows) === 1;
   }
 }

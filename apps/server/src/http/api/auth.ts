@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
+import { beginLoginAttempt } from '../../domain/users/login-limit.js';
 import { verifyPassword } from '../../domain/users/password.js';
-import { createUser, usernameTakenError } from '../../domain/users/user-registration.js';
+import { assertUsernameAvailable, createUser } from '../../domain/users/user-registration.js';
 import { toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
 import {
   consumeEmailVerificationCode,
@@ -16,7 +17,7 @@ import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/em
 import { enforceTurnstile } from '../../domain/verification/turnstile.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
-import { endSession, startSession } from '../../middleware/session.js';
+import { clearSessionCookie, endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
 
 const loginBody = z.object({
@@ -36,6 +37,12 @@ const registerBody = z.object({
   aff_code: z.string().trim().optional().default(''),
 });
 
+const sessionId = z.coerce
+  .number({ error: '无效的会话 ID' })
+  .int('无效的会话 ID')
+  .positive('无效的会话 ID')
+  .max(Number.MAX_SAFE_INTEGER, '无效的会话 ID');
+
 const resetBody = z.object({
   email: z.string().optional().default(''),
   token: z.string().trim().optional().default(''),
@@ -45,9 +52,9 @@ const resetBody = z.object({
  * Signs the user in on this browser and answers what the console stores as the signed-in user
  * (shared by password login and every third-party sign-in).
  */
-export function completeLogin(request: FastifyRequest, reply: FastifyReply, user: UserRow) {
+export async function completeLogin(context: AppContext, request: FastifyRequest, reply: FastifyReply, user: UserRow) {
   if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
-  startSession(request, reply, Number(user.id));
+  await startSession(request, reply, context.users.repository.sessions, Number(user.id));
   return ok(
     {
       id: Number(user.id),
@@ -79,15 +86,42 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     const user =
       (await repository.findLiveByLogin(username)) ??
       (username.includes('@') ? await repository.findLiveByLogin(username.toLowerCase()) : undefined);
+    const attempt = await beginLoginAttempt(context.rateLimits, user?.username ?? username);
     if (!user || !(await verifyPassword(password, user.password))) {
+      await attempt.failed();
       throw new AppError('auth:wrong_credentials', '用户名或密码错误', { status: 401 });
     }
-    return completeLogin(request, reply, user);
+    await attempt.succeeded();
+    return completeLogin(context, request, reply, user);
   });
 
-  app.get('/api/user/logout', async (_request, reply) => {
-    endSession(reply);
+  app.get('/api/user/logout', async (request, reply) => {
+    await endSession(request, reply, repository.sessions);
     return ok(undefined, '已退出登录');
+  });
+
+  /** The signed-in user's sessions (browsers), the one making this call marked `current`. */
+  app.get('/api/user/self/sessions', { preHandler: signedIn }, async (request) => {
+    const sessions = await repository.sessions.listLive(Number(currentUser(request).id), Math.floor(Date.now() / 1000));
+    return ok(
+      sessions.map((session) => ({
+        id: Number(session.id),
+        created_at: Number(session.created_at),
+        last_seen_at: Number(session.last_seen_at),
+        expires_at: Number(session.expires_at),
+        ip: session.ip,
+        user_agent: session.user_agent,
+        current: Number(session.id) === request.sessionId,
+      })),
+    );
+  });
+
+  app.delete('/api/user/self/sessions/:id', { preHandler: signedIn }, async (request, reply) => {
+    const id = parseInput(sessionId, (request.params as { id: string }).id);
+    // Someone else's session reads as missing: its id tells the caller nothing.
+    if (!(await repository.sessions.revoke(Number(currentUser(request).id), id))) throw badRequest('会话不存在或已失效', 'session:not_found');
+    if (id === request.sessionId) clearSessionCookie(reply);
+    return ok(undefined, '会话已注销');
   });
 
   app.post('/api/user/register', { preHandler: [critical, turnstile] }, async (request) => {
@@ -97,7 +131,7 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     }
     const body = parseInput(registerBody, request.body);
     if (body.password2 !== undefined && body.password2 !== body.password) throw badRequest('两次输入的密码不一致', 'auth:password_mismatch');
-    if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+    await assertUsernameAvailable(repository, body.username);
     let email = '';
     if (options.bool('EmailVerificationEnabled')) {
       if (body.email === '' || body.verification_code === '') {

@@ -15,7 +15,7 @@ import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { consumeEmailVerificationCode } from '../../domain/verification/email-flows.js';
 import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/email-rules.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { sessionUserId } from '../../middleware/session.js';
+import { findSession } from '../../middleware/session.js';
 import { ok } from '../envelope.js';
 import { completeLogin, criticalRateLimit, requestOrigin } from './auth.js';
 
@@ -89,7 +89,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     const existing = await findBound(provider, account);
     if (existing) {
       if (existing.deleted_at !== null) throw forbidden('用户已注销', 'auth:user_deleted');
-      return completeLogin(request, reply, existing);
+      return completeLogin(context, request, reply, existing);
     }
     if (!options.bool('RegisterEnabled')) throw forbidden('管理员关闭了新用户注册', 'auth:register_disabled');
     const email = account.email !== '' && !(await repository.emailTaken(account.email.toLowerCase())) ? account.email.toLowerCase() : '';
@@ -101,7 +101,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
       inviterAffCode: affCode,
       bindings: { [provider.column]: account.id },
     });
-    return completeLogin(request, reply, created);
+    return completeLogin(context, request, reply, created);
   }
 
   async function bind(user: UserRow, provider: Provider, account: ProviderAccount) {
@@ -112,9 +112,9 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
 
   /** The signed-in, active user of this browser, if any: an OAuth callback then binds instead of signing in. */
   async function sessionUser(request: FastifyRequest): Promise<UserRow | undefined> {
-    const id = sessionUserId(request);
-    if (id === undefined) return undefined;
-    const user = await repository.findById(id);
+    const session = await findSession(request, repository.sessions);
+    if (session === undefined) return undefined;
+    const user = await repository.findById(Number(session.user_id));
     return user && user.deleted_at === null && Number(user.status) === UserStatus.Enabled ? user : undefined;
   }
 
@@ -203,7 +203,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     const user = await repository.findByBinding('telegram_id', telegramId);
     if (!user) throw badRequest('该 Telegram 账户未绑定', 'oauth:telegram_not_bound');
     if (user.deleted_at !== null) throw forbidden('用户已注销', 'auth:user_deleted');
-    return completeLogin(request, reply, user);
+    return completeLogin(context, request, reply, user);
   });
 
   app.get('/api/oauth/telegram/bind', { preHandler: [critical, signedIn] }, async (request) => {

@@ -16,11 +16,11 @@ import { modelsForGroups } from '../../domain/users/user-models.js';
 import { usableGroups } from '../../domain/tokens/usable-groups.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { mayCreateRole, outranks, SAME_OR_HIGHER_READ, MANAGE_ACTIONS } from '../../domain/users/user-permissions.js';
-import { createUser, usernameTakenError } from '../../domain/users/user-registration.js';
+import { assertUsernameAvailable, createUser, usernameTakenError } from '../../domain/users/user-registration.js';
 import { isUniqueViolation, toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { endSession } from '../../middleware/session.js';
+import { endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
@@ -112,7 +112,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
     if (!mayCreateRole(Number(currentUser(request).role), role)) {
       throw forbidden('无法创建权限大于等于自己的用户', 'user:create_same_or_higher_level');
     }
-    if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+    await assertUsernameAvailable(repository, body.username);
     const created = await createUser(context, {
       username: body.username,
       password: body.password,
@@ -168,7 +168,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(await modelsForGroups(context.db, Object.keys(usableGroups(options, user.group))), '获取模型列表成功');
   });
 
-  app.put('/api/user/self', { preHandler: signedIn }, async (request) => {
+  app.put('/api/user/self', { preHandler: signedIn }, async (request, reply) => {
     const user = currentUser(request);
     const body = parseInput(selfUpdateBody, request.body);
     const changes: Partial<Omit<UserRow, 'id'>> = {};
@@ -180,7 +180,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
       changes.password = await hashPassword(body.password);
     }
     if (body.username !== undefined && body.username !== user.username) {
-      if (await repository.usernameTaken(body.username)) throw usernameTakenError();
+      await assertUsernameAvailable(repository, body.username, Number(user.id));
       changes.username = body.username;
     }
     if (body.display_name !== undefined) changes.display_name = body.display_name || (changes.username ?? user.username);
@@ -193,6 +193,11 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
       }
       context.changes.emit('user', Number(user.id));
     }
+    // The new password ended every session of the user, this one too (a stolen cookie of this very
+    // browser must not outlive the change); the browser that made the change gets a fresh one.
+    if (changes.password && request.sessionId !== undefined) {
+      await startSession(request, reply, repository.sessions, Number(user.id));
+    }
     return ok(undefined, changes.password ? '密码修改成功！' : '用户信息更新成功！');
   });
 
@@ -201,7 +206,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
     if (Number(user.role) === Role.Root) throw forbidden('不能删除超级管理员账户', 'user:cannot_delete_root');
     await repository.softDelete(Number(user.id));
     context.changes.emit('user', Number(user.id));
-    endSession(reply);
+    await endSession(request, reply, repository.sessions);
     return ok(undefined, '账户已删除！');
   });
 }
