@@ -27,8 +27,10 @@ export function sessionsAndUsernameKeys(dialect: DialectName): Migration {
       await db.schema.createIndex('idx_sessions_expires_at').on('sessions').column('expires_at').execute();
 
       // Nullable: rows written straight into the table (imports, tests) need not compute it, and
-      // every dialect lets a unique index hold many NULLs.
-      await db.schema.alterTable('users').addColumn('username_key', sql`varchar(191)`).execute();
+      // every dialect lets a unique index hold many NULLs. Binary on MySQL: its default collation
+      // would also merge accents (zoe = zoë), and which names are the same is usernameKey's call.
+      const keyType = dialect === 'mysql' ? sql`varchar(191) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(191)`;
+      await db.schema.alterTable('users').addColumn('username_key', keyType).execute();
       const rows = (await db.selectFrom('users').select(['id', 'username']).orderBy('id').execute()) as { id: number | string; username: string }[];
       const seen = new Set<string>();
       for (const row of rows) {

@@ -4,6 +4,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
 import { verificationStoreFor } from '../../domain/verification/code-store.js';
+import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
 import { sessionCookieOf, startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 interface Envelope<T = unknown> {
@@ -228,5 +229,36 @@ describe('the signed-in user’s session list', () => {
       expect(answer.body.message).toBeTruthy();
     }
     expect((await call({ method: 'GET', url: '/api/user/self/sessions' })).status).toBe(401);
+  });
+});
+
+describe.each(DIALECTS)('sessions and usernames on %s', (dialect) => {
+  it('signs in, lists, revokes at logout and password change, and refuses look-alike names', async () => {
+    const fresh = await createFreshDb(dialect);
+    await fresh.db.close();
+    const node = await startTestApp(dialect === 'sqlite' ? {} : { SQL_DSN: fresh.sqlDsn });
+    try {
+      const register = (username: string) => call({ method: 'POST', url: '/api/user/register', payload: { username, password: PASSWORD } }, node);
+      expect((await register('Zoë')).body.success).toBe(true);
+      expect((await register('zoe')).body.success).toBe(dialect !== 'mysql');
+      expect((await register('ZOË')).body.message).toBe('用户名已存在，或已注销');
+      expect((await register('r\u043eot')).body.message).toBe('用户名已存在，或已注销');
+      expect((await register('r\u200boot')).body.message).toBe('用户名包含不允许的字符');
+
+      const first = await node.login('Zoë', PASSWORD);
+      const second = await node.login('Zoë', PASSWORD);
+      const listed = await call<SessionView[]>({ method: 'GET', url: '/api/user/self/sessions', headers: second }, node);
+      expect(listed.body.data!.map((session) => session.current).sort()).toEqual([false, true]);
+      await call({ method: 'GET', url: '/api/user/logout', headers: first }, node);
+      expect(await signedIn(first, node)).toBe(false);
+      expect(await signedIn(second, node)).toBe(true);
+      const change = await call({ method: 'PUT', url: '/api/user/self', headers: second, payload: { original_password: PASSWORD, password: 'new-password-1' } }, node);
+      expect(change.body.success).toBe(true);
+      expect(await signedIn(second, node)).toBe(false);
+      expect(await signedIn({ cookie: sessionCookieOf(change.response), 'new-api-user': second['new-api-user']! }, node)).toBe(true);
+    } finally {
+      await node.close();
+      await fresh.drop().catch(() => undefined);
+    }
   });
 });
