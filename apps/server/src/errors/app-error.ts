@@ -1,3 +1,5 @@
+import { maskSecrets } from '../lib/mask-secrets.js';
+
 /**
  * The one error type. `code` is namespaced (`quota:insufficient`, `channel:invalid_key`),
  * `status` is the HTTP status the caller sees, `retryable` says whether another channel may help.
@@ -39,21 +41,3 @@ export const badRequest = (message: string, code = 'request:invalid') => new App
 export const unauthorized = (message: string, code = 'auth:unauthorized') => new AppError(code, message, { status: 401 });
 export const forbidden = (message: string, code = 'auth:forbidden') => new AppError(code, message, { status: 403 });
 export const notFound = (message: string, code = 'request:not_found') => new AppError(code, message, { status: 404 });
-
-const SECRET_PATTERNS: [RegExp, string][] = [
-  // sk- keys (ours and OpenAI-style upstream keys)
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, 'sk-***'],
-  // Bearer credentials
-  [/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***'],
-  // key=... in query strings (Gemini style)
-  [/([?&](?:key|api_key|api-key|token|access_token)=)[^&\s"']+/gi, '$1***'],
-  // Anthropic / Google style keys
-  [/\b(?:sk-ant-|AIza)[A-Za-z0-9_-]{8,}/g, '***'],
-];
-
-/** Replaces anything that looks like a credential with asterisks. */
-export function maskSecrets(text: string): string {
-  let masked = text;
-  for (const [pattern, replacement] of SECRET_PATTERNS) masked = masked.replace(pattern, replacement);
-  return masked;
-}

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ChannelsTable } from '../../db/schema.js';
 import { badRequest } from '../../errors/app-error.js';
+import { channelSecrets, maskSecrets } from '../../lib/mask-secrets.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -265,7 +266,8 @@ export function toWireChannel(row: ChannelRow) {
     status_code_mapping: row.status_code_mapping,
     priority: Number(row.priority),
     auto_ban: Number(row.auto_ban),
-    other_info: row.other_info,
+    // Status reasons written before reasons were masked may still quote the key.
+    other_info: maskSecrets(row.other_info, channelSecrets(row.key)),
     tag: row.tag,
     setting: row.setting,
     param_override: row.param_override,

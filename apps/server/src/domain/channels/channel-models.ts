@@ -2,7 +2,8 @@ import { ChannelType, channelTypeInfo } from '@modelgate/contract';
 import { z } from 'zod';
 import { badRequest } from '../../errors/app-error.js';
 import { splitList } from './channel-fields.js';
-import { firstKey, getUpstreamJson } from './upstream-http.js';
+import { channelSecrets } from '../../lib/mask-secrets.js';
+import { firstKey, getUpstreamJson, type UpstreamCall } from './upstream-http.js';
 
 /**
  * Which priced model names belong to which channel type, by name. Types not listed here serve
@@ -80,7 +81,7 @@ const WHAT = '获取模型列表';
 const GEMINI_MAX_PAGES = 10;
 
 /** The model ids the upstream of a channel (or of a channel being filled in) lists. */
-export async function fetchUpstreamModels(source: ModelSource): Promise<string[]> {
+export async function fetchUpstreamModels(source: ModelSource, options: { timeoutMs: number }): Promise<string[]> {
   const info = channelTypeInfo(source.type);
   if (!info) throw badRequest(`未知的渠道类型：${source.type}`, 'channel:unknown_type');
   const base = (source.base_url || info.baseUrl).trim().replace(/\/+$/, '');
@@ -88,6 +89,7 @@ export async function fetchUpstreamModels(source: ModelSource): Promise<string[]
   if (!/^https?:\/\//i.test(base)) throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
   const key = firstKey(source.key);
   if (key === '') throw badRequest('请先填写渠道密钥', 'channel:missing_key');
+  const call: UpstreamCall = { what: WHAT, secrets: channelSecrets(source.key), timeoutMs: options.timeoutMs };
 
   let ids: string[];
   if (source.type === ChannelType.Gemini) {
@@ -95,19 +97,19 @@ export async function fetchUpstreamModels(source: ModelSource): Promise<string[]
     let pageToken: string | undefined;
     for (let page = 0; page < GEMINI_MAX_PAGES; page += 1) {
       const query = `pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
-      const body = await getUpstreamJson(`${base}/v1beta/models?${query}`, { 'x-goog-api-key': key }, geminiModels, WHAT);
+      const body = await getUpstreamJson(call, `${base}/v1beta/models?${query}`, { 'x-goog-api-key': key }, geminiModels);
       ids.push(...body.models.map((model) => model.name.replace(/^models\//, '')));
       pageToken = body.nextPageToken;
       if (!pageToken) break;
     }
   } else if (source.type === ChannelType.Anthropic) {
     const headers = { 'x-api-key': key, 'anthropic-version': '2023-06-01' };
-    ids = (await getUpstreamJson(`${base}/v1/models?limit=1000`, headers, openAiModels, WHAT)).data.map((model) => model.id);
+    ids = (await getUpstreamJson(call, `${base}/v1/models?limit=1000`, headers, openAiModels)).data.map((model) => model.id);
   } else if (source.type === ChannelType.Ollama) {
-    ids = (await getUpstreamJson(`${base}/api/tags`, {}, ollamaModels, WHAT)).models.map((model) => model.name);
+    ids = (await getUpstreamJson(call, `${base}/api/tags`, {}, ollamaModels)).models.map((model) => model.name);
   } else {
     const url = /\/v\d+$/.test(base) ? `${base}/models` : `${base}/v1/models`;
-    ids = (await getUpstreamJson(url, { authorization: `Bearer ${key}` }, openAiModels, WHAT)).data.map((model) => model.id);
+    ids = (await getUpstreamJson(call, url, { authorization: `Bearer ${key}` }, openAiModels)).data.map((model) => model.id);
   }
   return [...new Set(ids)];
 }

@@ -60,6 +60,8 @@ export class ChannelService {
   constructor(
     db: Db,
     private readonly changes: EventEmitter<ChangeEvents>,
+    /** How long a provider's balance API may take (CHANNEL_TEST_TIMEOUT). */
+    private readonly upstreamTimeoutMs: number,
   ) {
     this.repository = new ChannelRepository(db);
   }
@@ -217,7 +219,7 @@ export class ChannelService {
 
   async refreshBalance(id: number): Promise<number> {
     const channel = await this.get(id);
-    const balance = await fetchBalance(channel);
+    const balance = await fetchBalance(channel, { timeoutMs: this.upstreamTimeoutMs });
     await this.repository.updateBalance(id, balance);
     this.changed();
     return balance;
@@ -234,7 +236,7 @@ export class ChannelService {
       while (next < supported.length) {
         const channel = supported[next++]!;
         try {
-          await this.repository.updateBalance(Number(channel.id), await fetchBalance(channel));
+          await this.repository.updateBalance(Number(channel.id), await fetchBalance(channel, { timeoutMs: this.upstreamTimeoutMs }));
           updated += 1;
         } catch {
           failed += 1;

@@ -153,7 +153,8 @@ describe('balances', () => {
     const wrongKey = 'sk-wrongKeyThatMustNotLeak99';
     const broken = await create({ type: 1, base_url: upstreamUrl, key: wrongKey });
     const failed = await call('GET', `/api/channel/update_balance/${broken}/`);
-    expect(failed.status).toBe(502);
+    // new-api's convention: a provider's failure is HTTP 200 with success false, not a gateway 5xx.
+    expect(failed.status).toBe(200);
     expect(failed.body.success).toBe(false);
     expect(failed.body.message).toMatch(/^查询余额失败：上游返回状态码 401/);
     expect(failed.raw).not.toContain('wrongKeyThatMustNotLeak');
@@ -180,7 +181,8 @@ describe('models', () => {
     expect((await call('POST', '/api/channel/fetch_models', { base_url: `${upstreamUrl}/v1`, type: 1, key: GOOD_KEY })).body.data).toEqual(['gpt-4o', 'o3']);
     expect((await call('POST', '/api/channel/fetch_models', { base_url: upstreamUrl, type: 24, key: GOOD_KEY })).body.data).toEqual(['gemini-2.5-pro', 'gemini-2.5-flash']);
     const refused = await call('POST', '/api/channel/fetch_models', { base_url: upstreamUrl, type: 1, key: 'sk-nope-nope-nope-nope' });
-    expect(refused.status).toBe(502);
+    expect(refused.status).toBe(200);
+    expect(refused.body.success).toBe(false);
     expect(refused.body.message).toMatch(/^获取模型列表失败：/);
     expect(refused.raw).not.toContain('nope-nope-nope');
     expect((await call('POST', '/api/channel/fetch_models', { type: 8, key: 'k' })).body).toEqual({ success: false, message: '请先填写渠道的 Base URL' });

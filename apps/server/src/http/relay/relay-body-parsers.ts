@@ -1,8 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
+import { exceedsJsonDepth, jsonTooDeep } from '../../lib/json-depth.js';
 import type { RelayRequestBody } from '../../relay/relay-input.js';
 
 const invalidJson = () => new AppError('request:invalid_json', '请求体不是合法的 JSON (the request body is not valid JSON)', { status: 400 });
+
+/** Every JSON body the relay reads; the depth scan costs about 1.2 µs on a 2 KB chat body, half a JSON.parse (README). */
+function parseJsonBody(raw: string): RelayRequestBody | AppError {
+  if (exceedsJsonDepth(raw)) return jsonTooDeep();
+  try {
+    return { kind: 'json', raw, json: JSON.parse(raw) };
+  } catch {
+    return invalidJson();
+  }
+}
+
+const deliver = (parsed: RelayRequestBody | AppError, done: (error: Error | null, body?: unknown) => void) =>
+  parsed instanceof AppError ? done(parsed, undefined) : done(null, parsed);
 
 /**
  * The relay's own body parsers, inside its plugin scope: JSON keeps its source text so it can be
@@ -13,12 +27,7 @@ export function installRelayBodyParsers(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
 
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done) => {
-    const raw = typeof body === 'string' ? body : body.toString('utf8');
-    try {
-      done(null, { kind: 'json', raw, json: JSON.parse(raw) } satisfies RelayRequestBody);
-    } catch {
-      done(invalidJson(), undefined);
-    }
+    deliver(parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')), done);
   });
 
   scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request: FastifyRequest, body: string | Buffer, done) => {
@@ -32,10 +41,6 @@ export function installRelayBodyParsers(scope: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    try {
-      done(null, { kind: 'json', raw, json: JSON.parse(raw) } satisfies RelayRequestBody);
-    } catch {
-      done(invalidJson(), undefined);
-    }
+    deliver(parseJsonBody(raw), done);
   });
 }
