@@ -45,6 +45,11 @@ export const OPTION_DEFINITIONS = {
   QuotaPerUnit: float(500000, 0.000001),
   RetryTimes: int(0, 0),
   ChannelDisableThreshold: float(5, 0),
+  // Circuit breakers (relay/channel-breaker.ts): failures in a row within the window open a
+  // channel's (or key's) breaker for the cool-down; a threshold of 0 turns them off.
+  ChannelBreakerFailureThreshold: int(5, 0),
+  ChannelBreakerWindowSeconds: float(60, 0),
+  ChannelBreakerCooldownSeconds: float(30, 0),
   DataExportInterval: int(5, 1),
   Price: float(7.3, 0),
   MinTopUp: int(1, 0),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelIndex } from '../domain/relay-cache/channel-index.js';
 import { toRelayChannel, type ChannelRow } from '../domain/relay-cache/relay-channel.js';
-import { pickChannel } from './channel-selector.js';
+import { pickChannel, type ChannelGate } from './channel-selector.js';
 
 function index(channels: { id: number; priority: number; weight: number }[]) {
   const byId = new Map(
@@ -62,5 +62,80 @@ describe('pickChannel', () => {
       [2, toRelayChannel({ id: 2, type: 14, key: 'k', status: 1, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'claude' } as unknown as ChannelRow)],
     ]);
     expect(new ChannelIndex(byId, [{ group: 'g', model: 'm', channel_id: 1 }, { group: 'g', model: 'm', channel_id: 2 }]).tiers('g', 'm')).toBeUndefined();
+  });
+});
+
+/** A gate blocking the listed channel ids until the given times, counting its calls. */
+function blocking(until: Record<number, number>) {
+  const gate = {
+    calls: 0,
+    blockedUntil(channel: { id: number }) {
+      gate.calls += 1;
+      return until[channel.id] ?? 0;
+    },
+  } satisfies ChannelGate & { calls: number };
+  return gate;
+}
+
+describe('pickChannel with circuit breakers', () => {
+  it('never picks a blocked channel while another in the tier is free, whatever the draw', () => {
+    const tiers = index([1, 2, 3].map((id) => ({ id, priority: 0, weight: 1 }))).tiers('g', 'm')!;
+    const gate = blocking({ 1: 5_000 });
+    for (let step = 0; step < 100; step += 1) {
+      const random = sequence(step / 100, (step * 7) % 100 / 100);
+      expect(pickChannel(tiers, 0, [], random, gate)!.id).not.toBe(1);
+    }
+  });
+
+  it('passes the turn to the next tier when a whole tier is blocked', () => {
+    const tiers = index([
+      { id: 1, priority: 9, weight: 1 },
+      { id: 2, priority: 9, weight: 1 },
+      { id: 3, priority: 1, weight: 1 },
+    ]).tiers('g', 'm')!;
+    expect(pickChannel(tiers, 0, [], () => 0, blocking({ 1: 5_000, 2: 6_000 }))!.id).toBe(3);
+  });
+
+  it('sends a first attempt to the channel that unblocks soonest when all are blocked, but no retry', () => {
+    const tiers = index([
+      { id: 1, priority: 9, weight: 1 },
+      { id: 2, priority: 9, weight: 1 },
+      { id: 3, priority: 1, weight: 1 },
+    ]).tiers('g', 'm')!;
+    const gate = blocking({ 1: 7_000, 2: 6_000, 3: 5_000 });
+    expect(pickChannel(tiers, 0, [], () => 0, gate)!.id).toBe(3);
+    expect(pickChannel(tiers, 1, [3], () => 0, gate)).toBeUndefined();
+  });
+
+  it('looks at a bounded number of channels in a large, mostly blocked tier', () => {
+    const channels = Array.from({ length: 1_000 }, (_, offset) => ({ id: offset + 1, priority: 0, weight: 1 }));
+    const tiers = index(channels).tiers('g', 'm')!;
+    const blocked = Object.fromEntries(channels.filter((channel) => channel.id % 10 !== 0).map((channel) => [channel.id, 5_000]));
+    const gate = blocking(blocked);
+    let found = 0;
+    for (let round = 0; round < 1_000; round += 1) {
+      gate.calls = 0;
+      const channel = pickChannel(tiers, 0, [], Math.random, gate)!;
+      expect(gate.calls).toBeLessThanOrEqual(16);
+      if (channel.id % 10 === 0) found += 1;
+    }
+    // 16 draws where one in ten is free find one about 82 % of the time; the rest go to the least blocked.
+    expect(found).toBeGreaterThan(700);
+  });
+
+  it('keeps the weighted shares among the channels that are left', () => {
+    const tiers = index([
+      { id: 1, priority: 0, weight: 6 },
+      { id: 2, priority: 0, weight: 1 },
+      { id: 3, priority: 0, weight: 3 },
+    ]).tiers('g', 'm')!;
+    const gate = blocking({ 1: 5_000 });
+    const counts = new Map<number, number>();
+    for (let round = 0; round < 20_000; round += 1) {
+      const id = pickChannel(tiers, 0, [], Math.random, gate)!.id;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    expect(counts.get(1)).toBeUndefined();
+    expect((counts.get(3) ?? 0) / 20_000).toBeCloseTo(0.75, 1);
   });
 });

@@ -18,7 +18,8 @@ export interface RelayChannel {
   autoBan: boolean;
   /**
    * The channel's keys. A multi-line key field holds several keys for one channel; each request
-   * picks one at random (new-api's "random" multi-key mode).
+   * picks one at random (new-api's "random" multi-key mode) among those whose circuit breaker
+   * is closed (relay/channel-breaker.ts).
    */
   keys: string[];
   endpoint: ChannelEndpoint;
@@ -33,6 +34,13 @@ export interface RelayChannel {
   /** Why the endpoint could not be built (no base URL for a type that needs one, bad URL). */
   endpointProblem: string | undefined;
 }
+
+/** A channel's key field as its keys: one per line (a multi-key channel has several). */
+export const channelKeys = (keyField: string): string[] =>
+  keyField
+    .split('\n')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
 
 const splitList = (text: string): string[] =>
   text
@@ -110,10 +118,7 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     priority: Number(row.priority),
     weight: Math.max(0, Number(row.weight)),
     autoBan: Number(row.auto_ban) === 1,
-    keys: row.key
-      .split('\n')
-      .map((key) => key.trim())
-      .filter((key) => key !== ''),
+    keys: channelKeys(row.key),
     endpoint,
     modelMapping: parseModelMapping(row.model_mapping),
     statusCodeMapping: parseStatusCodeMapping(row.status_code_mapping),

@@ -30,7 +30,17 @@ export interface Channel {
   other_info: string | null;
   tag: string | null;
   setting: string | null;
+  /** The answering node's circuit breaker for the channel (kept in memory per node). */
+  breaker_state?: BreakerState;
+  /** The last failure that counted, while open or probing. */
+  breaker_reason?: string;
+  /** Unix seconds: the end of the cool-down (open) or of the probe's lease (probing); 0 when closed. */
+  breaker_until?: number;
+  /** Keys whose own breaker is open or probing; a multi-key channel stays closed while some keys work. */
+  breaker_open_keys?: number;
 }
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
 
 export interface ChannelListParams {
   page: number;

@@ -47,6 +47,31 @@ export function autoDisableInfo(channel: Pick<Channel, 'other_info'>): AutoDisab
   }
 }
 
+export type BreakerDisplay =
+  | { kind: 'open' | 'probing'; reason: string; until: number }
+  | { kind: 'someKeys'; openKeys: number };
+
+/** What the status column shows of the circuit breaker; null when there is nothing to say. */
+export function breakerDisplay(channel: Pick<Channel, 'breaker_state' | 'breaker_reason' | 'breaker_until' | 'breaker_open_keys'>): BreakerDisplay | null {
+  const reason = channel.breaker_reason ?? '';
+  const until = channel.breaker_until ?? 0;
+  switch (channel.breaker_state) {
+    case 'open':
+      return { kind: 'open', reason, until };
+    case 'half_open':
+      return { kind: 'probing', reason, until };
+    case 'closed':
+    case undefined: {
+      const openKeys = channel.breaker_open_keys ?? 0;
+      return openKeys > 0 ? { kind: 'someKeys', openKeys } : null;
+    }
+    default: {
+      const unreachable: never = channel.breaker_state;
+      return unreachable;
+    }
+  }
+}
+
 export function channelTypeName(type: number): string {
   return channelTypeInfo(type)?.name ?? String(type);
 }

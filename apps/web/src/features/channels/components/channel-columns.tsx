@@ -4,6 +4,7 @@ import type { TFunction } from 'i18next';
 import type { Channel } from '../api';
 import { averageResponseTime, channelTypeName, sharedValue, splitList, uniqueValues, type TableRow } from '../channel-display';
 import type { ChannelActions } from '../use-channel-actions';
+import { ChannelBreakerTag } from './channel-breaker-tag';
 import { ChannelRowActions, TagRowActions } from './channel-row-actions';
 import { ChannelStatusTag, TagStatusTag } from './channel-status-tag';
 import { ResponseTimeTag } from './response-time-tag';
@@ -89,8 +90,16 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, nar
     {
       title: t('columns.status'),
       key: 'status',
-      width: 110,
-      render: (_, row) => (row.kind === 'channel' ? <ChannelStatusTag channel={row.channel} /> : <TagStatusTag channels={row.channels} />),
+      width: 130,
+      render: (_, row) =>
+        row.kind === 'channel' ? (
+          <Space spacing={4} wrap>
+            <ChannelStatusTag channel={row.channel} />
+            <ChannelBreakerTag channel={row.channel} />
+          </Space>
+        ) : (
+          <TagStatusTag channels={row.channels} />
+        ),
     },
     {
       title: t('columns.responseTime'),
