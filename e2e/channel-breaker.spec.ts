@@ -13,6 +13,7 @@ test.describe.configure({ timeout: 60_000 });
 let root: APIRequestContext;
 let broken: Server;
 let brokenUrl = '';
+let tokenId: number | undefined;
 const run = Date.now().toString(36);
 
 test.beforeAll(async () => {
@@ -33,6 +34,7 @@ test.afterAll(async () => {
     const leftovers = await dataOf<{ items: { id: number }[] }>(await root.get('/api/channel/search', { params: { keyword: run, page_size: 100 } }));
     const ids = leftovers.items.map((channel) => channel.id);
     if (ids.length > 0) await dataOf(await root.post('/api/channel/batch', { data: { ids } }));
+    if (tokenId !== undefined) await dataOf(await root.delete(`/api/token/${tokenId}`));
     await setOption('ChannelBreakerFailureThreshold', '5');
     await setOption('ChannelBreakerCooldownSeconds', '30');
     await root.dispose();
@@ -62,7 +64,8 @@ async function openedChannel(name: string, apiKey: string): Promise<number> {
 
 test('a channel whose upstream keeps failing shows 熔断中, then 探测中 after its cool-down, with the reason', async ({ page }) => {
   await setOption('ChannelBreakerFailureThreshold', '2');
-  const token = await dataOf<{ key: string }>(await root.post('/api/token/', { data: { name: `breaker-${run}`, unlimited_quota: true, expired_time: -1 } }));
+  const token = await dataOf<{ id: number; key: string }>(await root.post('/api/token/', { data: { name: `breaker-${run}`, unlimited_quota: true, expired_time: -1 } }));
+  tokenId = token.id;
   await setOption('ChannelBreakerCooldownSeconds', '600');
   const open = await openedChannel(`breaker-open-${run}`, token.key);
   await setOption('ChannelBreakerCooldownSeconds', '1');
