@@ -2,9 +2,11 @@ import type { OpenAIEndpoint, TokenUsage } from '@modelgate/protocol';
 import type { FastifyReply } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
+import { AnswerTail, estimatedUsage, passAnswerThrough, usageFromTail } from './oversized-answer.js';
 import type { RequestAbort } from './request-abort.js';
 import { relayStream, type StreamEnd } from './stream-relay.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
+import { badResponseBody, clientErrorForConnection, upstreamTimeout } from './upstream-failure.js';
 
 /** An upstream answer received (and, for streams, passed on) and ready to be billed. */
 export interface Delivery {
@@ -32,24 +34,61 @@ export interface DeliverOptions {
 
 const isJson = (contentType: string) => contentType.includes('json');
 
+/** Endpoints whose answer is JSON whatever the upstream calls it; audio ones may answer text. */
+const answersJson = (endpoint: OpenAIEndpoint, contentType: string) =>
+  isJson(contentType) || (endpoint !== 'transcriptions' && endpoint !== 'translations' && endpoint !== 'speech');
+
+export interface BufferedOptions extends DeliverOptions {
+  /** Largest answer held whole (RELAY_MAX_BUFFERED_BYTES); a larger one is passed through. */
+  maxBufferedBytes: number;
+  /** The request's fields: an oversized answer without usage is billed from its counted prompt. */
+  fields: Record<string, unknown>;
+  /**
+   * Given for a stream request answered whole: undici's body timeout is off for stream requests,
+   * so the stream watchdog bounds the silence instead (its first-byte limit).
+   */
+  watchdog?: StreamWatchdog;
+}
+
 /**
  * A whole answer read into memory and sent unchanged, byte for byte, after billing. Its JSON is
- * parsed only to read usage (or the text to count when there is none).
+ * parsed only to read usage (or the text to count when there is none); a JSON endpoint's answer
+ * that does not parse is an upstream failure (nothing was sent yet, another channel may be tried).
+ * An answer larger than `maxBufferedBytes` is passed through as it arrives instead (see
+ * oversized-answer.ts).
  */
-export async function deliverBuffered(options: DeliverOptions): Promise<Delivery> {
+export async function deliverBuffered(options: BufferedOptions): Promise<Delivery> {
   const { upstream, adaptor, endpoint, reply } = options;
   const firstResponseMs = Math.round(performance.now() - options.startedAt);
-  const body = Buffer.from(await upstream.body.arrayBuffer());
   const contentType = String(upstream.headers['content-type'] ?? 'application/json');
+  const declared = Number(upstream.headers['content-length'] ?? Number.NaN);
+  const silence = options.watchdog && watchSilence(options.watchdog, upstream.body);
+  let body: Buffer;
+  try {
+    if (declared > options.maxBufferedBytes) return await deliverOversized(options, [], contentType, firstResponseMs, silence);
+    if (declared >= 0 && !silence) {
+      // The usual answer: of a known length within the cap, taken whole by undici's own reader.
+      body = Buffer.from(await upstream.body.arrayBuffer());
+    } else {
+      const read = await readCapped(upstream.body, options.maxBufferedBytes, silence);
+      if (read.body === undefined) return await deliverOversized(options, read.head, contentType, firstResponseMs, silence);
+      body = read.body;
+    }
+  } catch (error) {
+    throw silence?.timedOut ? upstreamTimeout(error) : error;
+  } finally {
+    silence?.stop();
+  }
   let answer: unknown;
   let completionTexts: readonly string[] = [];
-  if (isJson(contentType)) {
+  if (answersJson(endpoint, contentType)) {
     try {
       answer = JSON.parse(body.toString('utf8'));
     } catch {
-      answer = undefined;
+      throw badResponseBody(`HTTP ${upstream.statusCode}, ${contentType}, ${body.length} bytes that are not JSON`);
     }
-  } else if (endpoint === 'transcriptions' || endpoint === 'translations') {
+    if (typeof answer !== 'object' || answer === null) throw badResponseBody(`HTTP ${upstream.statusCode}, JSON that is not an object`);
+  } else {
     // response_format text/srt/vtt: the body is the transcript.
     completionTexts = [body.toString('utf8')];
   }
@@ -64,6 +103,98 @@ export async function deliverBuffered(options: DeliverOptions): Promise<Delivery
     streamEnd: undefined,
     finish: () => {
       void reply.code(upstream.statusCode).header('content-type', contentType).send(body);
+    },
+  };
+}
+
+/** Watches a body the stream watchdog guards; `timedOut` tells its abort from others. */
+interface SilenceWatch {
+  timedOut: boolean;
+  touch(): void;
+  stop(): void;
+}
+
+function watchSilence(watchdog: StreamWatchdog, body: Dispatcher.ResponseData['body']): SilenceWatch {
+  const watch: SilenceWatch = {
+    timedOut: false,
+    touch: () => (watched.lastActivity = performance.now()),
+    stop: () => watchdog.unwatch(watched),
+  };
+  const watched = watchdog.watch(() => {
+    watch.timedOut = true;
+    body.destroy();
+  });
+  return watch;
+}
+
+/**
+ * Reads a body until it ends (`body`) or passes `cap` bytes (`head`: what was read, the body
+ * paused). Read through its events, as streams are, rather than an iterator's promise per chunk.
+ */
+function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  silence: SilenceWatch | undefined,
+): Promise<{ body: Buffer; head?: undefined } | { body?: undefined; head: Buffer[] }> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (part: Buffer) => {
+      silence?.touch();
+      parts.push(part);
+      size += part.length;
+      if (size <= cap) return;
+      body.pause();
+      body.off('data', onData);
+      body.off('end', onEnd);
+      // The error listener stays until the pass-through reads on: an error meanwhile is then no crash.
+      resolve({ head: parts });
+    };
+    const onEnd = () => {
+      body.off('error', reject);
+      resolve({ body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) });
+    };
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', reject);
+  });
+}
+
+/**
+ * An answer past the cap: passed through unparsed, billed from the usage in its last bytes, else
+ * the counted prompt and an estimate of the output. An answer the upstream cut off is not billed
+ * (the client got broken JSON); one the client left is billed for what passed.
+ */
+async function deliverOversized(
+  options: BufferedOptions,
+  head: Buffer[],
+  contentType: string,
+  firstResponseMs: number,
+  silence: SilenceWatch | undefined,
+): Promise<Delivery> {
+  const { reply, upstream, abort, adaptor, endpoint } = options;
+  const tail = new AnswerTail();
+  let bytes = 0;
+  // A client that reads slowly pauses the upstream read: its drains are progress, not silence.
+  if (silence) reply.raw.on('drain', silence.touch);
+  const complete = await passAnswerThrough(reply, upstream, head, contentType, (chunk) => {
+    silence?.touch();
+    bytes += chunk.length;
+    tail.push(chunk);
+  });
+  if (silence) reply.raw.off('drain', silence.touch);
+  const billable = complete || abort.clientLeft;
+  const usage = billable ? (usageFromTail(tail.text(), adaptor, endpoint) ?? (await estimatedUsage(endpoint, options.fields, bytes))) : undefined;
+  return {
+    isStream: false,
+    usage,
+    completionTexts: [],
+    billable,
+    firstResponseMs,
+    streamEnd: undefined,
+    finish: () => {
+      if (complete) reply.raw.end();
+      else reply.raw.destroy();
     },
   };
 }
@@ -85,11 +216,16 @@ export function deliverPiped(options: DeliverOptions): Delivery {
   };
 }
 
+/**
+ * Relays a stream. One that ended before its first byte (silent past the first-byte limit, or
+ * broken) has sent the client nothing: it fails like a connection failure, so another channel
+ * may be tried.
+ */
 export async function deliverStream(options: DeliverOptions & { forwardUsage: boolean; watchdog: StreamWatchdog }): Promise<Delivery> {
   const { reply } = options;
-  reply.hijack();
   const result = await relayStream({
     response: reply.raw,
+    commit: () => reply.hijack(),
     upstream: options.upstream,
     adaptor: options.adaptor,
     endpoint: options.endpoint,
@@ -98,6 +234,9 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     abort: options.abort,
     startedAt: options.startedAt,
   });
+  if (!result.committed) {
+    throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));
+  }
   const { observation } = result;
   return {
     isStream: true,

@@ -11,18 +11,25 @@ export type StreamEnd = 'complete' | 'client_gone' | 'timeout' | 'upstream_broke
 export interface StreamResult {
   observation: StreamObservation;
   end: StreamEnd;
+  /**
+   * The client got the headers (the upstream sent at least one byte, or ended cleanly). When
+   * false nothing was written and the relay may still try another channel.
+   */
+  committed: boolean;
   /** Milliseconds from the request's start to the first upstream body byte; -1 if none came. */
   firstResponseMs: number;
 }
 
 export interface StreamRelayOptions {
   response: ServerResponse;
+  /** Called once, just before the headers are written: from then on the answer is this stream's. */
+  commit: () => void;
   upstream: Dispatcher.ResponseData;
   adaptor: ProviderAdaptor;
   endpoint: OpenAIEndpoint;
   /** Forward usage-only events (the client asked for usage, or the relay did not ask for it). */
   forwardUsage: boolean;
-  /** Ends the stream when the upstream goes silent for STREAMING_TIMEOUT. */
+  /** Ends the stream when the upstream goes silent (STREAMING_TIMEOUT; before the first byte, the first-byte limit). */
   watchdog: StreamWatchdog;
   /** Aborts the upstream request; its `clientLeft` says the client has gone. */
   abort: RequestAbort;
@@ -44,25 +51,34 @@ export const SSE_HEADERS = {
  * Writes respect backpressure (a slow client pauses the upstream read, not memory). When the
  * upstream is silent for STREAMING_TIMEOUT (see the watchdog) the stream gets an error event,
  * never a fake [DONE].
+ * Nothing is written before the upstream's first byte: a stream silent or broken before it is
+ * returned uncommitted, so that the caller can try another channel.
  * The caller ends the response once it has settled the bill.
  *
  * The body is read through its events rather than an async iterator: the iterator costs a
  * promise per chunk and a set of end-of-stream listeners per stream, on a path every stream takes.
  */
 export async function relayStream(options: StreamRelayOptions): Promise<StreamResult> {
-  const { response, upstream, abort } = options;
+  const { response, upstream, abort, watchdog } = options;
+  const body = upstream.body;
+  let committed = false;
   // The headers leave with the first event, in one write, as any plain proxy sends them.
-  response.writeHead(200, SSE_HEADERS);
+  const commit = () => {
+    committed = true;
+    options.commit();
+    response.writeHead(200, SSE_HEADERS);
+  };
 
   const reader = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
   let firstResponseMs = -1;
   let timedOut = false;
-  const watched = options.watchdog.watch(() => {
+  // Destroying the body aborts the upstream request without marking the call aborted: the next
+  // channel may still be tried when nothing was written.
+  const watched = watchdog.watch(() => {
     timedOut = true;
-    abort.abort();
+    body.destroy();
   });
 
-  const body = upstream.body;
   // Paused while the client's socket is full; resumed when it drains, or when the client leaves.
   let paused = false;
   const resume = () => {
@@ -82,6 +98,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     if (arrived.length === 0) return;
     const chunk = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived);
     arrived.length = 0;
+    if (!committed) commit();
     if (!write(response, reader.push(chunk), abort) && !paused) {
       paused = true;
       body.pause();
@@ -93,7 +110,10 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     body.on('data', (part: Buffer) => {
       const now = performance.now();
       watched.lastActivity = now;
-      if (firstResponseMs < 0) firstResponseMs = Math.round(now - options.startedAt);
+      if (firstResponseMs < 0) {
+        firstResponseMs = Math.round(now - options.startedAt);
+        watchdog.started(watched);
+      }
       arrived.push(part);
       if (!flushQueued) {
         flushQueued = true;
@@ -108,7 +128,12 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   flush();
   response.off('drain', resume);
   response.off('close', resume);
-  options.watchdog.unwatch(watched);
+  watchdog.unwatch(watched);
+  if (!committed) {
+    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs };
+    // An upstream that ended cleanly without a byte answered an empty stream: that is passed on.
+    commit();
+  }
 
   const tail = reader.finish();
   // An unterminated last event goes out only when the upstream itself ended there; after a cut,
@@ -119,12 +144,12 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   if (end === 'timeout' || end === 'upstream_broken') {
     const message =
       end === 'timeout'
-        ? `上游超过 ${Math.round(options.watchdog.idleMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
+        ? `上游超过 ${Math.round(watchdog.idleMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
         : '上游连接中断，流已结束 (the upstream connection broke mid-stream)';
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
     write(response, `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`, abort);
   }
-  return { observation: reader.observation, end, firstResponseMs };
+  return { observation: reader.observation, end, committed, firstResponseMs };
 }
 
 /**

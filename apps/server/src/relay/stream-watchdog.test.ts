@@ -30,5 +30,28 @@ describe('the stream watchdog', () => {
   it('checks at most every second, and at least four times per timeout', () => {
     expect(new StreamWatchdog(60_000).checkIntervalMs).toBe(1000);
     expect(new StreamWatchdog(1000).checkIntervalMs).toBe(250);
+    expect(new StreamWatchdog(60_000, 1000).checkIntervalMs).toBe(250);
+  });
+
+  it('holds a stream to the first-byte limit until its first bytes, then to the idle limit', async () => {
+    const watchdog = new StreamWatchdog(600, 150);
+    try {
+      const started = performance.now();
+      let waitingEndedAt = 0;
+      let talkerEnded = false;
+      watchdog.watch(() => (waitingEndedAt = performance.now()));
+      const talker = watchdog.watch(() => (talkerEnded = true));
+      await sleep(60);
+      talker.lastActivity = performance.now();
+      watchdog.started(talker);
+      await sleep(400);
+      expect(waitingEndedAt - started).toBeGreaterThanOrEqual(150);
+      expect(waitingEndedAt - started).toBeLessThan(150 + watchdog.checkIntervalMs + 100);
+      // Silent for 400 ms after its first bytes: past the first-byte limit, within the idle one.
+      expect(talkerEnded).toBe(false);
+      watchdog.unwatch(talker);
+    } finally {
+      watchdog.close();
+    }
   });
 });

@@ -2,11 +2,12 @@ import type { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { UpstreamRequest } from '../providers/provider-types.js';
 
-const DEFAULT_TIMEOUT_MS = 300_000;
-
 export interface UpstreamClientOptions {
-  /** How long an upstream may take to send its headers (RELAY_TIMEOUT; 0 = undici's 300 s). */
-  headersTimeoutMs: number;
+  /**
+   * How long an upstream may stay silent: before its headers, and between the bytes of a whole
+   * answer (RELAY_TIMEOUT; 0 = no limit).
+   */
+  silenceTimeoutMs: number;
 }
 
 /**
@@ -15,15 +16,17 @@ export interface UpstreamClientOptions {
  */
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
-  private readonly headersTimeout: number;
+  private readonly silenceTimeout: number;
 
   constructor(options: UpstreamClientOptions) {
-    this.headersTimeout = options.headersTimeoutMs > 0 ? options.headersTimeoutMs : DEFAULT_TIMEOUT_MS;
+    this.silenceTimeout = options.silenceTimeoutMs;
   }
 
   /**
-   * Sends a request. `stream` turns off undici's body timeout: the relay watches streams for
-   * silence itself (STREAMING_TIMEOUT) so that it can end them with an error event.
+   * Sends a request. undici's body timeout is measured between body bytes and costs nothing per
+   * request (one parser timer per connection, refreshed by each read). `stream` turns it off: the
+   * relay watches streams for silence itself (stream-watchdog.ts) so that it can end them with an
+   * error event, or try another channel before their first byte.
    */
   send(request: UpstreamRequest, options: { signal: AbortSignal | EventEmitter; stream: boolean; method?: 'GET' | 'POST' }): Promise<Dispatcher.ResponseData> {
     return this.pool(request.origin).request({
@@ -32,8 +35,8 @@ export class UpstreamClient {
       headers: request.headers,
       body: options.method === 'GET' ? null : request.body,
       signal: options.signal,
-      headersTimeout: this.headersTimeout,
-      bodyTimeout: options.stream ? 0 : this.headersTimeout,
+      headersTimeout: this.silenceTimeout,
+      bodyTimeout: options.stream ? 0 : this.silenceTimeout,
     });
   }
 
