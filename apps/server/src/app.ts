@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
 import { notFound } from './errors/app-error.js';
 import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
+import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
 import { oauthRoutes } from './http/api/oauth.js';
 import { userRoutes } from './http/api/users.js';
@@ -44,7 +45,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
-    trustProxy: true,
+    // Forwarding headers only from TRUSTED_PROXIES: trusting them from anyone let each client
+    // pick its own IP and walk past every per-IP limit.
+    trustProxy: context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false,
     // Per-request access logs would cost the relay more than they tell; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
@@ -53,10 +56,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   await app.register(cookie, { secret: context.config.sessionSecret });
 
-  // Payment notifies and some OAuth providers post forms.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  installApiBodyParsers(app);
 
   // A callback hook: relay calls pass straight through, without a promise of their own.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -23,6 +25,32 @@ const intFrom = (fallback: number, min = 0) =>
       }
       return value;
     });
+
+/** Names proxy-addr (Fastify's trustProxy) knows for whole address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An IP address, a CIDR range (`10.0.0.0/8`) or one of PROXY_RANGE_NAMES. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry) || isIP(entry) !== 0) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** A comma list of proxy addresses; empty means none. */
+const proxyList = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const invalid = entries.find((entry) => !isProxyAddress(entry));
+    if (invalid !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must list IP addresses or CIDR ranges separated by commas, got "${invalid}"` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 /** An http(s) address without trailing slashes. */
 const urlFrom = (fallback: string) =>
@@ -62,10 +90,20 @@ const envSchema = z.object({
   GLOBAL_API_RATE_LIMIT: intFrom(180, 0),
   GLOBAL_WEB_RATE_LIMIT: intFrom(60, 0),
   CRITICAL_RATE_LIMIT: intFrom(20, 0),
+  TRUSTED_PROXIES: proxyList,
   STREAMING_TIMEOUT: intFrom(60, 1),
   CHANNEL_TEST_FREQUENCY: intFrom(0, 0),
+  CHANNEL_TEST_TIMEOUT: intFrom(20, 1),
   BATCH_UPDATE_INTERVAL: intFrom(5, 1),
-  RELAY_TIMEOUT: intFrom(0, 0),
+  NODE_NAME: z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw) => raw ?? '')
+    .refine((name) => name.length <= 128 && !name.includes('/'), 'must be at most 128 characters, without "/"'),
+  QUOTA_WAIT_SECONDS: intFrom(10, 0),
+  RELAY_TIMEOUT: intFrom(120, 0),
+  RELAY_MAX_BUFFERED_BYTES: intFrom(32 * 1024 * 1024, 1024),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -90,13 +128,32 @@ export interface AppConfig {
   syncFrequencySeconds: number;
   isMaster: boolean;
   rateLimits: { api: number; web: number; critical: number };
+  /**
+   * Proxies whose X-Forwarded-For / -Proto / -Host are believed (IPs, CIDRs); empty: none, the
+   * client is the TCP peer, so nobody picks their own IP for the per-IP limits.
+   */
+  trustedProxies: string[];
   streamingTimeoutSeconds: number;
   /** Minutes between scheduled channel tests; 0 disables them. */
   channelTestFrequencyMinutes: number;
+  /** Seconds a channel test, balance query or model-list fetch waits for the upstream. */
+  channelTestTimeoutSeconds: number;
   /** Seconds between flushes of batched counters. */
   batchUpdateIntervalSeconds: number;
-  /** Seconds an upstream may take to answer headers; 0 = no limit beyond undici's defaults. */
+  /**
+   * This process's name among the relay nodes ('' = `<hostname>:<PORT>`). A process that starts
+   * under the name of one that died gives back the balance the dead one held for calls.
+   */
+  nodeName: string;
+  /** Seconds a call its payer's balance cannot cover yet waits for the payer's calls in flight to settle. */
+  quotaWaitSeconds: number;
+  /**
+   * Seconds an upstream may stay silent while nothing has reached the client (before its headers,
+   * between the bytes of a whole answer, before a stream's first byte); 0 = no limit.
+   */
   relayTimeoutSeconds: number;
+  /** Largest whole (non-stream) answer held in memory; a larger one is passed through unparsed. */
+  relayMaxBufferedBytes: number;
   logLevel: string;
   /** Built console directory; empty means apps/web/dist. */
   webDist: string;
@@ -129,10 +186,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     syncFrequencySeconds: value.SYNC_FREQUENCY,
     isMaster: value.NODE_TYPE === 'master',
     rateLimits: { api: value.GLOBAL_API_RATE_LIMIT, web: value.GLOBAL_WEB_RATE_LIMIT, critical: value.CRITICAL_RATE_LIMIT },
+    trustedProxies: value.TRUSTED_PROXIES,
     streamingTimeoutSeconds: value.STREAMING_TIMEOUT,
     channelTestFrequencyMinutes: value.CHANNEL_TEST_FREQUENCY,
+    channelTestTimeoutSeconds: value.CHANNEL_TEST_TIMEOUT,
     batchUpdateIntervalSeconds: value.BATCH_UPDATE_INTERVAL,
+    nodeName: value.NODE_NAME || `${hostname()}:${value.PORT}`,
+    quotaWaitSeconds: value.QUOTA_WAIT_SECONDS,
     relayTimeoutSeconds: value.RELAY_TIMEOUT,
+    relayMaxBufferedBytes: value.RELAY_MAX_BUFFERED_BYTES,
     logLevel: value.LOG_LEVEL,
     webDist: value.WEB_DIST,
     authProviders: {

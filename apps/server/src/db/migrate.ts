@@ -1,10 +1,14 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './index.js';
 import { initialSchema } from './migrations/001-initial-schema.js';
+import { sessionsAndUsernameKeys } from './migrations/002-sessions.js';
+import { quotaLeases } from './migrations/003-quota-leases.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
   '001-initial-schema': initialSchema(db.dialect),
+  '002-sessions': sessionsAndUsernameKeys(db.dialect),
+  '003-quota-leases': quotaLeases(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

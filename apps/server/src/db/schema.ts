@@ -11,6 +11,11 @@ type Int = number;
 export interface UsersTable {
   id: Id;
   username: string;
+  /**
+   * usernameKey(username): the folded form two names are compared in, unique. null only on rows
+   * written straight into the table (tests, imports) since migration 002.
+   */
+  username_key: ColumnType<string | null, string | null | undefined, string | null>;
   password: string;
   display_name: ColumnType<string, string | undefined, string>;
   role: ColumnType<Int, Int | undefined, Int>;
@@ -211,8 +216,39 @@ export interface QuotaDataTable {
   quota: ColumnType<Int, Int | undefined, Int>;
 }
 
+/** A signed-in browser. The cookie holds a random secret; only its SHA-256 is stored. */
+export interface SessionsTable {
+  id: Id;
+  token_hash: string;
+  user_id: Int;
+  created_at: Int;
+  last_seen_at: Int;
+  expires_at: Int;
+  ip: ColumnType<string, string | undefined, string>;
+  user_agent: ColumnType<string, string | undefined, string>;
+}
+
+/** A running relay process (see migrations/003-quota-leases.ts). */
+export interface RelayNodesTable {
+  /** `<name>/<boot id>`: one per process start. */
+  holder: string;
+  name: string;
+  started_at: Int;
+  heartbeat_at: Int;
+}
+
+/** Balance a relay process holds for the calls it serves. kind: 1 user quota, 2 token remain_quota. */
+export interface QuotaLeasesTable {
+  id: Id;
+  holder: string;
+  kind: Int;
+  entity_id: Int;
+  amount: ColumnType<Int, Int | undefined, Int>;
+}
+
 export interface Database {
   users: UsersTable;
+  sessions: SessionsTable;
   tokens: TokensTable;
   channels: ChannelsTable;
   abilities: AbilitiesTable;
@@ -223,4 +259,6 @@ export interface Database {
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
   quota_data: QuotaDataTable;
+  relay_nodes: RelayNodesTable;
+  quota_leases: QuotaLeasesTable;
 }

@@ -2,7 +2,10 @@ import { ChannelStatus } from '@modelgate/contract';
 import type { OpenAIEndpoint } from '@modelgate/protocol';
 import type { AppContext } from '../app-context.js';
 import { toRelayChannel, type RelayChannel } from '../domain/relay-cache/relay-channel.js';
-import type { UpstreamFailure } from '../providers/provider-types.js';
+import { describeConnectionFailure } from '../lib/connection-failure.js';
+import { channelSecrets, maskSecrets } from '../lib/mask-secrets.js';
+import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
+import { ChannelBreakers } from './channel-breaker.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { readUpstreamFailure } from './upstream-failure.js';
 
@@ -13,8 +16,9 @@ export interface ChannelTestResult {
   message: string;
 }
 
-const TEST_TIMEOUT_MS = 60_000;
 const TEST_ALL_CONCURRENCY = 3;
+/** How long a probe may run before another may go when RELAY_TIMEOUT is 0 (undici's own header limit). */
+const PROBE_LEASE_DEFAULT_SECONDS = 300;
 const DEFAULT_TEST_MODEL = 'gpt-4o-mini';
 
 /**
@@ -23,15 +27,58 @@ const DEFAULT_TEST_MODEL = 'gpt-4o-mini';
  * its key, or whose test is slower than ChannelDisableThreshold seconds, becomes status 3 with
  * other_info.status_reason/status_time, unless its auto_ban is 0. With
  * AutomaticEnableChannelEnabled, a status-3 channel that passes a test comes back.
+ *
+ * Passing troubles (429, 5xx, an upstream that cannot be reached) never change a channel's
+ * status: they feed this node's circuit breakers (channel-breaker.ts), which take a channel or
+ * key out of routing for a cool-down and bring it back through one probe request.
  */
 export class ChannelHealth {
   private testAllRunning = false;
   private readonly disabling = new Set<number>();
+  readonly breakers: ChannelBreakers;
 
   constructor(
     private readonly context: AppContext,
     private readonly upstream: UpstreamClient,
-  ) {}
+  ) {
+    const { options, config } = context;
+    this.breakers = new ChannelBreakers(() => ({
+      failureThreshold: Math.floor(options.number('ChannelBreakerFailureThreshold')),
+      windowMs: options.number('ChannelBreakerWindowSeconds') * 1000,
+      cooldownMs: options.number('ChannelBreakerCooldownSeconds') * 1000,
+      // A probe reports when its headers arrive, which RELAY_TIMEOUT bounds.
+      probeLeaseMs: (config.relayTimeoutSeconds > 0 ? config.relayTimeoutSeconds : PROBE_LEASE_DEFAULT_SECONDS) * 1000,
+    }));
+  }
+
+  /** The upstream answered a relayed request with a success status. */
+  onRelaySuccess(channel: RelayChannel, keyIndex: number): void {
+    if (this.breakers.succeeded(channel, keyIndex)) this.context.logger.info({ channelId: channel.id }, 'channel circuit closed');
+  }
+
+  /**
+   * An upstream's error answer to a relayed request. Rate limits and server errors count against
+   * the key's breaker, and so does a rejected key; a rejected key also disables the channel at
+   * once when the rules say so. Errors of the request itself (other 4xx) say nothing about health.
+   */
+  onUpstreamError(channel: RelayChannel, keyIndex: number, failure: UpstreamFailure, verdict: ErrorVerdict): void {
+    if (verdict.disableChannel) this.onRelayFailure(channel, failure);
+    if (failure.status === 429 || failure.status >= 500 || verdict.disableChannel) {
+      this.trip(channel, keyIndex, `${failure.message} (HTTP ${failure.status})`);
+    }
+  }
+
+  /** No usable answer at all (refused, reset, timed out): the upstream's trouble, whichever key was used. */
+  onUnreachable(channel: RelayChannel, reason: string): void {
+    this.trip(channel, undefined, reason);
+  }
+
+  private trip(channel: RelayChannel, keyIndex: number | undefined, reason: string): void {
+    const masked = maskSecrets(reason, channel.keys);
+    if (this.breakers.failed(channel, keyIndex, masked)) {
+      this.context.logger.warn({ channelId: channel.id, reason: masked }, 'channel circuit opened');
+    }
+  }
 
   /** Called by the relay when an upstream failure says the channel itself is unusable. */
   onRelayFailure(channel: RelayChannel, failure: UpstreamFailure): void {
@@ -46,10 +93,13 @@ export class ChannelHealth {
   /** Sets an enabled channel with auto_ban=1 to status 3; true when it did. */
   async disable(channelId: number, reason: string): Promise<boolean> {
     const { db, changes, logger } = this.context;
+    let maskedReason = maskSecrets(reason);
     const changed = await db.kysely.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('channels').select(['other_info']).where('id', '=', channelId).executeTakeFirst();
+      const row = await trx.selectFrom('channels').select(['other_info', 'key']).where('id', '=', channelId).executeTakeFirst();
       if (!row) return false;
-      const otherInfo = mergeOtherInfo(row.other_info, { status_reason: reason, status_time: Math.floor(Date.now() / 1000) });
+      // Reasons quote upstream answers, which may quote the key; other_info is shown to admins.
+      maskedReason = maskSecrets(reason, channelSecrets(row.key));
+      const otherInfo = mergeOtherInfo(row.other_info, { status_reason: maskedReason, status_time: Math.floor(Date.now() / 1000) });
       const result = await trx
         .updateTable('channels')
         .set({ status: ChannelStatus.AutoDisabled, other_info: otherInfo })
@@ -62,7 +112,7 @@ export class ChannelHealth {
       return true;
     });
     if (changed) {
-      logger.warn({ channelId, reason }, 'channel disabled automatically');
+      logger.warn({ channelId, reason: maskedReason }, 'channel disabled automatically');
       changes.emit('channels');
     }
     return changed;
@@ -101,6 +151,8 @@ export class ChannelHealth {
       .set(outcome.result.ok ? { response_time: outcome.result.elapsedMs, test_time: now } : { test_time: now })
       .where('id', '=', channelId)
       .execute();
+    // A passing test is as good a probe as a relayed request.
+    if (outcome.keyIndex !== undefined) this.onRelaySuccess(channel, outcome.keyIndex);
     await this.applyRules(channel, outcome);
     return outcome.result;
   }
@@ -165,10 +217,11 @@ export class ChannelHealth {
     const endpoint: OpenAIEndpoint = /embedding/i.test(model) ? 'embeddings' : 'chat';
     const json: Record<string, unknown> =
       endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
+    const keyIndex = Math.floor(Math.random() * channel.keys.length);
     const upstreamRequest = adaptor.buildRequest({
       endpoint,
       channel: channel.endpoint,
-      key: channel.keys[Math.floor(Math.random() * channel.keys.length)]!,
+      key: channel.keys[keyIndex]!,
       model,
       upstreamModel: channel.modelMapping?.get(model) ?? model,
       body: { kind: 'json', json, raw: JSON.stringify(json) },
@@ -176,27 +229,38 @@ export class ChannelHealth {
     });
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const timeoutMs = this.context.config.channelTestTimeoutSeconds * 1000;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const unreachable = (error: unknown) =>
+      fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.keys), elapsed());
     let response;
     try {
-      response = await this.upstream.send(upstreamRequest, { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), stream: false });
+      response = await this.upstream.send(upstreamRequest, { signal: deadline, stream: false });
     } catch (error) {
-      return fail(`无法连接上游：${(error as Error).message} (could not reach the upstream)`, elapsed());
+      return unreachable(error);
     }
     if (response.statusCode >= 300) {
-      const failure = await readUpstreamFailure(response);
+      const failure = await readUpstreamFailure(response, channel.keys);
       const verdict = adaptor.classifyError(failure);
       return { result: { ok: false, elapsedMs: elapsed(), message: failure.message }, failure, disableChannel: verdict.disableChannel };
     }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      // Headers came, then the upstream stalled or hung up: that is not an answer that failed to parse.
+      return unreachable(error);
+    }
     let answer: unknown;
     try {
-      answer = JSON.parse(await response.body.text());
+      answer = JSON.parse(text);
     } catch {
       return fail('上游返回的不是 JSON (the upstream answer is not JSON)', elapsed());
     }
     const elapsedMs = elapsed();
     const shaped = typeof answer === 'object' && answer !== null && (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
     if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
-    return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false };
+    return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex };
   }
 }
 
@@ -204,6 +268,8 @@ interface ProbeOutcome {
   result: ChannelTestResult;
   failure?: UpstreamFailure;
   disableChannel: boolean;
+  /** The key a passing test used. */
+  keyIndex?: number;
 }
 
 function mergeOtherInfo(text: string, values: Record<string, unknown>): string {

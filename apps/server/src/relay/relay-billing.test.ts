@@ -78,12 +78,12 @@ describe('quota arithmetic', () => {
     const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups: [ratioGroup] });
     answerWithUsage(1234, 567);
     expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
-    // Rich payers are charged through the batch: nothing is written until the flush.
+    // The charge left the balance with the call (into this process's lease); the log and used_quota follow with the flush.
+    const expected = Math.round(GROUP_RATIO * 0.075 * (1234 + 567 * 4));
     const before = await totals(env.context, { userId: user.id, tokenId: token.id });
-    expect(before.userQuota).toBe(1_000_000_000);
+    expect([1_000_000_000 - before.userQuota, before.userUsed, before.logs.length]).toEqual([expected, 0, 0]);
     await env.runtime.drain();
 
-    const expected = Math.round(GROUP_RATIO * 0.075 * (1234 + 567 * 4));
     const after = await totals(env.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
     expect(after.logs).toHaveLength(1);
     expect(Number(after.logs[0]!.quota)).toBe(expected);
@@ -100,8 +100,8 @@ describe('quota arithmetic', () => {
     expect(after.logs[0]).toMatchObject({ type: 2, group: ratioGroup, username: user.username, token_name: 'test token', content: expect.stringContaining('模型倍率 0.075') });
   });
 
-  it('pre-consumes a payer below 100× the estimate, then refunds the difference', async () => {
-    // Estimate: (prompt + 10000) × 0.075 ≈ 751, and 100× that exceeds the balance.
+  it('reserves the counted prompt and max_tokens at the real price of the model, then refunds the difference', async () => {
+    // Estimate: (prompt + 10000 × completion ratio 4) × 0.075 ≈ 3001.
     const { token, ids } = await payer({ quota: 50_000 });
     let heldDuringCall = 0;
     env.upstream.respond(async (_request, response) => {
@@ -110,7 +110,7 @@ describe('quota arithmetic', () => {
     });
     expect((await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 10_000 }))).status).toBe(200);
     const prompt = 3 + countTokens('hi') + 3;
-    expect(heldDuringCall).toBe(Math.round((prompt + 10_000) * 0.075 * 1));
+    expect(heldDuringCall).toBe(Math.round((prompt + 10_000 * 4) * 0.075));
     await env.runtime.drain();
     const after = await totals(env.context, ids);
     const expected = Math.round(0.075 * (1234 + 567 * 4));
@@ -244,12 +244,13 @@ describe('balances that do not cover the call', () => {
   });
 
   it('charges no more than the balance holds: an extra the balance cannot cover is forgiven and noted for admins', async () => {
-    // The estimate (prompt + PreConsumedQuota 500 tokens) × 0.075 is what the balance holds.
+    // The estimate (prompt + max_tokens 500 at completion ratio 4) × 0.075 is what the balance holds;
+    // the upstream then answers longer than it was asked to.
     const prompt = 3 + countTokens('hi') + 3;
-    const estimate = Math.round((prompt + 500) * 0.075);
+    const estimate = Math.round((prompt + 500 * 4) * 0.075);
     const { token, ids } = await payer({ quota: estimate });
     answerWithUsage(1000, 1000);
-    expect((await post('/v1/chat/completions', token.apiKey, chatBody())).status).toBe(200);
+    expect((await post('/v1/chat/completions', token.apiKey, chatBody({ max_tokens: 500 }))).status).toBe(200);
     await env.runtime.drain();
     const after = await totals(env.context, ids);
     expect(after.userQuota).toBe(0);

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { ChargeService, type QuotaViews } from '../domain/billing/charge-service.js';
 import { QuotaLedger, type FlushResult } from '../domain/billing/quota-ledger.js';
-import { QuotaStore } from '../domain/billing/quota-store.js';
+import { LeaseStore } from '../domain/billing/lease-store.js';
 import { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import { ChannelHealth } from './channel-health.js';
 import { RelayAuthenticator } from './relay-auth.js';
@@ -19,6 +20,7 @@ export interface RelayRuntime {
   service: RelayService;
   /** Resolves when the channel index has been loaded the first time. */
   ready: Promise<void>;
+  leaseStore: LeaseStore;
   /** Writes the batched counters and logs now. */
   flush(): Promise<FlushResult>;
   /** Waits for the requests under way to finish their accounting, then flushes. */
@@ -38,14 +40,13 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const existing = runtimes.get(context);
   if (existing) return existing;
   const { config } = context;
-  const ledger = new QuotaLedger(context.db);
+  const leaseStore = new LeaseStore(context.db, `${config.nodeName}/${randomBytes(6).toString('hex')}`, config.nodeName);
+  const ledger = new QuotaLedger(context.db, leaseStore, (error) => context.logger.error({ err: error }, 'relay leases were given back by another node'));
   const cache = new RelayCache(context, ledger);
   const views: QuotaViews = {
-    userQuota: (userId) => cache.users.peek(userId)?.quota,
-    tokenQuota: (tokenId) => cache.tokens.byTokenId(tokenId)?.remainQuota,
-    adjust: (payer, delta) => {
-      cache.users.adjustQuota(payer.userId, delta);
-      if (payer.limitedToken) cache.tokens.adjustQuota(payer.tokenId, delta);
+    charged: (payer, amount) => {
+      cache.users.adjustQuota(payer.userId, -amount);
+      if (payer.limitedToken) cache.tokens.adjustQuota(payer.tokenId, -amount);
     },
     invalidate: (payer) => {
       cache.users.invalidate(payer.userId);
@@ -53,12 +54,22 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
       if (token) cache.tokens.invalidate(token.key);
     },
   };
-  const charges = new ChargeService(new QuotaStore(context.db), ledger, views, context.options);
-  const upstream = new UpstreamClient({ headersTimeoutMs: config.relayTimeoutSeconds * 1000 });
+  const charges = new ChargeService(leaseStore, ledger, views, context.options, config.quotaWaitSeconds * 1000);
+  const upstream = new UpstreamClient({ silenceTimeoutMs: config.relayTimeoutSeconds * 1000 });
   const health = new ChannelHealth(context, upstream);
   const auth = new RelayAuthenticator(context, cache);
   const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health });
   const flush = () => cache.lock.run(() => ledger.flush());
+  // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
+  const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
+  const reclaimDead = async () => {
+    const { holders, amount } = await leaseStore.reclaimDead(staleSeconds);
+    if (holders > 0 || amount > 0) context.logger.warn({ holders, amount }, 'gave back the balance held by relay processes that are gone');
+  };
+  const register = async () => {
+    await reclaimDead();
+    await leaseStore.register();
+  };
   // A full log buffer is written at once rather than at the next interval; one such flush at a time.
   let backlogFlush: Promise<unknown> | undefined;
   ledger.logs.onBacklog(() => {
@@ -77,7 +88,8 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     upstream,
     health,
     service,
-    ready: cache.start(),
+    leaseStore,
+    ready: Promise.all([cache.start(), register()]).then(() => undefined),
     flush,
     async drain() {
       await service.settled();
@@ -88,14 +100,19 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
 
   context.schedule(config.batchUpdateIntervalSeconds, flush, 'relay batch flush');
   context.schedule(config.syncFrequencySeconds, () => cache.sync(), 'relay cache sync');
+  context.schedule(config.syncFrequencySeconds, reclaimDead, 'relay lease reclaim');
   if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
     context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
   }
   context.onClose(async () => {
     try {
-      await runtime.drain();
+      await runtime.ready;
+      await service.settled();
+      // Everything held goes back to the balances, and this process leaves the node list.
+      await flush();
+      await leaseStore.unregister();
     } catch (error) {
-      context.logger.error({ err: error }, 'final flush of relay counters failed: the last batch is lost');
+      context.logger.error({ err: error }, 'final flush of relay counters failed: its charges and logs are given back at the next start');
     }
     service.watchdog.close();
     await upstream.close();

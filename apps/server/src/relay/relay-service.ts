@@ -4,9 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { AppError, badRequest } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
-import { estimateQuota, isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
+import { CompletionEstimates } from '../domain/billing/completion-estimates.js';
+import { isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
-import type { Payer } from '../domain/billing/quota-store.js';
+import type { Payer } from '../domain/billing/payer.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
 import type { ChannelIndex, PriorityTier } from '../domain/relay-cache/channel-index.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
@@ -32,6 +33,9 @@ export interface RelayServiceDeps {
   upstream: UpstreamClient;
   health: ChannelHealth;
 }
+
+/** Endpoints whose answers are text of a length the caller may leave open. */
+const GENERATING_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
 
 /** Where a request may go: one pinned channel, or the priority tiers of (group, model). */
 type Route = { pinned: RelayChannel; tiers?: undefined } | { pinned?: undefined; tiers: readonly PriorityTier[] };
@@ -84,13 +88,17 @@ type AttemptResult = { kind: 'delivered'; delivery: Delivery; channel: RelayChan
 export class RelayService {
   /** Requests whose accounting is not finished yet, and who waits for there to be none. */
   private active = 0;
+  /** How long each model's answers have been lately, for calls that set no max_tokens. */
+  private readonly completions = new CompletionEstimates();
   private idleWaiters: (() => void)[] = [];
 
-  /** Ends streams whose upstream went silent (STREAMING_TIMEOUT). */
+  /** Ends streams whose upstream went silent (STREAMING_TIMEOUT; before the first byte, the shorter of it and RELAY_TIMEOUT). */
   readonly watchdog: StreamWatchdog;
 
   constructor(private readonly deps: RelayServiceDeps) {
-    this.watchdog = new StreamWatchdog(deps.context.config.streamingTimeoutSeconds * 1000);
+    const { streamingTimeoutSeconds, relayTimeoutSeconds } = deps.context.config;
+    const firstByteSeconds = relayTimeoutSeconds > 0 ? Math.min(relayTimeoutSeconds, streamingTimeoutSeconds) : streamingTimeoutSeconds;
+    this.watchdog = new StreamWatchdog(streamingTimeoutSeconds * 1000, firstByteSeconds * 1000);
   }
 
   /** Resolves once every request under way has finished its accounting. */
@@ -129,12 +137,12 @@ export class RelayService {
       try {
         ({ result, tried } = await this.forward(call, route));
       } catch (error) {
-        await charges.release(reservation);
+        charges.release(reservation);
         throw error;
       }
       if (!result) {
         // The client left before any answer: nothing to send, nothing generated to bill.
-        await charges.release(reservation);
+        charges.release(reservation);
         reply.hijack();
         reply.raw.destroy();
         return undefined;
@@ -145,7 +153,7 @@ export class RelayService {
           const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall });
           if (settled instanceof Promise) await settled;
         } else {
-          await charges.release(reservation);
+          charges.release(reservation);
         }
       } finally {
         delivery.finish();
@@ -189,25 +197,31 @@ export class RelayService {
   }
 
   /**
-   * The pre-consume. A cheap upper bound (the request's byte size as prompt tokens) lets rich
-   * payers skip the tokenizer; everyone else gets the counted estimate reserved.
+   * The reservation (charge-service.ts). A cheap upper bound (the request's byte size as prompt
+   * tokens) lets a payer whose lease covers it skip the tokenizer; otherwise the counted prompt
+   * and the completion estimate, priced exactly as the call will be.
    */
   private reserve(payer: Payer, input: RelayInput, pricing: ModelPricing): Reservation | Promise<Reservation> {
-    const { options } = this.deps.context;
-    const quotaPerUnit = options.number('QuotaPerUnit');
-    const outputTokens = this.outputEstimate(input);
+    const quotaPerUnit = this.deps.context.options.number('QuotaPerUnit');
     const calls = input.calls;
-    if (!isFixedPrice(pricing)) {
-      const upperBound = estimateQuota(pricing, { promptTokens: input.byteLength, outputTokens, calls }, quotaPerUnit);
-      if (this.deps.charges.skipsReservation(payer, upperBound)) return { payer, preConsumed: 0 };
-      return countPromptTokens(input.spec.endpoint, input.fields).then((promptTokens) =>
-        this.deps.charges.reserve(payer, estimateQuota(pricing, { promptTokens, outputTokens, calls }, quotaPerUnit)),
-      );
+    if (isFixedPrice(pricing)) {
+      const cost = quotaFor(pricing, { promptTokens: 0, completionTokens: 0, calls }, quotaPerUnit);
+      return this.deps.charges.reserve(payer, cost, () => cost);
     }
-    return this.deps.charges.reserve(payer, estimateQuota(pricing, { promptTokens: 0, outputTokens, calls }, quotaPerUnit));
+    const quick = quotaFor(pricing, { promptTokens: input.byteLength, completionTokens: this.outputEstimate(input), calls }, quotaPerUnit);
+    let promptTokens: Promise<number> | undefined;
+    // Asked again after every wait: the completion estimate may have learned meanwhile.
+    const estimate = () =>
+      (promptTokens ??= countPromptTokens(input.spec.endpoint, input.fields)).then((prompt) =>
+        quotaFor(pricing, { promptTokens: prompt, completionTokens: this.outputEstimate(input), calls }, quotaPerUnit),
+      );
+    return this.deps.charges.reserve(payer, quick, estimate);
   }
 
-  /** Output tokens to hold for: max_tokens when given, else PreConsumedQuota for generating endpoints. */
+  /**
+   * Output tokens to hold for: max_tokens when given (then the reservation covers the call in
+   * full), else the longest of the model's recent answers, else PreConsumedQuota.
+   */
   private outputEstimate(input: RelayInput): number {
     switch (input.spec.endpoint) {
       case 'chat':
@@ -216,7 +230,7 @@ export class RelayService {
       case 'images':
       case 'transcriptions':
       case 'translations':
-        return input.maxTokens ?? this.deps.context.options.number('PreConsumedQuota');
+        return input.maxTokens ?? this.completions.longestRecent(input.model) ?? this.deps.context.options.number('PreConsumedQuota');
       case 'embeddings':
       case 'moderations':
       case 'rerank':
@@ -234,7 +248,7 @@ export class RelayService {
     const retries = route.pinned ? 0 : Math.max(0, Math.floor(this.deps.context.options.number('RetryTimes')));
     let lastError: AppError | undefined;
     for (let attempt = 0; attempt <= retries; attempt += 1) {
-      const channel = route.pinned ?? pickChannel(route.tiers, attempt, tried);
+      const channel = route.pinned ?? pickChannel(route.tiers, attempt, tried, Math.random, this.deps.health.breakers);
       if (!channel) break;
       tried.push(channel.id);
       const result = await this.attempt(call, channel);
@@ -256,10 +270,13 @@ export class RelayService {
     }
     const upstreamModel = channel.modelMapping?.get(input.model) ?? input.model;
     const askStreamUsage = input.stream && STREAM_USAGE_OPTION_ENDPOINTS.has(endpoint) && adaptor.streamUsageOption && !input.clientAskedUsage;
+    const { health } = this.deps;
+    // A key whose breaker is open is skipped; past its cool-down this request may be its probe.
+    const keyIndex = health.breakers.drawKey(channel);
     const upstreamRequest = adaptor.buildRequest({
       endpoint,
       channel: channel.endpoint,
-      key: channel.keys.length === 1 ? channel.keys[0]! : channel.keys[Math.floor(Math.random() * channel.keys.length)]!,
+      key: channel.keys[keyIndex]!,
       model: input.model,
       upstreamModel,
       body: input.body,
@@ -270,16 +287,22 @@ export class RelayService {
     try {
       upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream });
     } catch (error) {
-      if (call.clientGone()) return { kind: 'client_gone' };
+      if (call.clientGone()) {
+        health.breakers.abandoned(channel, keyIndex);
+        return { kind: 'client_gone' };
+      }
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream request failed');
-      return { kind: 'failed', error: clientErrorForConnection(error) };
+      const unreachable = clientErrorForConnection(error);
+      health.onUnreachable(channel, unreachable.message);
+      return { kind: 'failed', error: unreachable };
     }
     if (upstream.statusCode >= 300) {
       const failure = await readUpstreamFailure(upstream);
       const verdict = adaptor.classifyError(failure);
-      if (verdict.disableChannel) this.deps.health.onRelayFailure(channel, failure);
+      health.onUpstreamError(channel, keyIndex, failure, verdict);
       return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel) };
     }
+    health.onRelaySuccess(channel, keyIndex);
 
     const contentType = String(upstream.headers['content-type'] ?? '');
     const options = {
@@ -298,16 +321,21 @@ export class RelayService {
           forwardUsage: !askStreamUsage,
           watchdog: this.watchdog,
         });
-      } else if (endpoint === 'speech' || !/json|text/.test(contentType)) {
+      } else if (endpoint === 'speech') {
         delivery = deliverPiped(options);
       } else {
-        delivery = await deliverBuffered(options);
+        // A stream request answered whole has no undici body timeout: the watchdog bounds it.
+        const guard = input.stream ? this.watchdog : undefined;
+        delivery = await deliverBuffered({ ...options, maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard });
       }
       return { kind: 'delivered', delivery, channel, upstreamModel };
     } catch (error) {
-      // Only a buffered answer can fail here, before anything reached the client.
+      // Nothing reached the client yet: a whole answer, or a stream that ended before its first byte.
       if (call.clientGone()) return { kind: 'client_gone' };
-      return { kind: 'failed', error: clientErrorForConnection(error) };
+      const broken = error instanceof AppError ? error : clientErrorForConnection(error);
+      this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream answer unusable');
+      health.onUnreachable(channel, broken.message);
+      return { kind: 'failed', error: broken };
     }
   }
 
@@ -321,6 +349,7 @@ export class RelayService {
   }
 
   private charge(call: Call, done: Delivered, usage: TokenUsage): void | Promise<void> {
+    if (GENERATING_ENDPOINTS.has(call.input.spec.endpoint)) this.completions.record(call.input.model, usage.completionTokens);
     const quota = quotaFor(done.pricing, { ...usage, calls: call.input.calls }, this.deps.context.options.number('QuotaPerUnit'));
     const settlement = this.deps.charges.settle(done.reservation, quota, done.channel.id);
     if (settlement instanceof Promise) return settlement.then((settled) => this.log(call, done, usage, settled));

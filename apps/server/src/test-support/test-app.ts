@@ -22,6 +22,8 @@ export interface TestApp {
  * A whole app in process against a fresh SQLite file (or `SQL_DSN` given in env), the way the
  * tests of every module start one. Rate limits are off unless the test sets them.
  */
+let testAppCount = 0;
+
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
   const config = loadConfig({
@@ -31,6 +33,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     GLOBAL_WEB_RATE_LIMIT: '0',
     CRITICAL_RATE_LIMIT: '0',
     LOG_LEVEL: 'silent',
+    // Apps of one test process share a host and port name; a restart test passes its own.
+    NODE_NAME: `test-${process.pid}-${(testAppCount += 1)}`,
     ...env,
   });
   const logger = pino({ level: config.logLevel });

@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.js';
 /** Rows updated by one statement: 300 ids × (a few deltas + the IN list) stays far below every dialect's parameter limit. */
 const IDS_PER_STATEMENT = 300;
 
-type Table = 'users' | 'tokens' | 'channels';
+type Table = 'users' | 'tokens' | 'channels' | 'quota_leases';
 
 /** How one column changes: add a per-row delta, or set a per-row value (rows without one keep theirs). */
 export type ColumnChange = { column: string; kind: 'add' | 'set'; valueOf: (id: number) => number | undefined };

@@ -56,16 +56,3 @@ export function quotaFor(pricing: ModelPricing, usage: { promptTokens: number; c
   if (quota <= 0 && tokens > 0 && pricing.groupRatio * pricing.modelRatio > 0) return 1;
   return quota;
 }
-
-/**
- * What to hold before the call: (prompt tokens + the requested output cap, or PreConsumedQuota
- * when none) × model ratio × group ratio; for fixed-price models the call's price.
- */
-export function estimateQuota(
-  pricing: ModelPricing,
-  estimate: { promptTokens: number; outputTokens: number; calls: number },
-  quotaPerUnit: number,
-): number {
-  if (isFixedPrice(pricing)) return quotaFor(pricing, { promptTokens: 0, completionTokens: 0, calls: estimate.calls }, quotaPerUnit);
-  return Math.round((estimate.promptTokens + estimate.outputTokens) * pricing.modelRatio * pricing.groupRatio);
-}

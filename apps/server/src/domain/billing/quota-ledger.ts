@@ -2,14 +2,18 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Db } from '../../db/index.js';
 import { createLogWriter, LogBuffer, yieldToEventLoop, type LogWriter } from '../logs/log-buffer.js';
 import { updateRowsById } from './batched-updates.js';
+import { LeaseBook, LeaseKind, type LeaseAccount } from './lease-book.js';
+import type { LeaseStore } from './lease-store.js';
 import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
 
 interface UserDelta {
+  /** Lease give-backs (charges leave the lease row, not the balance). */
   quota: number;
   usedQuota: number;
   requestCount: number;
 }
 interface TokenDelta {
+  /** Lease give-backs. */
   remainQuota: number;
   usedQuota: number;
   /** Latest use, unix seconds. */
@@ -24,6 +28,22 @@ interface Batch {
 
 const emptyBatch = (): Batch => ({ users: new Map(), tokens: new Map(), channels: new Map() });
 
+function addUserTo(batch: Batch, userId: number, change: Partial<UserDelta>): void {
+  let delta = batch.users.get(userId);
+  if (!delta) batch.users.set(userId, (delta = { quota: 0, usedQuota: 0, requestCount: 0 }));
+  delta.quota += change.quota ?? 0;
+  delta.usedQuota += change.usedQuota ?? 0;
+  delta.requestCount += change.requestCount ?? 0;
+}
+
+function addTokenTo(batch: Batch, tokenId: number, change: Partial<TokenDelta>): void {
+  let delta = batch.tokens.get(tokenId);
+  if (!delta) batch.tokens.set(tokenId, (delta = { remainQuota: 0, usedQuota: 0, accessedTime: 0 }));
+  delta.remainQuota += change.remainQuota ?? 0;
+  delta.usedQuota += change.usedQuota ?? 0;
+  delta.accessedTime = Math.max(delta.accessedTime, change.accessedTime ?? 0);
+}
+
 export interface FlushResult {
   users: number;
   tokens: number;
@@ -33,65 +53,57 @@ export interface FlushResult {
 
 /**
  * Counter changes and consume logs held in memory and written every BATCH_UPDATE_INTERVAL
- * seconds (sooner when 1,000 log rows wait, see LogBuffer) in one transaction of `col = col + delta` updates (batched-updates.ts), so the hot path does no write a
- * batch can absorb. A clean shutdown flushes; a crash loses at most the last interval.
+ * seconds (sooner when 1,000 log rows wait, see LogBuffer) in one transaction of `col = col + delta`
+ * updates (batched-updates.ts), so the hot path does no write a batch can absorb.
  *
- * While a flush is being written its deltas stay counted as unflushed, so balance checks made
- * meanwhile keep covering them (counting them twice for a moment only makes a check stricter).
+ * The same transaction moves the calls' charges out of this process's lease rows (lease-store.ts)
+ * and gives back the free balance a payer did not use, so at every commit
+ * `balance + Σ lease rows + used_quota` is what it was: a crash loses the unflushed logs and
+ * counters together with the charges, whose balance is still in the lease rows and goes back to
+ * the payer when the process is found dead (at its restart, or by another node).
  */
 export class QuotaLedger implements UnflushedQuota {
   private pending = emptyBatch();
+  /** The batch being written: its used_quota still counts as unflushed until it commits. */
   private inflight = emptyBatch();
   readonly logs = new LogBuffer();
+  readonly leases = new LeaseBook();
   private readonly writeLogs: LogWriter;
 
   /** On SQLite: the counters written by statements prepared once, on the transaction's connection. */
   private readonly sqliteCounters: ((batch: Batch) => Promise<void>) | undefined;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly leaseStore: LeaseStore,
+    private readonly onLeasesLost: (error: Error) => void = () => undefined,
+  ) {
     this.writeLogs = createLogWriter(db);
     this.sqliteCounters = db.sqlite ? sqliteCounterWriter(db.sqlite) : undefined;
   }
 
+  /** Balance this process holds for the user beyond the database's `quota` (its lease). */
   userQuota(userId: number): number {
-    return (this.pending.users.get(userId)?.quota ?? 0) + (this.inflight.users.get(userId)?.quota ?? 0);
+    return this.leases.granted(LeaseKind.User, userId);
   }
 
   tokenQuota(tokenId: number): number {
-    return (this.pending.tokens.get(tokenId)?.remainQuota ?? 0) + (this.inflight.tokens.get(tokenId)?.remainQuota ?? 0);
+    return this.leases.granted(LeaseKind.Token, tokenId);
   }
 
   /** used_quota this node has added to a user or token that the database does not show yet. */
   unflushedUsed(kind: 'user' | 'token', id: number): number {
-    const batches = [this.pending, this.inflight];
     let total = 0;
-    for (const batch of batches) total += (kind === 'user' ? batch.users.get(id) : batch.tokens.get(id))?.usedQuota ?? 0;
+    for (const batch of [this.pending, this.inflight]) total += (kind === 'user' ? batch.users.get(id) : batch.tokens.get(id))?.usedQuota ?? 0;
     return total;
   }
 
-  /** Quota this node has spent from the user's balance that the database does not show yet. */
-  userOutstanding(userId: number): number {
-    return Math.max(0, -this.userQuota(userId));
+  addUser(userId: number, change: Partial<Omit<UserDelta, 'quota'>>): void {
+    addUserTo(this.pending, userId, change);
   }
 
-  tokenOutstanding(tokenId: number): number {
-    return Math.max(0, -this.tokenQuota(tokenId));
-  }
-
-  addUser(userId: number, change: Partial<UserDelta>): void {
-    let delta = this.pending.users.get(userId);
-    if (!delta) this.pending.users.set(userId, (delta = { quota: 0, usedQuota: 0, requestCount: 0 }));
-    delta.quota += change.quota ?? 0;
-    delta.usedQuota += change.usedQuota ?? 0;
-    delta.requestCount += change.requestCount ?? 0;
-  }
-
-  addToken(tokenId: number, change: Partial<TokenDelta>): void {
-    let delta = this.pending.tokens.get(tokenId);
-    if (!delta) this.pending.tokens.set(tokenId, (delta = { remainQuota: 0, usedQuota: 0, accessedTime: 0 }));
-    delta.remainQuota += change.remainQuota ?? 0;
-    delta.usedQuota += change.usedQuota ?? 0;
-    delta.accessedTime = Math.max(delta.accessedTime, change.accessedTime ?? 0);
+  addToken(tokenId: number, change: Partial<Omit<TokenDelta, 'remainQuota'>>): void {
+    addTokenTo(this.pending, tokenId, change);
   }
 
   addChannel(channelId: number, usedQuota: number): void {
@@ -104,18 +116,34 @@ export class QuotaLedger implements UnflushedQuota {
   }
 
   /**
-   * Writes everything pending in one transaction. On failure nothing is lost: the deltas and rows
-   * go back into the pending set for the next flush. Callers serialise flushes (the sync lock).
+   * Writes everything pending in one transaction, with the heartbeat and the lease moves. On
+   * failure nothing is lost: the deltas, rows and lease moves go back for the next flush. Callers
+   * serialise flushes (the sync lock).
    */
   async flush(): Promise<FlushResult> {
-    if (this.isEmpty) return { users: 0, tokens: 0, channels: 0, logs: 0 };
+    const entries = this.leases.beginFlush();
+    const idle = this.leases.idleAccounts();
+    const emptied = idle.flatMap((account) => (account.rowId === undefined ? [] : [account.rowId]));
     const batch = this.pending;
     const rows = this.logs.take();
     this.pending = emptyBatch();
     this.inflight = batch;
+    for (const { account, returned } of entries) {
+      if (returned === 0) continue;
+      if (account.kind === LeaseKind.User) addUserTo(batch, account.entityId, { quota: returned });
+      else addTokenTo(batch, account.entityId, { remainQuota: returned });
+    }
+    let readopted: Map<LeaseAccount, number> | undefined;
     try {
       const { dialect } = this.db;
       await this.db.kysely.transaction().execute(async (trx) => {
+        if (!(await this.leaseStore.flushLeases(trx, entries, emptied, yieldToEventLoop))) {
+          // Another node gave this process's leases back: the give-backs are done, the rest is re-taken.
+          for (const delta of batch.users.values()) delta.quota = 0;
+          for (const delta of batch.tokens.values()) delta.remainQuota = 0;
+          const held = [...this.leases.accounts()].filter((account) => account.granted > 0);
+          readopted = await this.leaseStore.readopt(trx, entries, held);
+        }
         if (this.sqliteCounters) {
           await this.sqliteCounters(batch);
         } else {
@@ -140,18 +168,28 @@ export class QuotaLedger implements UnflushedQuota {
         await this.writeLogs(trx, rows);
       });
     } catch (error) {
+      for (const delta of batch.users.values()) delta.quota = 0;
+      for (const delta of batch.tokens.values()) delta.remainQuota = 0;
       this.restore(batch);
       this.logs.restore(rows);
+      this.leases.abortFlush(entries);
       throw error;
     } finally {
       this.inflight = emptyBatch();
+    }
+    if (readopted) {
+      this.leases.forgetRows();
+      for (const [account, rowId] of readopted) account.rowId = rowId;
+      this.onLeasesLost(new Error('this process was taken for dead and its leases given back; they were taken again'));
+    } else {
+      this.leases.drop(idle);
     }
     return { users: batch.users.size, tokens: batch.tokens.size, channels: batch.channels.size, logs: rows.length };
   }
 
   private restore(batch: Batch): void {
-    for (const [id, delta] of batch.users) this.addUser(id, delta);
-    for (const [id, delta] of batch.tokens) this.addToken(id, delta);
+    for (const [id, delta] of batch.users) addUserTo(this.pending, id, delta);
+    for (const [id, delta] of batch.tokens) addTokenTo(this.pending, id, delta);
     for (const [id, usedQuota] of batch.channels) this.addChannel(id, usedQuota);
   }
 }

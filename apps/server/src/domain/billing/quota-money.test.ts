@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertReturningId } from '../../db/index.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
 import { QuotaLedger } from './quota-ledger.js';
-import { QuotaStore } from './quota-store.js';
+import { LeaseBook, LeaseKind } from './lease-book.js';
+import { LeaseStore } from './lease-store.js';
 
 /** The money path's SQL on every dialect: conditional takes, batched flushes. */
 describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
@@ -27,33 +28,98 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     return { quota: Number(user.quota), userUsed: Number(user.used_quota), requests: Number(user.request_count), remain: Number(token.remain_quota), tokenUsed: Number(token.used_quota), accessed: Number(token.accessed_time) };
   };
 
-  it('takes from token and user both or neither, keeping unflushed spending covered', async () => {
-    const store = new QuotaStore(fresh.db);
+  const storeFor = (name: string) => new LeaseStore(fresh.db, `${name}/${Math.random().toString(36).slice(2, 8)}`, name);
+  const leaseRows = async (holder: string) =>
+    (await fresh.db.kysely.selectFrom('quota_leases').select(['kind', 'entity_id', 'amount']).where('holder', '=', holder).execute()).map((row) => ({
+      kind: Number(row.kind),
+      entity: Number(row.entity_id),
+      amount: Number(row.amount),
+    }));
+
+  it('takes from token and user into the lease rows, both or neither', async () => {
+    const store = storeFor('node-a');
+    await store.register();
+    const book = new LeaseBook();
     const payer = await newPayer(100, 1000);
-    expect(await store.take(payer, 60, { user: 0, token: 0 })).toBeUndefined();
+    const user = book.account(LeaseKind.User, payer.userId);
+    const token = book.account(LeaseKind.Token, payer.tokenId);
+    expect(await store.take([{ account: token, amount: 60 }, { account: user, amount: 60 }])).toBeUndefined();
     expect(await balances(payer)).toMatchObject({ quota: 40, remain: 940 });
-    // The user has 40, but this node already spent 30 of it without writing it yet.
-    expect(await store.take(payer, 20, { user: 30, token: 0 })).toBe('user');
+    expect(await leaseRows(store.holder)).toEqual(expect.arrayContaining([{ kind: 1, entity: payer.userId, amount: 60 }, { kind: 2, entity: payer.tokenId, amount: 60 }]));
+    // The user cannot cover 50: the token's part is not taken either.
+    expect(await store.take([{ account: token, amount: 50 }, { account: user, amount: 50 }])).toBe('user');
+    expect(await store.take([{ account: token, amount: 2000 }])).toBe('token');
     expect(await balances(payer)).toMatchObject({ quota: 40, remain: 940 });
-    expect(await store.take({ ...payer, limitedToken: true }, 2000, { user: 0, token: 0 })).toBe('token');
-    await store.give(payer, 60);
-    expect(await balances(payer)).toMatchObject({ quota: 100, remain: 1000 });
   });
 
   it('never overdraws under concurrent takes', async () => {
-    const store = new QuotaStore(fresh.db);
+    const store = storeFor('node-b');
+    await store.register();
+    const book = new LeaseBook();
     const payer = await newPayer(200, 1_000_000);
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.take(payer, 10, { user: 0, token: 0 })));
+    const user = book.account(LeaseKind.User, payer.userId);
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.take([{ account: user, amount: 10 }])));
     expect(results.filter((result) => result === undefined)).toHaveLength(20);
-    expect(await balances(payer)).toMatchObject({ quota: 0, remain: 1_000_000 - 200 });
+    expect(await balances(payer)).toMatchObject({ quota: 0 });
+    expect(await leaseRows(store.holder)).toEqual([{ kind: 1, entity: payer.userId, amount: 200 }]);
+  });
+
+  it('gives back the leases of a dead process once, however many nodes reclaim at the same time', async () => {
+    const dead = storeFor('node-dead');
+    await dead.register();
+    const book = new LeaseBook();
+    const payer = await newPayer(1000, 1000);
+    expect(await dead.take([{ account: book.account(LeaseKind.Token, payer.tokenId), amount: 300 }, { account: book.account(LeaseKind.User, payer.userId), amount: 300 }])).toBeUndefined();
+    // A live neighbour does not take a fresh process's leases.
+    expect((await storeFor('node-c').reclaimDead(60)).holders).toBe(0);
+    expect(await balances(payer)).toMatchObject({ quota: 700, remain: 700 });
+    // The process under the same name restarted: three reclaimers at once, one give-back.
+    const restarted = [storeFor('node-dead'), storeFor('node-dead'), storeFor('node-dead')];
+    const results = await Promise.all(restarted.map((store) => store.reclaimDead(60)));
+    expect(results.reduce((sum, result) => sum + result.amount, 0)).toBe(600);
+    expect(await balances(payer)).toMatchObject({ quota: 1000, remain: 1000 });
+    expect(await leaseRows(dead.holder)).toEqual([]);
+  });
+
+  it('flushes charges out of the lease rows with the logs, and gives back what was not spent', async () => {
+    const store = storeFor('node-d');
+    await store.register();
+    const ledger = new QuotaLedger(fresh.db, store);
+    const payer = await newPayer(1000, 1000);
+    const user = ledger.leases.account(LeaseKind.User, payer.userId);
+    const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
+    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    user.granted += 400;
+    token.granted += 400;
+    // A call charged 150 from both leases; its counters wait in the batch.
+    for (const account of [user, token]) {
+      account.granted -= 150;
+      account.charged += 150;
+    }
+    ledger.addUser(payer.userId, { usedQuota: 150, requestCount: 1 });
+    ledger.addToken(payer.tokenId, { usedQuota: 150 });
+    // A second call holds 100 while the flush is written: that much stays leased.
+    user.held += 100;
+    token.held += 100;
+    await ledger.flush();
+    expect(await balances(payer)).toMatchObject({ quota: 750, userUsed: 150, remain: 750, tokenUsed: 150 });
+    expect((await leaseRows(store.holder)).map((row) => row.amount)).toEqual([100, 100]);
+    user.held -= 100;
+    token.held -= 100;
+    await ledger.flush();
+    expect(await balances(payer)).toMatchObject({ quota: 850, userUsed: 150, remain: 850, tokenUsed: 150 });
+    expect(await leaseRows(store.holder)).toEqual([]);
+    expect(ledger.leases.size).toBe(0);
   });
 
   it('flushes deltas for many rows in batched statements, 64-bit amounts included', async () => {
-    const ledger = new QuotaLedger(fresh.db);
+    const store = storeFor('node-e');
+    await store.register();
+    const ledger = new QuotaLedger(fresh.db, store);
     const payers = await Promise.all(Array.from({ length: 350 }, () => newPayer(10_000_000_000, 10_000_000_000)));
     payers.forEach((payer, index) => {
-      ledger.addUser(payer.userId, { quota: -(index + 1), usedQuota: index + 1, requestCount: 1 });
-      ledger.addToken(payer.tokenId, { remainQuota: -(index + 1), usedQuota: index + 1, accessedTime: 1_700_000_000 + index });
+      ledger.addUser(payer.userId, { usedQuota: index + 1, requestCount: 1 });
+      ledger.addToken(payer.tokenId, { usedQuota: index + 1, accessedTime: 1_700_000_000 + index });
     });
     // One more than int4 can hold.
     ledger.addUser(payers[0]!.userId, { usedQuota: 3_000_000_000 });
@@ -61,12 +127,10 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
       user_id: payers[0]!.userId, created_at: 1, type: 2, content: '', username: 'u', token_name: 't', model_name: 'm', quota: 5,
       prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0, channel_id: 0, channel_name: '', token_id: 0, group: 'default', ip: '', other: '{}',
     });
-    expect(ledger.userQuota(payers[0]!.userId)).toBe(-1);
     const result = await ledger.flush();
     expect(result).toEqual({ users: 350, tokens: 350, channels: 0, logs: 1 });
-    expect(ledger.userQuota(payers[0]!.userId)).toBe(0);
-    expect(await balances(payers[0]!)).toEqual({ quota: 9_999_999_999, userUsed: 3_000_000_001, requests: 1, remain: 9_999_999_999, tokenUsed: 1, accessed: 1_700_000_000 });
-    expect(await balances(payers[349]!)).toEqual({ quota: 9_999_999_650, userUsed: 350, requests: 1, remain: 9_999_999_650, tokenUsed: 350, accessed: 1_700_000_349 });
+    expect(await balances(payers[0]!)).toEqual({ quota: 10_000_000_000, userUsed: 3_000_000_001, requests: 1, remain: 10_000_000_000, tokenUsed: 1, accessed: 1_700_000_000 });
+    expect(await balances(payers[349]!)).toEqual({ quota: 10_000_000_000, userUsed: 350, requests: 1, remain: 10_000_000_000, tokenUsed: 350, accessed: 1_700_000_349 });
     const logs = await fresh.db.kysely.selectFrom('logs').select('quota').where('user_id', '=', payers[0]!.userId).execute();
     expect(logs.map((log) => Number(log.quota))).toEqual([5]);
   });

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { fetchUpstreamModels, modelCatalogue } from '../../domain/channels/channel-models.js';
-import { toWireChannel } from '../../domain/channels/channel-fields.js';
+import { toWireChannel, type ChannelRow } from '../../domain/channels/channel-fields.js';
 import { batchIdsSchema, batchTagSchema, ChannelService, tagSchema } from '../../domain/channels/channel-service.js';
 import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
+import { channelKeys } from '../../domain/relay-cache/relay-channel.js';
 import { authGuard } from '../../middleware/auth.js';
+import { relayRuntimeOf } from '../../relay/relay-runtime.js';
 import { ok, parseInput } from '../envelope.js';
 
 const flag = z
@@ -50,8 +52,15 @@ function channelId(params: unknown): number {
 /** Channel management for administrators (spec 02 §7). Keys are written here, never read back. */
 export function channelRoutes(app: FastifyInstance, context: AppContext): void {
   const adminOnly = authGuard(context.users.repository, 'admin');
-  const channels = new ChannelService(context.db, context.changes);
+  const upstreamTimeoutMs = context.config.channelTestTimeoutSeconds * 1000;
+  const channels = new ChannelService(context.db, context.changes, upstreamTimeoutMs);
   const guarded = { preHandler: adminOnly };
+  // This node's circuit breakers, beside the stored fields; the relay runtime is registered after
+  // these routes, so it is looked up when a request comes.
+  const withBreaker = (row: ChannelRow) => ({
+    ...toWireChannel(row),
+    ...relayRuntimeOf(context).health.breakers.view(Number(row.id), channelKeys(row.key)),
+  });
 
   const list = async (query: unknown) => {
     const params = parseInput(listQuery, query);
@@ -62,7 +71,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
       tagMode: params.tag_mode,
       paging,
     });
-    return ok({ ...pageOf(result.items.map(toWireChannel), result.total, paging), type_counts: result.typeCounts });
+    return ok({ ...pageOf(result.items.map(withBreaker), result.total, paging), type_counts: result.typeCounts });
   };
   app.get('/api/channel/', guarded, async (request) => list(request.query));
   app.get('/api/channel/search', guarded, async (request) => list(request.query));
@@ -75,7 +84,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(modelCatalogue(priced, await channels.repository.modelLists()));
   });
 
-  app.get('/api/channel/:id', guarded, async (request) => ok(toWireChannel(await channels.get(channelId(request.params)))));
+  app.get('/api/channel/:id', guarded, async (request) => ok(withBreaker(await channels.get(channelId(request.params)))));
 
   app.post('/api/channel/', guarded, async (request) => {
     const { mode, channels: created } = await channels.create(request.body);
@@ -134,10 +143,10 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
 
   app.get('/api/channel/fetch_models/:id', guarded, async (request) => {
     const channel = await channels.get(channelId(request.params));
-    return ok(await fetchUpstreamModels(channel));
+    return ok(await fetchUpstreamModels(channel, { timeoutMs: upstreamTimeoutMs }));
   });
   app.post('/api/channel/fetch_models', guarded, async (request) => {
     const body = parseInput(fetchModelsBody, request.body);
-    return ok(await fetchUpstreamModels(body));
+    return ok(await fetchUpstreamModels(body, { timeoutMs: upstreamTimeoutMs }));
   });
 }

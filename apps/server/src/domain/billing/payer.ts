@@ -1,0 +1,7 @@
+/** Who pays for a relayed call: a user, and the token it called with. */
+export interface Payer {
+  userId: number;
+  tokenId: number;
+  /** The token has a balance of its own (not unlimited). */
+  limitedToken: boolean;
+}

@@ -1,0 +1,142 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { Pool } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
+import { chatCompletionBody, chatStream, sendJson } from './testing/mock-upstream.js';
+import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+
+/**
+ * Admission under concurrency: a payer is served exactly the calls its balance pays for, each in
+ * full, however many arrive at once and on however many nodes (issue 10, points 1 and 2).
+ */
+
+/** The tokens gpt-tokenizer counts for the one-message prompt the tests send. */
+const PROMPT = 3 + countTokens('hi') + 3;
+const COMPLETION = 20;
+/** A model priced at ratio 1 and completion ratio 2: a call costs PROMPT + 2 × COMPLETION. */
+const COST = PROMPT + 2 * COMPLETION;
+
+interface Node {
+  env: RelayTestEnv;
+  pool: Pool;
+}
+
+/** The upstream answers every call after a few milliseconds with exactly PROMPT and COMPLETION tokens. */
+function answerKnownUsage(env: RelayTestEnv): void {
+  env.upstream.respond(async (request, response) => {
+    await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 10));
+    const usage = { prompt_tokens: PROMPT, completion_tokens: COMPLETION, total_tokens: PROMPT + COMPLETION };
+    if (request.json?.stream) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(chatStream(['o', 'k'], true, usage));
+    } else {
+      sendJson(response, 200, chatCompletionBody('ok', usage));
+    }
+  });
+}
+
+async function call(node: Node, apiKey: string, model: string, extra: Record<string, unknown>): Promise<number> {
+  const response = await node.pool.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200 && response.statusCode !== 403) throw new Error(`unexpected ${response.statusCode}: ${text}`);
+  if (response.statusCode === 200 && extra.stream) expect(text).toContain('data: [DONE]');
+  return response.statusCode;
+}
+
+/** `count` calls at once, spread over the nodes in turn; how many were served. */
+async function burst(nodes: Node[], apiKey: string, model: string, count: number, extra: Record<string, unknown>): Promise<number> {
+  const statuses = await Promise.all(Array.from({ length: count }, (_, index) => call(nodes[index % nodes.length]!, apiKey, model, extra)));
+  return statuses.filter((status) => status === 200).length;
+}
+
+function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
+  let fresh: FreshDb | undefined;
+  let nodes: Node[] = [];
+  let model = '';
+
+  beforeAll(async () => {
+    // PostgreSQL and MariaDB: two nodes on one database, each with its own leases. SQLite: one
+    // node (two in one process would wait on each other's write lock with the event loop blocked).
+    fresh = dialect === 'sqlite' ? undefined : await createFreshDb(dialect);
+    const envs = [await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '1', ...(fresh ? { SQL_DSN: fresh.sqlDsn } : {}) })];
+    if (fresh) envs.push(await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '1', SQL_DSN: fresh.sqlDsn }));
+    nodes = envs.map((env) => ({ env, pool: new Pool(env.gateway, { connections: 300 / envs.length }) }));
+    for (const { env } of nodes) answerKnownUsage(env);
+    await priceNewModel('priced-model');
+  });
+
+  /** A model of its own, priced on every node, with no answers in its history yet. */
+  async function priceNewModel(prefix: string): Promise<void> {
+    model = unique(prefix);
+    const { context } = nodes[0]!.env;
+    await setOption(context, 'ModelRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('ModelRatio'), [model]: 1 }));
+    await setOption(context, 'CompletionRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('CompletionRatio'), [model]: 2 }));
+    for (const node of nodes.slice(1)) await node.env.context.options.refresh();
+  }
+  afterAll(async () => {
+    for (const { env, pool } of nodes) {
+      await pool.close();
+      await env.close();
+    }
+    await fresh?.drop();
+  });
+
+  /** A payer every node serves: the user and token rows, and a channel to the first node's upstream. */
+  async function payer(quota: { user: number; token?: number }) {
+    const { context, upstream } = nodes[0]!.env;
+    const user = await seedUser(context, { quota: quota.user });
+    const token = await seedToken(context, user.id, quota.token === undefined ? {} : { remainQuota: quota.token, unlimited: false });
+    const channels = [await seedChannel(context, { key: unique('key'), baseUrl: upstream.url, models: [model], groups: [user.group] })];
+    // The other nodes read the same rows; their channel indexes are rebuilt from them.
+    for (const node of nodes.slice(1)) {
+      node.env.context.changes.emit('channels');
+      await node.env.runtime.cache.channels.current();
+    }
+    return { user, token, ids: { userId: user.id, tokenId: token.id, channelIds: channels } };
+  }
+
+  async function books(ids: { userId: number; tokenId: number; channelIds: number[] }) {
+    for (const { env } of nodes) await env.runtime.drain();
+    const after = await totals(nodes[0]!.env.context, ids);
+    const unpaid = after.logs.filter((log) => JSON.parse(log.other).admin_info?.unpaid_quota > 0).length;
+    return { ...after, unpaid };
+  }
+
+  it.each([
+    ['non-stream', {}],
+    ['stream', { stream: true }],
+  ])('serves a user exactly the %s calls the balance pays for, each in full, 300 at once', async (_kind, extra) => {
+    const { token, ids } = await payer({ user: 100 * COST });
+    const served = await burst(nodes, token.apiKey, model, 300, { ...extra, max_tokens: COMPLETION });
+    const after = await books(ids);
+    expect(served).toBe(100);
+    expect([after.logs.length, after.unpaid, after.logQuotaSum, after.userUsed, after.userQuota]).toEqual([100, 0, 100 * COST, 100 * COST, 0]);
+    expect(after.logs.every((log) => Number(log.quota) === COST)).toBe(true);
+  });
+
+  it('serves a limited token exactly what it holds when its user is rich', async () => {
+    const { token, ids } = await payer({ user: 1_000_000_000, token: 100 * COST });
+    const served = await burst(nodes, token.apiKey, model, 300, { max_tokens: COMPLETION });
+    const after = await books(ids);
+    expect(served).toBe(100);
+    expect([after.unpaid, after.logQuotaSum, after.tokenUsed, after.tokenRemain, 1_000_000_000 - after.userQuota]).toEqual([0, 100 * COST, 100 * COST, 0, 100 * COST]);
+  });
+
+  it('serves every call the balance pays for when the calls set no max_tokens', async () => {
+    // No history for this model yet: the first calls reserve PreConsumedQuota's 500 completion
+    // tokens, the others wait for them to settle, then reserve what the model really returns.
+    await priceNewModel('fresh-model');
+    const { token, ids } = await payer({ user: 100 * COST });
+    const served = await burst(nodes, token.apiKey, model, 300, {});
+    const after = await books(ids);
+    expect(served).toBe(100);
+    expect([after.logs.length, after.unpaid, after.logQuotaSum, after.userQuota]).toEqual([100, 0, 100 * COST, 0]);
+  });
+}
+
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('admission on %s', (dialect) => admissionSuite(dialect));
