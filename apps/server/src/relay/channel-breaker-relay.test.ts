@@ -149,6 +149,21 @@ describe('circuit breakers in the relay', () => {
     expect(callsTo(good.key)).toBe(0);
   });
 
+  it('opens on a channel whose 200 answers are unusable: a success is an answer delivered, not a status line', async () => {
+    const { token, channels } = await setup([{ priority: 10 }, { priority: 0 }]);
+    const [bad, good] = channels as [(typeof channels)[0], (typeof channels)[0]];
+    env.upstream.respond((recorded, response) => {
+      if (recorded.key !== bad.key) return sendJson(response, 200, chatCompletionBody(`ok from ${recorded.key}`));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('<html>gateway error</html>');
+    });
+    for (let round = 0; round < 3; round += 1) expect((await chat(token.apiKey)).json.choices[0].message.content).toBe(`ok from ${good.key}`);
+    expect(callsTo(bad.key)).toBe(3);
+    for (let round = 0; round < 3; round += 1) expect((await chat(token.apiKey)).status).toBe(200);
+    expect(callsTo(bad.key)).toBe(3);
+    expect((await listed(bad.id, bad.name)).single.breaker_state).toBe('open');
+  });
+
   it('still tries a request when every channel of the model is open, rather than refusing it', async () => {
     await setOption(env.context, 'ChannelBreakerCooldownSeconds', 30);
     await setOption(env.context, 'RetryTimes', 0);

@@ -302,7 +302,6 @@ export class RelayService {
       health.onUpstreamError(channel, keyIndex, failure, verdict);
       return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel) };
     }
-    health.onRelaySuccess(channel, keyIndex);
 
     const contentType = String(upstream.headers['content-type'] ?? '');
     const options = {
@@ -328,10 +327,15 @@ export class RelayService {
         const guard = input.stream ? this.watchdog : undefined;
         delivery = await deliverBuffered({ ...options, maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard });
       }
+      // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
+      health.onRelaySuccess(channel, keyIndex);
       return { kind: 'delivered', delivery, channel, upstreamModel };
     } catch (error) {
       // Nothing reached the client yet: a whole answer, or a stream that ended before its first byte.
-      if (call.clientGone()) return { kind: 'client_gone' };
+      if (call.clientGone()) {
+        health.breakers.abandoned(channel, keyIndex);
+        return { kind: 'client_gone' };
+      }
       const broken = error instanceof AppError ? error : clientErrorForConnection(error);
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream answer unusable');
       health.onUnreachable(channel, broken.message);
