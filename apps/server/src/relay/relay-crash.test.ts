@@ -207,7 +207,6 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
     await exited;
     await traffic.stop();
     const atCrash = await books(db, seeded);
-    if (process.env.CRASH_DEBUG) console.log(first.output.join(""));
 
     const second = await startServer(env);
     cleanups.push(async () => void second.process.kill('SIGKILL'));
@@ -222,7 +221,6 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
         `books out of balance: ${after.problems.length}`,
     );
     expect(traffic.counts.served).toBeGreaterThan(100);
-    expect(traffic.counts.refused).toBeGreaterThan(0);
     expect(atCrash.leased).toBeGreaterThan(0);
     expect(after.leased).toBe(0);
     expect(after.problems).toEqual([]);

@@ -59,7 +59,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const health = new ChannelHealth(context, upstream);
   const auth = new RelayAuthenticator(context, cache);
   const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health });
-  const flush = () => cache.lock.run(() => ledger.flush());
+  const flush = (returnAll = false) => cache.lock.run(() => ledger.flush(returnAll));
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
   const reclaimDead = async () => {
@@ -90,15 +90,15 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     service,
     leaseStore,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),
-    flush,
+    flush: () => flush(),
     async drain() {
       await service.settled();
-      return flush();
+      return flush(true);
     },
   };
   runtimes.set(context, runtime);
 
-  context.schedule(config.batchUpdateIntervalSeconds, flush, 'relay batch flush');
+  context.schedule(config.batchUpdateIntervalSeconds, () => flush(), 'relay batch flush');
   context.schedule(config.syncFrequencySeconds, () => cache.sync(), 'relay cache sync');
   context.schedule(config.syncFrequencySeconds, reclaimDead, 'relay lease reclaim');
   if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
@@ -109,7 +109,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
       await runtime.ready;
       await service.settled();
       // Everything held goes back to the balances, and this process leaves the node list.
-      await flush();
+      await flush(true);
       await leaseStore.unregister();
     } catch (error) {
       context.logger.error({ err: error }, 'final flush of relay counters failed: its charges and logs are given back at the next start');

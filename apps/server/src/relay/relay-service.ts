@@ -34,6 +34,29 @@ export interface RelayServiceDeps {
   health: ChannelHealth;
 }
 
+/**
+ * A call's counted estimate, for a reservation the lease could not cover at once: the prompt is
+ * counted once, the completion estimate asked again after every wait (it may have learned). A
+ * class, not closures: the hot path allocates nothing for it when the lease covers the call.
+ */
+class ReservationEstimate {
+  private promptTokens: Promise<number> | undefined;
+
+  constructor(
+    private readonly service: RelayService,
+    private readonly input: RelayInput,
+    private readonly pricing: ModelPricing,
+    private readonly quotaPerUnit: number,
+  ) {}
+
+  readonly estimate = (): Promise<number> => {
+    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields);
+    return this.promptTokens.then((promptTokens) =>
+      quotaFor(this.pricing, { promptTokens, completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
+    );
+  };
+}
+
 /** Endpoints whose answers are text of a length the caller may leave open. */
 const GENERATING_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
 
@@ -206,23 +229,17 @@ export class RelayService {
     const calls = input.calls;
     if (isFixedPrice(pricing)) {
       const cost = quotaFor(pricing, { promptTokens: 0, completionTokens: 0, calls }, quotaPerUnit);
-      return this.deps.charges.reserve(payer, cost, () => cost);
+      return this.deps.charges.reserveFromLease(payer, cost) ?? this.deps.charges.reserve(payer, undefined, () => cost);
     }
     const quick = quotaFor(pricing, { promptTokens: input.byteLength, completionTokens: this.outputEstimate(input), calls }, quotaPerUnit);
-    let promptTokens: Promise<number> | undefined;
-    // Asked again after every wait: the completion estimate may have learned meanwhile.
-    const estimate = () =>
-      (promptTokens ??= countPromptTokens(input.spec.endpoint, input.fields)).then((prompt) =>
-        quotaFor(pricing, { promptTokens: prompt, completionTokens: this.outputEstimate(input), calls }, quotaPerUnit),
-      );
-    return this.deps.charges.reserve(payer, quick, estimate);
+    return this.deps.charges.reserveFromLease(payer, quick) ?? this.deps.charges.reserve(payer, quick, new ReservationEstimate(this, input, pricing, quotaPerUnit).estimate);
   }
 
   /**
    * Output tokens to hold for: max_tokens when given (then the reservation covers the call in
    * full), else the longest of the model's recent answers, else PreConsumedQuota.
    */
-  private outputEstimate(input: RelayInput): number {
+  outputEstimate(input: RelayInput): number {
     switch (input.spec.endpoint) {
       case 'chat':
       case 'completions':

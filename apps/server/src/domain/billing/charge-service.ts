@@ -63,63 +63,80 @@ export class ChargeService {
   ) {}
 
   /**
-   * Holds the call's cost. `quick` is a cheap upper bound (undefined when there is none): when the
-   * leases cover it, the call is admitted at once, synchronously. Otherwise `estimate` (counted
-   * prompt tokens and the completion estimate, asked again after every wait) decides.
+   * The hot path: holds `quick`, a cheap upper bound of the call's cost, when this process's leases
+   * cover it, synchronously and without the database. Undefined: `reserve` must decide.
    */
-  reserve(payer: Payer, quick: number | undefined, estimate: () => number | Promise<number>): Reservation | Promise<Reservation> {
+  reserveFromLease(payer: Payer, quick: number): Reservation | undefined {
     const { user, token } = this.accountsOf(payer);
-    if (quick !== undefined && quick <= user.free && (token === undefined || quick <= token.free)) {
-      hold(user, token, quick);
-      return { payer, held: quick };
-    }
-    return this.reserveSlow(payer, user, token, estimate);
+    if (quick > user.free || (token !== undefined && quick > token.free)) return undefined;
+    hold(user, token, quick);
+    return { payer, held: quick };
   }
 
-  private async reserveSlow(payer: Payer, user: LeaseAccount, token: LeaseAccount | undefined, estimate: () => number | Promise<number>): Promise<Reservation> {
+  /**
+   * Holds the call's cost when the leases could not cover `quick` at once. A payer whose balance
+   * is comfortably above it gets `quick` plus headroom taken into the lease (no tokenizer); for the
+   * others `estimate` (counted prompt tokens and the completion estimate, asked again after every
+   * wait) decides what is held.
+   */
+  async reserve(payer: Payer, quick: number | undefined, estimate: () => number | Promise<number>): Promise<Reservation> {
+    const { user, token } = this.accountsOf(payer);
     user.busy += 1;
     if (token) token.busy += 1;
     try {
-      const deadline = Date.now() + this.waitMs;
-      for (;;) {
-        const estimated = estimate();
-        const need = estimated instanceof Promise ? await estimated : estimated;
+      if (quick !== undefined) {
+        const underWay = user.topUp ?? token?.topUp;
+        if (underWay) await underWay;
+        if (!covers(user, token, quick)) await this.topUp(user, token, quick, { generousOnly: true });
+        if (covers(user, token, quick)) {
+          hold(user, token, quick);
+          return { payer, held: quick };
+        }
+      }
+      return await this.reserveEstimated(payer, user, token, estimate);
+    } finally {
+      user.busy -= 1;
+      if (token) token.busy -= 1;
+    }
+  }
+
+  private async reserveEstimated(payer: Payer, user: LeaseAccount, token: LeaseAccount | undefined, estimate: () => number | Promise<number>): Promise<Reservation> {
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const estimated = estimate();
+      const need = estimated instanceof Promise ? await estimated : estimated;
+      if (covers(user, token, need)) {
+        hold(user, token, need);
+        return { payer, held: need };
+      }
+      const underWay = user.topUp ?? token?.topUp;
+      if (underWay) {
+        await underWay;
+        continue;
+      }
+      const shortfall = await this.topUp(user, token, need, { skipRecentFailures: true });
+      if (shortfall === undefined) {
+        // The headroom taken may cover calls waiting on these balances too.
+        notify(user, token);
         if (covers(user, token, need)) {
           hold(user, token, need);
           return { payer, held: need };
         }
-        const underWay = user.topUp ?? token?.topUp;
-        if (underWay) {
-          await underWay;
-          continue;
-        }
-        const shortfall = await this.topUp(user, token, need, true);
-        if (shortfall === undefined) {
-          // The headroom taken may cover calls waiting on these balances too.
-          notify(user, token);
-          if (covers(user, token, need)) {
-            hold(user, token, need);
-            return { payer, held: need };
-          }
-          // Calls admitted while the take was written used what it brought: try again.
-          continue;
-        }
-        const short = shortfall === 'user' ? user : token!;
-        const remaining = deadline - Date.now();
-        if (remaining > 0 && short.held > 0) {
-          // This process's calls on the balance will settle and give back what they held beyond their cost.
-          await short.changed(remaining);
-        } else if (remaining > 0 && (await this.othersHold(short))) {
-          // Another node holds part of it for its calls; its next flush gives back what they did not use.
-          await short.changed(Math.min(remaining, RETRY_MS));
-        } else {
-          this.views.invalidate(payer);
-          throw this.shortfallError(shortfall, need);
-        }
+        // Calls admitted while the take was written used what it brought: try again.
+        continue;
       }
-    } finally {
-      user.busy -= 1;
-      if (token) token.busy -= 1;
+      const short = shortfall === 'user' ? user : token!;
+      const remaining = deadline - Date.now();
+      if (remaining > 0 && short.held > 0) {
+        // This process's calls on the balance will settle and give back what they held beyond their cost.
+        await short.changed(remaining);
+      } else if (remaining > 0 && (await this.othersHold(short))) {
+        // Another node holds part of it for its calls; its next flush gives back what they did not use.
+        await short.changed(Math.min(remaining, RETRY_MS));
+      } else {
+        this.views.invalidate(payer);
+        throw this.shortfallError(shortfall, need);
+      }
     }
   }
 
@@ -127,8 +144,8 @@ export class ChargeService {
    * Takes what the leases lack from the database: with headroom first (so a busy payer goes there
    * about once an interval), then exactly the lack.
    */
-  private topUp(user: LeaseAccount, token: LeaseAccount | undefined, need: number, skipRecentFailures: boolean): Promise<Shortfall | undefined> {
-    const taking = this.take(user, token, need, skipRecentFailures);
+  private topUp(user: LeaseAccount, token: LeaseAccount | undefined, need: number, mode: TakeMode = {}): Promise<Shortfall | undefined> {
+    const taking = this.take(user, token, need, mode);
     const settled = taking.then(
       () => undefined,
       () => undefined,
@@ -142,7 +159,7 @@ export class ChargeService {
     return taking;
   }
 
-  private async take(user: LeaseAccount, token: LeaseAccount | undefined, need: number, skipRecentFailures: boolean): Promise<Shortfall | undefined> {
+  private async take(user: LeaseAccount, token: LeaseAccount | undefined, need: number, { skipRecentFailures = false, generousOnly = false }: TakeMode): Promise<Shortfall | undefined> {
     const exact: LeasePart[] = [];
     // The token first: its shortfall is the one to report when both fall short.
     if (token && token.free < need) exact.push({ account: token, amount: need - token.free });
@@ -157,6 +174,7 @@ export class ChargeService {
     const generous = exact.map(({ account, amount }) => ({ account, amount: amount + account.headroom, leaving: HEADROOM_LEAVES * account.headroom }));
     let taken: LeasePart[] = generous;
     let shortfall = generous.some((part, index) => part.amount !== exact[index]!.amount) ? await this.store.take(generous) : 'user';
+    if (shortfall !== undefined && generousOnly) return shortfall;
     if (shortfall !== undefined) {
       taken = exact;
       shortfall = await this.store.take(exact);
@@ -193,7 +211,7 @@ export class ChargeService {
     user.busy += 1;
     if (token) token.busy += 1;
     try {
-      await this.topUp(user, token, actual, false);
+      await this.topUp(user, token, actual);
       const charged = Math.min(actual, user.free, token ? token.free : Number.POSITIVE_INFINITY);
       if (charged < actual) this.views.invalidate(payer);
       this.charge(payer, user, token, charged);
@@ -260,6 +278,13 @@ export class ChargeService {
       { status: 403 },
     );
   }
+}
+
+interface TakeMode {
+  /** Skip the database when a take this large failed a moment ago (calls waiting in a crowd). */
+  skipRecentFailures?: boolean;
+  /** Only the take with headroom, from a comfortable balance: the caller has a cheaper way out. */
+  generousOnly?: boolean;
 }
 
 const sideOf = (account: LeaseAccount): Shortfall => (account.kind === LeaseKind.User ? 'user' : 'token');

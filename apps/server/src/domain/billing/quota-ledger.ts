@@ -116,12 +116,13 @@ export class QuotaLedger implements UnflushedQuota {
   }
 
   /**
-   * Writes everything pending in one transaction, with the heartbeat and the lease moves. On
+   * Writes everything pending in one transaction, with the heartbeat and the lease moves
+   * (`returnAll`: every lease's free balance goes back, not only what the payer did not use). On
    * failure nothing is lost: the deltas, rows and lease moves go back for the next flush. Callers
    * serialise flushes (the sync lock).
    */
-  async flush(): Promise<FlushResult> {
-    const entries = this.leases.beginFlush();
+  async flush(returnAll = false): Promise<FlushResult> {
+    const entries = this.leases.beginFlush(returnAll);
     const idle = this.leases.idleAccounts();
     const emptied = idle.flatMap((account) => (account.rowId === undefined ? [] : [account.rowId]));
     const batch = this.pending;

@@ -81,7 +81,7 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     expect(await leaseRows(dead.holder)).toEqual([]);
   });
 
-  it('flushes charges out of the lease rows with the logs, and gives back what was not spent', async () => {
+  it('flushes charges out of the lease rows with the logs, and gives back what the payer does not use', async () => {
     const store = storeFor('node-d');
     await store.register();
     const ledger = new QuotaLedger(fresh.db, store);
@@ -98,12 +98,14 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     }
     ledger.addUser(payer.userId, { usedQuota: 150, requestCount: 1 });
     ledger.addToken(payer.tokenId, { usedQuota: 150 });
-    // A second call holds 100 while the flush is written: that much stays leased.
+    // A second call holds 100 while the flush is written; the payer spent 150 this interval, so
+    // the lease keeps that much free for the next calls and gives nothing back yet.
     user.held += 100;
     token.held += 100;
     await ledger.flush();
-    expect(await balances(payer)).toMatchObject({ quota: 750, userUsed: 150, remain: 750, tokenUsed: 150 });
-    expect((await leaseRows(store.holder)).map((row) => row.amount)).toEqual([100, 100]);
+    expect(await balances(payer)).toMatchObject({ quota: 600, userUsed: 150, remain: 600, tokenUsed: 150 });
+    expect((await leaseRows(store.holder)).map((row) => row.amount)).toEqual([250, 250]);
+    // An interval without charges: every free unit goes back, and the emptied rows go.
     user.held -= 100;
     token.held -= 100;
     await ledger.flush();
