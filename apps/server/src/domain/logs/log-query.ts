@@ -1,0 +1,186 @@
+import { LogType } from '@modelgate/contract';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { Database, LogsTable } from '../../db/schema.js';
+import { like, likePrefix } from '../../lib/like-pattern.js';
+import type { Paging } from '../../lib/paging.js';
+import { hideAdminInfo } from './log-visibility.js';
+
+/** The log list's filters, as new-api's GetAllLogs / GetUserLogs read them (0 or '' = no filter). */
+export interface LogFilter {
+  /** Set for a user's own logs: nothing else can widen the rows past this user. */
+  userId?: number;
+  type: number;
+  username: string;
+  tokenName: string;
+  /** new-api matches it with LIKE, so `gpt-4%` lists every gpt-4 variant. */
+  modelName: string;
+  startTimestamp: number;
+  endTimestamp: number;
+  channel: number;
+  group: string;
+}
+
+/** A log row on the wire (new-api's field names: `channel` is the channel id). */
+export interface WireLog {
+  id: number;
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: string;
+  username: string;
+  token_name: string;
+  model_name: string;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  use_time: number;
+  is_stream: boolean;
+  channel: number;
+  channel_name: string;
+  token_id: number;
+  group: string;
+  ip: string;
+  other: string;
+}
+
+export interface LogStat {
+  quota: number;
+  rpm: number;
+  tpm: number;
+}
+
+/** new-api's common.MaxRecentItems: the search and the public key lookup return this many rows. */
+export const MAX_RECENT_ITEMS = 100;
+
+type LogRow = Selectable<LogsTable>;
+type Where = ExpressionBuilder<Database, 'logs'>;
+
+export function toWireLog(row: LogRow, asAdmin: boolean): WireLog {
+  const { channel_id: channel, ...rest } = row;
+  return {
+    ...rest,
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    created_at: Number(row.created_at),
+    type: Number(row.type),
+    quota: Number(row.quota),
+    prompt_tokens: Number(row.prompt_tokens),
+    completion_tokens: Number(row.completion_tokens),
+    use_time: Number(row.use_time),
+    is_stream: Number(row.is_stream) === 1,
+    channel: Number(channel),
+    token_id: Number(row.token_id),
+    other: asAdmin ? row.other : hideAdminInfo(row.other),
+  };
+}
+
+/**
+ * A model name without `%` is compared for equality, which the (model_name, id) index serves
+ * directly; new-api's LIKE gives the same rows for it except on PostgreSQL's case rules, and a
+ * `%` pattern keeps new-api's wildcard meaning.
+ */
+const modelCondition = (eb: Where, modelName: string) =>
+  modelName.includes('%') ? eb('model_name', 'like', modelName) : eb('model_name', '=', modelName);
+
+/** Every filter except type and time, which the list and the stat apply differently. */
+function commonConditions(eb: Where, filter: LogFilter) {
+  const conditions = [];
+  if (filter.userId !== undefined) conditions.push(eb('user_id', '=', filter.userId));
+  if (filter.username !== '') conditions.push(eb('username', '=', filter.username));
+  if (filter.tokenName !== '') conditions.push(eb('token_name', '=', filter.tokenName));
+  if (filter.modelName !== '') conditions.push(modelCondition(eb, filter.modelName));
+  if (filter.channel !== 0) conditions.push(eb('channel_id', '=', filter.channel));
+  if (filter.group !== '') conditions.push(eb('group', '=', filter.group));
+  return conditions;
+}
+
+function timeConditions(eb: Where, filter: LogFilter) {
+  const conditions = [];
+  if (filter.startTimestamp !== 0) conditions.push(eb('created_at', '>=', filter.startTimestamp));
+  if (filter.endTimestamp !== 0) conditions.push(eb('created_at', '<=', filter.endTimestamp));
+  return conditions;
+}
+
+function listConditions(eb: Where, filter: LogFilter) {
+  const conditions = [...commonConditions(eb, filter), ...timeConditions(eb, filter)];
+  if (filter.type !== LogType.Unknown) conditions.push(eb('type', '=', filter.type));
+  return eb.and(conditions);
+}
+
+export class LogQuery {
+  constructor(private readonly db: Db) {}
+
+  async page(filter: LogFilter, paging: Paging): Promise<{ items: LogRow[]; total: number }> {
+    const db = this.db.kysely;
+    const [items, counted] = await Promise.all([
+      db.selectFrom('logs').selectAll().where((eb) => listConditions(eb, filter))
+        .orderBy('id', 'desc').limit(paging.pageSize).offset(paging.offset).execute(),
+      db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total'))
+        .where((eb) => listConditions(eb, filter)).executeTakeFirst(),
+    ]);
+    return { items, total: Number(counted?.total ?? 0) };
+  }
+
+  /**
+   * new-api's SumUsedQuota: quota over the consume rows the filters select (the type parameter
+   * is ignored: only consumption has a cost), rpm and tpm over the consume rows of the last 60 s
+   * with the same filters but not the time range.
+   */
+  async stat(filter: LogFilter, now = Math.floor(Date.now() / 1000)): Promise<LogStat> {
+    const db = this.db.kysely;
+    const [spent, recent] = await Promise.all([
+      db.selectFrom('logs')
+        .select(sql<number | string | null>`sum(quota)`.as('quota'))
+        .where((eb) => eb.and([...commonConditions(eb, filter), ...timeConditions(eb, filter), eb('type', '=', LogType.Consume)]))
+        .executeTakeFirst(),
+      db.selectFrom('logs')
+        .select([
+          (eb) => eb.fn.countAll<number>().as('rpm'),
+          sql<number | string | null>`sum(prompt_tokens) + sum(completion_tokens)`.as('tpm'),
+        ])
+        .where((eb) => eb.and([...commonConditions(eb, filter), eb('type', '=', LogType.Consume), eb('created_at', '>=', now - 60)]))
+        .executeTakeFirst(),
+    ]);
+    return { quota: Number(spent?.quota ?? 0), rpm: Number(recent?.rpm ?? 0), tpm: Number(recent?.tpm ?? 0) };
+  }
+
+  /**
+   * new-api's log search: an admin's keyword is a log type or the start of the content; a
+   * user's is a log type within its own rows. The newest MAX_RECENT_ITEMS rows.
+   */
+  async search(keyword: string, userId?: number): Promise<LogRow[]> {
+    const type = /^\d{1,9}$/.test(keyword) ? Number(keyword) : undefined;
+    if (userId !== undefined && type === undefined) return [];
+    return this.db.kysely.selectFrom('logs').selectAll()
+      .where((eb) => {
+        if (userId !== undefined) return eb.and([eb('user_id', '=', userId), eb('type', '=', type ?? -1)]);
+        const contentPrefix = like('content', likePrefix(keyword));
+        return type === undefined ? contentPrefix : eb.or([eb('type', '=', type), contentPrefix]);
+      })
+      .orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
+  }
+
+  /** The newest logs of one API key (new-api's public lookup); undefined when no token has this key. */
+  async byTokenKey(key: string): Promise<LogRow[] | undefined> {
+    const token = await this.db.kysely.selectFrom('tokens').select('id').where('key', '=', key).executeTakeFirst();
+    if (!token) return undefined;
+    return this.db.kysely.selectFrom('logs').selectAll().where('token_id', '=', Number(token.id))
+      .orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
+  }
+
+  /** Deletes the rows older than the timestamp, in batches so no statement holds the table long. */
+  async deleteBefore(targetTimestamp: number, batchSize = 10_000): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const batch = await this.db.kysely.selectFrom('logs').select('id')
+        .where('created_at', '<', targetTimestamp).orderBy('id').limit(batchSize).execute();
+      if (batch.length === 0) return removed;
+      const lastId = Number(batch[batch.length - 1]!.id);
+      const result = await this.db.kysely.deleteFrom('logs')
+        .where('created_at', '<', targetTimestamp).where('id', '<=', lastId).executeTakeFirst();
+      removed += Number(result.numDeletedRows);
+      if (batch.length < batchSize) return removed;
+    }
+  }
+}
