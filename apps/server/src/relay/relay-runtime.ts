@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { ChargeService, type QuotaViews } from '../domain/billing/charge-service.js';
 import { QuotaLedger, type FlushResult } from '../domain/billing/quota-ledger.js';
 import { LeaseStore } from '../domain/billing/lease-store.js';
+import { startQuotaDataExport, type QuotaDataExport } from '../domain/usage/quota-data-export.js';
 import { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import { ChannelHealth } from './channel-health.js';
 import { RelayAuthenticator } from './relay-auth.js';
@@ -21,6 +22,8 @@ export interface RelayRuntime {
   /** Resolves when the channel index has been loaded the first time. */
   ready: Promise<void>;
   leaseStore: LeaseStore;
+  /** The master's dashboard sums (quota_data); undefined on other nodes. */
+  usageExport: QuotaDataExport | undefined;
   /** Writes the batched counters and logs now. */
   flush(): Promise<FlushResult>;
   /** Waits for the requests under way to finish their accounting, then flushes. */
@@ -80,6 +83,9 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
       });
   });
 
+  // Before the relay's closer, so at shutdown it runs after the last calls have queued their logs.
+  const usageExport = startQuotaDataExport(context, ledger.logs);
+
   const runtime: RelayRuntime = {
     cache,
     ledger,
@@ -89,6 +95,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     health,
     service,
     leaseStore,
+    usageExport,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),
     flush: () => flush(),
     async drain() {

@@ -39,16 +39,23 @@ const ROWS_PER_INSERT = 100;
 export class LogBuffer {
   private rows: LogInsert[] = [];
   private backlogListener: (() => void) | undefined;
+  private pushListener: ((row: LogInsert) => void) | undefined;
 
   constructor(private readonly backlogRows = 1000) {}
 
   push(row: LogInsert): void {
     this.rows.push(row);
+    this.pushListener?.(row);
     if (this.rows.length === this.backlogRows) this.backlogListener?.();
   }
 
   onBacklog(listener: () => void): void {
     this.backlogListener = listener;
+  }
+
+  /** Sees each row once as it is queued (a failed write's `restore` does not replay it): the usage export sums them. */
+  onPush(listener: (row: LogInsert) => void): void {
+    this.pushListener = listener;
   }
 
   /** Hands over everything buffered; `restore` puts it back if the write fails. */
