@@ -53,6 +53,9 @@ export interface LogStat {
 /** new-api's common.MaxRecentItems: the search and the public key lookup return this many rows. */
 export const MAX_RECENT_ITEMS = 100;
 
+/** Up to this many rows in a time range are sorted rather than found by walking the id order. */
+const SORTED_RANGE_ROWS = 50_000;
+
 type LogRow = Selectable<LogsTable>;
 type Where = ExpressionBuilder<Database, 'logs'>;
 
@@ -113,13 +116,26 @@ export class LogQuery {
 
   async page(filter: LogFilter, paging: Paging): Promise<{ items: LogRow[]; total: number }> {
     const db = this.db.kysely;
-    const [items, counted] = await Promise.all([
-      db.selectFrom('logs').selectAll().where((eb) => listConditions(eb, filter))
-        .orderBy('id', 'desc').limit(paging.pageSize).offset(paging.offset).execute(),
-      db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total'))
-        .where((eb) => listConditions(eb, filter)).executeTakeFirst(),
-    ]);
-    return { items, total: Number(counted?.total ?? 0) };
+    const counted = await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total'))
+      .where((eb) => listConditions(eb, filter)).executeTakeFirst();
+    const total = Number(counted?.total ?? 0);
+    // Ids and times grow together, which the planners do not know: for an old time range they walk
+    // the primary key down from the newest row, through everything newer than the range (seconds on
+    // a large table). When the range holds few rows, `id + 0` hides the key order so they read the
+    // range from the created_at index and sort its ids instead.
+    const timeRange = filter.startTimestamp !== 0 || filter.endTimestamp !== 0;
+    const newestFirst = timeRange && total <= SORTED_RANGE_ROWS ? sql`id + 0` : sql`id`;
+    // The page's ids first, then its rows: the ids come from an index alone, so a time range or a
+    // deep page sorts and skips ids instead of whole rows. (`in` rather than a join: SQLite may
+    // reorder a join to scan the whole table; the derived table is for MySQL, which refuses LIMIT
+    // directly inside IN.)
+    const items = await db.selectFrom('logs').selectAll()
+      .where('id', 'in', (eb) => eb.selectFrom(
+        eb.selectFrom('logs').select('id').where((inner) => listConditions(inner, filter))
+          .orderBy(newestFirst, 'desc').limit(paging.pageSize).offset(paging.offset).as('page'),
+      ).select('page.id'))
+      .orderBy('id', 'desc').execute();
+    return { items, total };
   }
 
   /**

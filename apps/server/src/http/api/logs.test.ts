@@ -78,6 +78,13 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('logs of relay calls on 
       expect(row.quota).toBeGreaterThan(0);
     }
 
+    // A time range and a later page list the same rows in the same order.
+    const ranged = await api<Page>(env, `/api/log/self?start_timestamp=1&end_timestamp=${Math.floor(Date.now() / 1000) + 60}&page_size=20`, user.session);
+    expect(ranged.body.data.items.map((row) => row.id)).toEqual(rows.map((row) => row.id));
+    const second = await api<Page>(env, '/api/log/self?p=2&page_size=2', user.session);
+    expect(second.body.data).toMatchObject({ page: 2, page_size: 2, total: 5 });
+    expect(second.body.data.items.map((row) => row.id)).toEqual(rows.slice(2, 4).map((row) => row.id));
+
     const stat = await api(env, '/api/log/self/stat', user.session);
     expect(stat.body).toEqual({
       success: true,
