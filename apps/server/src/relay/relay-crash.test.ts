@@ -200,8 +200,14 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
     const first = await startServer(env);
     cleanups.push(async () => void first.process.kill('SIGKILL'));
     const traffic = load(first.url, seeded.keys, 120);
-    // Long enough for several flushes (every second) and for the tight balances to run out.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Until some flush (every second) has written logs, however busy the machine, then a little
+    // longer, so the kill falls between flushes with calls of every kind under way.
+    const deadline = Date.now() + 60_000;
+    while ((await db.kysely.selectFrom('logs').select('id').where('type', '=', 2).limit(1).execute()).length === 0) {
+      if (Date.now() > deadline) throw new Error(`no consume log was written in 60 s: ${first.output.join('')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     const exited = new Promise((resolve) => first.process.once('exit', resolve));
     first.process.kill('SIGKILL');
     await exited;
