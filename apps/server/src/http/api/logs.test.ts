@@ -95,6 +95,8 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('logs of relay calls on 
     expect(adminStat.body.data).toEqual(stat.body.data);
     const adminPage = await api<Page>(env, `/api/log/?username=${user.username}&p=1&page_size=20`, admin);
     expect(adminPage.body.data.items.map((row) => row.id)).toEqual(rows.map((row) => row.id));
+    const search = await api(env, `/api/log/search?keyword=${encodeURIComponent('模型倍率')}`, admin);
+    expect(search.body.data.map((row: any) => row.id)).toEqual(rows.map((row) => row.id));
   });
 });
 
