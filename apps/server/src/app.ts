@@ -17,7 +17,10 @@ import { tokenRoutes } from './http/api/tokens.js';
 import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
+import { logRoutes } from './http/api/logs.js';
 import { statusRoutes } from './http/api/status.js';
+import { pricingRoutes } from './http/api/pricing.js';
+import { dataRoutes } from './http/api/data.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
@@ -93,6 +96,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   groupRoutes(app, context);
   redemptionRoutes(app, context);
   walletRoutes(app, context);
+  pricingRoutes(app, context);
+  dataRoutes(app, context);
+  logRoutes(app, context);
   relayRoutes(app, context);
 
   const webDist = context.config.webDist || defaultWebDist();

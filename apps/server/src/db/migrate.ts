@@ -3,12 +3,16 @@ import type { Db } from './index.js';
 import { initialSchema } from './migrations/001-initial-schema.js';
 import { sessionsAndUsernameKeys } from './migrations/002-sessions.js';
 import { quotaLeases } from './migrations/003-quota-leases.js';
+import { logIndexes } from './migrations/004-log-indexes.js';
+import { quotaDataKey } from './migrations/005-quota-data-key.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
   '001-initial-schema': initialSchema(db.dialect),
   '002-sessions': sessionsAndUsernameKeys(db.dialect),
   '003-quota-leases': quotaLeases(db.dialect),
+  '004-log-indexes': logIndexes(db.dialect),
+  '005-quota-data-key': quotaDataKey(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
