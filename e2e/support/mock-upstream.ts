@@ -34,7 +34,8 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 }
 
 /**
- * A tiny OpenAI-compatible upstream on a free port: /v1/models, /v1/chat/completions and the
+ * A tiny OpenAI-compatible upstream on a free port: /v1/models, /v1/chat/completions (streamed when
+ * asked, its usage in a last chunk) and the
  * billing endpoints the balance query reads. The gateway under test talks to it over loopback.
  */
 export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']): Promise<MockUpstream> {
@@ -53,6 +54,15 @@ export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']
     }
     if (request.method === 'GET' && path === '/v1/models') {
       return send(200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'mock' })) });
+    }
+    if (request.method === 'POST' && path === '/v1/chat/completions' && body?.stream === true) {
+      const chunk = (delta: Record<string, unknown>) =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunk({ role: 'assistant', content: 'Hello from ' }));
+      response.write(chunk({ content: 'the mock upstream.' }));
+      response.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`);
+      return response.end('data: [DONE]\n\n');
     }
     if (request.method === 'POST' && path === '/v1/chat/completions') {
       return send(200, {

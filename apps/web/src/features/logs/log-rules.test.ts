@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { billingFormula, filtersFromParams, firstTokenColour, parseOther, rowTypeKey, useTimeColour } from './log-rules';
+
+describe('log colours (spec 02 §9)', () => {
+  it('colours a use time green up to 100 s, orange under 300 s, red from 300 s', () => {
+    expect([0, 100, 101, 299, 300, 1000].map(useTimeColour)).toEqual(['green', 'green', 'orange', 'orange', 'red', 'red']);
+  });
+
+  it('colours a first token green under 3 s, orange under 10 s, red beyond', () => {
+    expect([0, 2999, 3000, 9999, 10000].map(firstTokenColour)).toEqual(['green', 'green', 'orange', 'orange', 'red']);
+  });
+});
+
+describe('billing details from a row', () => {
+  const row = { prompt_tokens: 100, completion_tokens: 50, quota: 525 };
+
+  it('writes out a ratio charge with the stored numbers', () => {
+    const details = parseOther('{"model_ratio":2.5,"completion_ratio":1.5,"group_ratio":1.2,"model_price":-1,"frt":420}');
+    expect(details.frt).toBe(420);
+    expect(billingFormula(details, row, 500_000)).toBe('(100 + 50 × 1.5) × 2.5 × 1.2 = 525');
+  });
+
+  it('writes out a fixed price as price × group ratio × quota per unit', () => {
+    expect(billingFormula(parseOther('{"model_price":0.02,"group_ratio":0.5}'), { ...row, quota: 5000 }, 500_000)).toBe('0.02 × 0.5 × 500000 = 5000');
+  });
+
+  it('has no formula for rows without prices (top-ups, management) or with unreadable other', () => {
+    expect(billingFormula(parseOther(''), row, 500_000)).toBeNull();
+    expect(billingFormula(parseOther('not json'), row, 500_000)).toBeNull();
+  });
+
+  it('shows an unknown type (0) like consumption', () => {
+    expect(rowTypeKey(0)).toBe('consume');
+    expect(rowTypeKey(4)).toBe('system');
+  });
+});
+
+describe('filters from the URL', () => {
+  it('reads the filters and drops a type that does not exist', () => {
+    const filters = filtersFromParams(new URLSearchParams('type=9&token_name=a&start=100&channel=3&username=bob'));
+    expect(filters).toMatchObject({ type: 0, tokenName: 'a', start: 100, end: 0, channel: '3', username: 'bob' });
+  });
+});

@@ -1,0 +1,111 @@
+import type { LogFilters } from './api';
+
+/** Spec 02 §4: 1 top-up, 2 consumption, 3 management, 4 system; 0 (unknown) is shown like consumption. */
+export const LOG_TYPES = [0, 1, 2, 3, 4] as const;
+export type LogTypeKey = 'all' | 'topup' | 'consume' | 'manage' | 'system';
+const TYPE_KEYS: Record<number, LogTypeKey> = { 0: 'all', 1: 'topup', 2: 'consume', 3: 'manage', 4: 'system' };
+
+export function typeFilterKey(type: number): LogTypeKey {
+  return TYPE_KEYS[type] ?? 'all';
+}
+
+/** The tag of a row: unknown types read as consumption. */
+export function rowTypeKey(type: number): Exclude<LogTypeKey, 'all'> {
+  const key = TYPE_KEYS[type];
+  return key === undefined || key === 'all' ? 'consume' : key;
+}
+
+export const TYPE_COLOURS = { topup: 'cyan', consume: 'green', manage: 'orange', system: 'purple' } as const;
+
+export type Light = 'green' | 'orange' | 'red';
+
+/** Spec 02 §9: a use time up to 100 s is green, under 300 s orange, else red. */
+export function useTimeColour(seconds: number): Light {
+  if (seconds <= 100) return 'green';
+  if (seconds < 300) return 'orange';
+  return 'red';
+}
+
+/** Spec 02 §9: a first token under 3 s is green, under 10 s orange, else red. */
+export function firstTokenColour(milliseconds: number): Light {
+  if (milliseconds < 3000) return 'green';
+  if (milliseconds < 10000) return 'orange';
+  return 'red';
+}
+
+/** What the relay stored in a consume row's `other` (consume-log.ts); rows of other types carry none. */
+export interface BillingDetails {
+  modelRatio?: number;
+  completionRatio?: number;
+  groupRatio?: number;
+  /** -1 or absent: priced by ratio. */
+  modelPrice?: number;
+  /** Milliseconds to the first token; 0 or absent when not measured. */
+  frt?: number;
+  upstreamModel?: string;
+}
+
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+export function parseOther(other: string | null | undefined): BillingDetails {
+  if (!other) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(other);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const record = parsed as Record<string, unknown>;
+  return {
+    modelRatio: num(record.model_ratio),
+    completionRatio: num(record.completion_ratio),
+    groupRatio: num(record.group_ratio),
+    modelPrice: num(record.model_price),
+    frt: num(record.frt),
+    upstreamModel: typeof record.upstream_model_name === 'string' ? record.upstream_model_name : undefined,
+  };
+}
+
+const trimmed = (value: number) => String(Number(value.toFixed(6)));
+
+/**
+ * The charge written out with the row's numbers (spec 02 §9): a ratio model costs
+ * (prompt + completion × completion ratio) × model ratio × group ratio quota; a fixed price is
+ * price × group ratio dollars, i.e. × quota per unit.
+ */
+export function billingFormula(
+  details: BillingDetails,
+  row: { prompt_tokens: number; completion_tokens: number; quota: number },
+  quotaPerUnit: number,
+): string | null {
+  const groupRatio = details.groupRatio ?? 1;
+  if (details.modelPrice !== undefined && details.modelPrice >= 0) {
+    return `${trimmed(details.modelPrice)} × ${trimmed(groupRatio)} × ${quotaPerUnit} = ${row.quota}`;
+  }
+  if (details.modelRatio === undefined) return null;
+  const completionRatio = details.completionRatio ?? 1;
+  return (
+    `(${row.prompt_tokens} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` +
+    `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`
+  );
+}
+
+/** URL parameters of the filters; the page's `p` sits beside them. */
+export function filtersFromParams(params: URLSearchParams): LogFilters {
+  const integer = (name: string) => {
+    const value = Number(params.get(name));
+    return Number.isInteger(value) && value > 0 ? value : 0;
+  };
+  const type = integer('type');
+  return {
+    type: type <= 4 ? type : 0,
+    tokenName: params.get('token_name') ?? '',
+    modelName: params.get('model_name') ?? '',
+    group: params.get('group') ?? '',
+    start: integer('start'),
+    end: integer('end'),
+    channel: params.get('channel') ?? '',
+    username: params.get('username') ?? '',
+  };
+}
