@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type zhLayout from './i18n/locales/zh/layout.json';
 import type { StatusFlag, SystemStatus } from './features/status/types';
-import { IconComment, IconCreditCard, IconGift, IconKey, IconLayers, IconSetting, IconUser } from '@douyinfe/semi-icons';
+import { IconComment, IconCreditCard, IconGift, IconHistogram, IconKey, IconLayers, IconSetting, IconUser } from '@douyinfe/semi-icons';
 import { hasChatLink } from './features/chat/chat-links';
 
 export type NavLabelKey = keyof (typeof zhLayout)['nav'];
@@ -36,6 +36,7 @@ export const consoleRoutes: ConsoleRoute[] = [
   { path: '/chat', extraPaths: ['/chat/:id'], labelKey: 'chat', icon: <IconComment />, navWhen: hasChatLink, load: () => import('./features/chat/chat-page') },
   { path: '/chat2link', labelKey: 'chat', icon: <IconComment />, navWhen: () => false, load: () => import('./features/chat/chat2link-page') },
   { path: '/user', extraPaths: ['/user/edit/:id', '/user/edit'], labelKey: 'user', icon: <IconUser />, requiresAdmin: true, load: () => import('./features/users/users-page') },
+  { path: '/log', labelKey: 'log', icon: <IconHistogram />, load: () => import('./features/logs/logs-page') },
   { path: '/setting', labelKey: 'setting', icon: <IconSetting />, load: () => import('./features/settings/settings-page') },
 ];
 
@@ -113,6 +114,7 @@ export interface PublicRoute {
 /** Spec 02 §2 top-nav order is home, console, pricing, about; "console" is inserted after the first entry. */
 export const publicRoutes: PublicRoute[] = [
   { path: '/', navLabelKey: 'home', load: () => import('./features/home/home-page') },
+  { path: '/pricing', navLabelKey: 'pricing', load: () => import('./features/pricing/pricing-page') },
   { path: '/about', navLabelKey: 'about', load: () => import('./features/about/about-page') },
   { path: '/login', load: () => import('./features/auth/login-page') },
   { path: '/register', load: () => import('./features/auth/register-page') },

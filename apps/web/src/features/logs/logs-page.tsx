@@ -1,0 +1,115 @@
+import { Empty, Space, Table, Tag, Typography } from '@douyinfe/semi-ui';
+import { useCallback, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { useQuotaFormatter } from '../../lib/quota';
+import { useSessionRoles } from '../../lib/session';
+import type { LogEntry, LogFilters } from './api';
+import { ClearLogsButton } from './components/clear-logs-button';
+import { logColumns } from './components/log-columns';
+import { LogDetails } from './components/log-details';
+import { LogFilterBar } from './components/log-filters';
+import { UserInfoModal } from './components/user-info-modal';
+import { filtersFromParams } from './log-rules';
+import { useLogList, useLogStat, useRefreshLogs } from './queries';
+import './logs.css';
+
+/** URL names of the filters (the page is `p`), so a filtered page can be shared and reloaded. */
+const PARAM_NAMES: Record<keyof LogFilters, string> = {
+  type: 'type',
+  tokenName: 'token_name',
+  modelName: 'model_name',
+  group: 'group',
+  start: 'start',
+  end: 'end',
+  channel: 'channel',
+  username: 'username',
+};
+
+export default function LogsPage() {
+  const { t } = useTranslation('logs');
+  const { admin } = useSessionRoles();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const [pageSize, setPageSize] = usePageSize();
+  const [userInfo, setUserInfo] = useState<number | null>(null);
+  const formatQuota = useQuotaFormatter();
+  const refresh = useRefreshLogs();
+
+  const page = Math.max(1, Number(searchParams.get('p')) || 1);
+  const paramsKey = searchParams.toString();
+  // Keyed by the text so the query keys stay the same object until a filter really changes.
+  const filters = useMemo(() => filtersFromParams(new URLSearchParams(paramsKey)), [paramsKey]);
+  const list = useLogList({ ...filters, page, pageSize, admin });
+  const stat = useLogStat(filters, admin);
+
+  const updateParams = useCallback(
+    (changes: Record<string, string | null>) =>
+      setSearchParams((current) => {
+        const next = new URLSearchParams(current);
+        for (const [name, value] of Object.entries(changes)) {
+          if (value === null || value === '' || value === '0') next.delete(name);
+          else next.set(name, value);
+        }
+        return next;
+      }),
+    [setSearchParams],
+  );
+
+  const applyFilters = useCallback(
+    (next: LogFilters) => {
+      const changes: Record<string, string | null> = { p: null };
+      for (const [key, name] of Object.entries(PARAM_NAMES)) changes[name] = String(next[key as keyof LogFilters]);
+      updateParams(changes);
+    },
+    [updateParams],
+  );
+
+  const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
+
+  return (
+    <div className="mg-log-page">
+      <div className="mg-log-header">
+        <Typography.Title heading={4}>{t('title')}</Typography.Title>
+        <Space wrap spacing={8} data-testid="log-stat">
+          <Tag size="large" color="blue" data-testid="log-stat-quota">
+            {t('stat.quota', { value: formatQuota(stat.data?.quota ?? 0) })}
+          </Tag>
+          <Tag size="large" color="pink" data-testid="log-stat-rpm">
+            {t('stat.rpm', { value: stat.data?.rpm ?? 0 })}
+          </Tag>
+          <Tag size="large" color="white" data-testid="log-stat-tpm">
+            {t('stat.tpm', { value: stat.data?.tpm ?? 0 })}
+          </Tag>
+        </Space>
+        {admin && <ClearLogsButton onCleared={refresh} />}
+      </div>
+      <LogFilterBar filters={filters} admin={admin} searching={list.isFetching} onSubmit={applyFilters} />
+      <Table<LogEntry>
+        rowKey="id"
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        loading={list.isLoading}
+        size="small"
+        scroll={{ x: admin ? 1500 : 1300 }}
+        empty={<Empty description={t('empty')} />}
+        expandedRowRender={(row) => (row ? <LogDetails row={row} /> : null)}
+        rowExpandable={(row) => !!row}
+        onRow={(row) => ({ 'data-testid': row ? `log-row-${row.id}` : undefined }) as object}
+        pagination={{
+          currentPage: page,
+          pageSize,
+          total: list.data?.total ?? 0,
+          pageSizeOpts: PAGE_SIZE_CHOICES,
+          showSizeChanger: true,
+          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
+          onPageSizeChange: (size) => {
+            setPageSize(size);
+            updateParams({ p: null });
+          },
+        }}
+      />
+      <UserInfoModal userId={userInfo} onClose={() => setUserInfo(null)} />
+    </div>
+  );
+}

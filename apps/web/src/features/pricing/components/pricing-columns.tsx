@@ -1,0 +1,105 @@
+import { Button, Space, Tag, Tooltip, Typography } from '@douyinfe/semi-ui';
+import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
+import { IconCopy } from '@douyinfe/semi-icons';
+import type { TFunction } from 'i18next';
+import type { PricedModel } from '../api';
+import { formatDollars, pricesOf } from '../pricing-rules';
+
+interface ColumnOptions {
+  t: TFunction<'pricing'>;
+  groupRatio: number;
+  /** The signed-in user's group; undefined when signed out (then nothing is marked). */
+  userGroup: string | undefined;
+  onCopy: (model: PricedModel) => void;
+}
+
+const priceCell = (value: number | null, testId: string) =>
+  value === null ? (
+    <Typography.Text type="tertiary" data-testid={testId}>
+      -
+    </Typography.Text>
+  ) : (
+    <Typography.Text data-testid={testId}>{formatDollars(value)}</Typography.Text>
+  );
+
+export function pricingColumns({ t, groupRatio, userGroup, onCopy }: ColumnOptions): ColumnProps<PricedModel>[] {
+  return [
+    {
+      title: t('columns.model'),
+      dataIndex: 'model_name',
+      render: (_value, model) => {
+        const unusable = userGroup !== undefined && !model.enable_groups.includes(userGroup);
+        return (
+          <Space spacing={4} wrap>
+            <Typography.Text strong data-testid="pricing-model-name">
+              {model.model_name}
+            </Typography.Text>
+            <Tooltip content={t('actions.copy')}>
+              <Button
+                size="small"
+                theme="borderless"
+                icon={<IconCopy />}
+                aria-label={t('actions.copy')}
+                onClick={() => onCopy(model)}
+                data-testid="pricing-copy"
+              />
+            </Tooltip>
+            {unusable && (
+              <Tooltip content={t('unusable.tooltip', { group: userGroup })}>
+                <Tag color="red" size="small" data-testid="pricing-unusable">
+                  {t('unusable.tag')}
+                </Tag>
+              </Tooltip>
+            )}
+          </Space>
+        );
+      },
+    },
+    {
+      title: t('columns.type'),
+      dataIndex: 'quota_type',
+      width: 120,
+      render: (_value, model) =>
+        model.quota_type === 1 ? (
+          <Tag color="teal" size="small">
+            {t('type.fixed')}
+          </Tag>
+        ) : (
+          <Tag color="violet" size="small">
+            {t('type.ratio')}
+          </Tag>
+        ),
+    },
+    {
+      title: t('columns.groups'),
+      dataIndex: 'enable_groups',
+      render: (_value, model) => (
+        <Space spacing={4} wrap>
+          {model.enable_groups.map((group) => (
+            <Tag key={group} size="small" color={group === userGroup ? 'blue' : 'white'}>
+              {group}
+            </Tag>
+          ))}
+        </Space>
+      ),
+    },
+    {
+      title: t('columns.input'),
+      key: 'input',
+      width: 150,
+      render: (_value, model) => priceCell(pricesOf(model, groupRatio).input, 'pricing-input'),
+    },
+    {
+      title: t('columns.output'),
+      key: 'output',
+      width: 150,
+      render: (_value, model) => priceCell(pricesOf(model, groupRatio).output, 'pricing-output'),
+    },
+    {
+      title: t('columns.perCall'),
+      key: 'perCall',
+      width: 130,
+      render: (_value, model) => priceCell(pricesOf(model, groupRatio).perCall, 'pricing-per-call'),
+    },
+  ];
+}
