@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { CachedToken } from '../domain/relay-cache/token-cache.js';
 import type { CachedUser } from '../domain/relay-cache/user-cache.js';
+import { playgroundCaller } from './playground-caller.js';
 
 /** Who is calling the relay, resolved from the key, all from memory once cached. */
 export interface RelayCaller {
@@ -54,6 +55,11 @@ export class RelayAuthenticator {
     const user = token && users.peek(token.userId);
     if (token && user) return this.admit(request, parsed, token, user);
     return this.authenticateLoading(request, parsed, token);
+  }
+
+  /** The console's playground: the signed-in user, billed without a token. */
+  authenticateSession(request: FastifyRequest): Promise<RelayCaller> {
+    return playgroundCaller(request, this.context, this.cache);
   }
 
   private async authenticateLoading(request: FastifyRequest, parsed: ParsedKey, cached: CachedToken | undefined): Promise<RelayCaller> {

@@ -7,6 +7,8 @@ export interface RelayEndpointSpec {
   body: 'json' | 'multipart';
   /** The model OpenAI assumes when the request names none. */
   defaultModel?: string;
+  /** 'session': the console's playground, a signed-in user billed without a token (playground-caller.ts). */
+  caller?: 'key' | 'session';
 }
 
 export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
@@ -21,3 +23,6 @@ export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
   { endpoint: 'moderations', path: '/v1/moderations', body: 'json', defaultModel: 'omni-moderation-latest' },
   { endpoint: 'rerank', path: '/v1/rerank', body: 'json' },
 ];
+
+/** The console's playground: chat completions for the signed-in user (new-api's /pg/chat/completions). */
+export const PLAYGROUND_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/pg/chat/completions', body: 'json', caller: 'session' };

@@ -142,7 +142,7 @@ export class RelayService {
       const startedAt = performance.now();
       const startedWall = Date.now();
       const { auth, charges, context } = this.deps;
-      const authenticated = auth.authenticate(request);
+      const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
       const caller = authenticated instanceof Promise ? await authenticated : authenticated;
       const read = readRelayInput(spec, request.body);
       const input = read instanceof Promise ? await read : read;

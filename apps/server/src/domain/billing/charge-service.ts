@@ -253,7 +253,8 @@ export class ChargeService {
   /** The batched counters of a settled call: what it was charged, and what it could not be. */
   private record(payer: Payer, charged: number, unpaid: number, channelId: number): Settlement {
     this.ledger.addUser(payer.userId, { usedQuota: charged, requestCount: 1 });
-    this.ledger.addToken(payer.tokenId, { usedQuota: charged, accessedTime: Math.floor(Date.now() / 1000) });
+    // Token 0: the playground, billed to the user alone (payer.ts).
+    if (payer.tokenId !== 0) this.ledger.addToken(payer.tokenId, { usedQuota: charged, accessedTime: Math.floor(Date.now() / 1000) });
     this.ledger.addChannel(channelId, charged);
     return { charged, unpaid };
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
-import { RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
+import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
 import { createRelayRuntime } from '../../relay/relay-runtime.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
@@ -12,7 +12,8 @@ import { modelRoutes } from './model-routes.js';
 const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
 
 /**
- * The OpenAI-compatible relay (/v1/*, /dashboard/billing/*) and the channel health endpoints.
+ * The OpenAI-compatible relay (/v1/*, /dashboard/billing/*), the console's playground
+ * (/pg/chat/completions) and the channel health endpoints.
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
  */
@@ -38,7 +39,7 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
         .send();
     });
 
-    for (const spec of RELAY_ENDPOINTS) {
+    for (const spec of [...RELAY_ENDPOINTS, PLAYGROUND_ENDPOINT]) {
       // The service sends or hijacks the reply itself. Its promise resolves to nothing once the
       // answer is out (Fastify then has nothing to wait on), or to the reply while a piped answer
       // still flows.
