@@ -12,6 +12,7 @@ import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitFo
 import { summarizeProfile } from './profile.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
+import { runLogsBench, type LogsDialect } from './logs-bench.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 
 /**
@@ -29,6 +30,12 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
+    /** `relay` or `logs`: run one section only. */
+    only: { type: 'string' },
+    'log-rows': { type: 'string', default: '1000000' },
+    'log-runs': { type: 'string', default: '20' },
+    'log-dialects': { type: 'string', default: 'sqlite,postgres' },
+    'keep-db': { type: 'boolean', default: false },
   },
 });
 const profile = flags['cpu-prof'];
@@ -196,11 +203,9 @@ function newestProfile(label: string): string | undefined {
   }
 }
 
-async function main(): Promise<void> {
+async function relayBench(): Promise<void> {
   execFileSync('taskset', ['-cp', settings.loadCore, String(process.pid)], { stdio: 'ignore' });
   ensureWrk();
-  await acquireBenchLock(log);
-  if (flags.priority) raisePriority();
   const idleLoad = await machineLoadPercent();
   log(`work files in ${workDir}; ${settings.durationSeconds} s runs after ${settings.warmupSeconds} s warm-up; machine ${idleLoad.toFixed(0)} % busy before start`);
   if (idleLoad > 15) log('WARNING: other processes are using the CPUs; figures will be noisy (see the "core0 other" column)');
@@ -301,6 +306,38 @@ async function main(): Promise<void> {
     if (crowdedFile) out.push('', `CPU profile of modelgate with 10,010 channels: ${crowdedFile}`, ...summarizeProfile(crowdedFile, 8).lines);
   }
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function logsBench(): Promise<void> {
+  const dialects = flags['log-dialects'].split(',').map((name) => name.trim());
+  const unknown = dialects.filter((name) => name !== 'sqlite' && name !== 'postgres');
+  if (unknown.length > 0) throw new Error(`--log-dialects takes sqlite and postgres, not ${unknown.join(', ')}`);
+  const rows = Number(flags['log-rows']);
+  const runs = Number(flags['log-runs']);
+  if (!Number.isInteger(rows) || rows < 1) throw new Error('--log-rows must be a positive integer');
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--log-runs must be a positive integer');
+  log(`logs: work files in ${workDir}`);
+  const { lines, failed } = await runLogsBench({
+    rows,
+    runs,
+    warmup: 3,
+    dialects: dialects as LogsDialect[],
+    keepDb: flags['keep-db'],
+    workDir,
+    repoRoot,
+    log,
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+async function main(): Promise<void> {
+  const only = flags.only;
+  if (only !== undefined && only !== 'relay' && only !== 'logs') throw new Error(`--only takes relay or logs, not ${only}`);
+  await acquireBenchLock(log);
+  if (flags.priority) raisePriority();
+  if (only !== 'logs') await relayBench();
+  if (only !== 'relay') await logsBench();
 }
 
 process.on('SIGINT', () => {

@@ -1,0 +1,191 @@
+import { Role, UserStatus } from '@modelgate/contract';
+import { sql } from 'kysely';
+import type { Db } from '../apps/server/src/db/index.js';
+import { consumeLogRow } from '../apps/server/src/domain/logs/consume-log.js';
+import { LOG_COLUMNS, type LogInsert } from '../apps/server/src/domain/logs/log-buffer.js';
+import { hashPassword } from '../apps/server/src/domain/users/password.js';
+import { UserService } from '../apps/server/src/domain/users/user-service.js';
+
+/**
+ * A large, realistic consume-log table for the logs bench: a few heavy users and many light ones,
+ * a few popular models, tokens and channels, most calls in the default group, spread over 90 days
+ * with ids growing with time as the relay's batched writes leave them. Deterministic (seeded PRNG),
+ * so two runs measure the same table.
+ */
+
+export const SEED_USERS = 1_000;
+export const SEED_TOKEN_NAMES = 200;
+export const SEED_MODELS = 50;
+export const SEED_CHANNELS = 20;
+export const SEED_GROUPS = ['default', 'vip', 'svip', 'enterprise', 'trial'] as const;
+const GROUP_WEIGHTS = [60, 20, 10, 7, 3];
+export const SEED_DAYS = 90;
+/** Every seeded user signs in with this password (root keeps 123456). */
+export const SEED_PASSWORD = 'bench-password';
+
+const REAL_MODELS = [
+  'gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gpt-4.1-mini', 'deepseek-chat', 'gemini-2.0-flash',
+  'gpt-4.1', 'claude-3-5-haiku-20241022', 'o3-mini', 'qwen-max', 'gpt-4-turbo', 'gemini-1.5-pro',
+];
+export const modelName = (rank: number) => REAL_MODELS[rank] ?? `custom-model-${String(rank + 1).padStart(2, '0')}`;
+export const userName = (rank: number) => `user-${String(rank + 1).padStart(4, '0')}`;
+export const tokenName = (rank: number) => `key-${String(rank + 1).padStart(3, '0')}`;
+export const channelName = (rank: number) => `channel-${String(rank + 1).padStart(2, '0')}`;
+
+/** mulberry32: small, fast and good enough to pick ranks. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Picks rank r of n with probability proportional to weights[r]. */
+function picker(weights: number[], next: () => number): () => number {
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (const weight of weights) cumulative.push((sum += weight));
+  return () => {
+    const target = next() * sum;
+    let low = 0;
+    let high = cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle]! > target) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  };
+}
+
+const zipf = (count: number, exponent: number) => Array.from({ length: count }, (_, rank) => 1 / (rank + 1) ** exponent);
+
+/** The seeded table's shape: what the cases filter on, and the ids the users got. */
+export interface SeedPlan {
+  rows: number;
+  /** created_at of the first and the last row. */
+  firstAt: number;
+  lastAt: number;
+  /** users.id of user rank r is userIds[r]. */
+  userIds: number[];
+}
+
+/** Generates the rows in id order. */
+export function* generateLogs(plan: SeedPlan): Generator<LogInsert> {
+  const next = random(20_241_122);
+  const user = picker(zipf(SEED_USERS, 1), next);
+  const token = picker(zipf(SEED_TOKEN_NAMES, 1), next);
+  const model = picker(zipf(SEED_MODELS, 1.1), next);
+  const channel = picker(zipf(SEED_CHANNELS, 0.8), next);
+  const group = picker(GROUP_WEIGHTS, next);
+  const span = plan.lastAt - plan.firstAt;
+  for (let index = 0; index < plan.rows; index += 1) {
+    const userRank = user();
+    const tokenRank = token();
+    const modelRank = model();
+    const channelRank = channel();
+    const groupRank = group();
+    const promptTokens = 20 + Math.floor(next() * next() * 6000);
+    const completionTokens = Math.floor(next() * 1500);
+    const modelRatio = [0.075, 1.25, 1.5, 0.2, 0.135][modelRank % 5]!;
+    const groupRatio = [1, 0.9, 0.8, 0.7, 1.5][groupRank]!;
+    yield consumeLogRow({
+      createdAt: plan.firstAt + Math.floor((index * span) / Math.max(1, plan.rows - 1)),
+      userId: plan.userIds[userRank]!,
+      username: userName(userRank),
+      tokenId: tokenRank + 1,
+      tokenName: tokenName(tokenRank),
+      model: modelName(modelRank),
+      upstreamModel: modelName(modelRank),
+      channelId: channelRank + 1,
+      channelName: channelName(channelRank),
+      group: SEED_GROUPS[groupRank]!,
+      quota: Math.ceil((promptTokens + completionTokens * 4) * modelRatio * groupRatio),
+      promptTokens,
+      completionTokens,
+      useTimeSeconds: 1 + Math.floor(next() * 20),
+      isStream: next() < 0.6,
+      pricing: { modelPrice: -1, modelRatio, completionRatio: 4, groupRatio },
+      firstResponseMs: 200 + Math.floor(next() * 1800),
+      triedChannelIds: [channelRank + 1],
+      unpaidQuota: 0,
+    });
+  }
+}
+
+/** Root (root / 123456) and SEED_USERS common users (password SEED_PASSWORD); their ids by rank. */
+export async function seedUsers(db: Db): Promise<number[]> {
+  const service = new UserService(db);
+  await service.ensureRootUser();
+  const password = await hashPassword(SEED_PASSWORD);
+  const ids: number[] = [];
+  for (let rank = 0; rank < SEED_USERS; rank += 1) {
+    ids.push(await service.repository.insert({ username: userName(rank), password, role: Role.Common, status: UserStatus.Enabled, quota: 1_000_000_000, group: 'default' }));
+  }
+  return ids;
+}
+
+/** The id the next inserted log will get (the table is fresh: ids follow insertion order). */
+export async function nextLogId(db: Db): Promise<number> {
+  const row = await db.kysely.selectFrom('logs').select(sql<number | null>`max(id)`.as('top')).executeTakeFirst();
+  return Number(row?.top ?? 0) + 1;
+}
+
+/** SQLite: one transaction, one prepared statement. */
+function insertSqlite(db: Db, rows: Iterable<LogInsert>): void {
+  const sqlite = db.sqlite!;
+  const statement = sqlite.prepare(
+    `insert into logs (${LOG_COLUMNS.map((column) => `"${column}"`).join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  sqlite.transaction(() => {
+    for (const row of rows) statement.run(LOG_COLUMNS.map((column) => row[column]));
+  })();
+}
+
+const PG_BATCH = 5_000;
+const TEXT_COLUMNS = new Set<string>(['content', 'username', 'token_name', 'model_name', 'channel_name', 'group', 'ip', 'other']);
+
+/**
+ * PostgreSQL: batches of PG_BATCH rows as one INSERT ... SELECT FROM unnest(column arrays), so a
+ * batch binds one array per column instead of 18 parameters per row (the protocol's limit is 65,535).
+ */
+async function insertPostgres(db: Db, rows: Iterable<LogInsert>): Promise<void> {
+  const casts = LOG_COLUMNS.map((column) => (TEXT_COLUMNS.has(column) ? 'text[]' : 'int8[]'));
+  const flush = async (batch: LogInsert[]) => {
+    const arrays = LOG_COLUMNS.map((column) => batch.map((row) => row[column]));
+    await sql`insert into logs (${sql.join(LOG_COLUMNS.map((column) => sql.ref(column)))})
+      select * from unnest(${sql.join(arrays.map((values, index) => sql`${values}::${sql.raw(casts[index]!)}`))})`.execute(db.kysely);
+  };
+  let batch: LogInsert[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === PG_BATCH) {
+      await flush(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await flush(batch);
+}
+
+/** Inserts the plan's rows, handing each to `visit` first; VACUUM ANALYZE on PostgreSQL after. */
+export async function seedLogs(db: Db, plan: SeedPlan, visit: (row: LogInsert, id: number) => void): Promise<void> {
+  let id = await nextLogId(db);
+  function* visited(): Generator<LogInsert> {
+    for (const row of generateLogs(plan)) {
+      visit(row, id);
+      id += 1;
+      yield row;
+    }
+  }
+  if (db.dialect === 'sqlite') insertSqlite(db, visited());
+  else if (db.dialect === 'postgres') {
+    await insertPostgres(db, visited());
+    // What autovacuum does on a live table soon after a bulk load: the visibility map (for
+    // index-only scans) and the planner's statistics.
+    await sql`vacuum analyze logs`.execute(db.kysely);
+  } else throw new Error(`the logs bench seeds SQLite and PostgreSQL, not ${db.dialect}`);
+}
