@@ -1,0 +1,158 @@
+/**
+ * The playground's conversation and sidebar settings, and how they are kept in localStorage so a
+ * reload (or coming back later) finds them. They are stored per user: another account signing in
+ * on the same browser starts with an empty conversation, not someone else's.
+ */
+
+export type MessageRole = 'user' | 'assistant';
+
+/** `streaming` while the reply arrives; `stopped` when the user stopped it; `error` when the call or the stream failed. */
+export type MessageStatus = 'complete' | 'streaming' | 'stopped' | 'error';
+
+export interface ChatMessage {
+  id: string;
+  role: MessageRole;
+  /** The text (Markdown for replies); for a failed reply, what arrived before the failure. */
+  content: string;
+  status: MessageStatus;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** The failure's message, for status `error`. */
+  error?: string;
+  /** The model that answered, for replies. */
+  model?: string;
+}
+
+export interface PlaygroundSettings {
+  group: string;
+  model: string;
+  /** 0.1 to 1 in steps of 0.1 (spec 02 §9). */
+  temperature: number;
+  /** 0 means unset: not sent (spec 02 §9). */
+  maxTokens: number;
+  systemPrompt: string;
+}
+
+export const TEMPERATURE_MIN = 0.1;
+export const TEMPERATURE_MAX = 1;
+export const TEMPERATURE_STEP = 0.1;
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+export const DEFAULT_SETTINGS: PlaygroundSettings = {
+  group: '',
+  model: '',
+  temperature: 0.7,
+  maxTokens: 0,
+  systemPrompt: 'You are a helpful assistant.',
+};
+
+/** A saved conversation beyond this many messages keeps only the newest ones (localStorage holds ~5 MB). */
+export const MAX_STORED_MESSAGES = 200;
+
+/** The localStorage keys of this screen (the console's shared keys are in lib/storage.ts). */
+export const PLAYGROUND_MESSAGES_KEY = 'playground_messages';
+export const PLAYGROUND_SETTINGS_KEY = 'playground_settings';
+
+/** What localStorage offers that this module uses; tests pass a Map-backed one. */
+export type KeyValueStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const STATUSES: readonly MessageStatus[] = ['complete', 'streaming', 'stopped', 'error'];
+
+/** Clamps to the slider's range and snaps to its step, so a stored or typed value is always one the slider can show. */
+export function normalizeTemperature(value: unknown): number {
+  const number = typeof value === 'number' && Number.isFinite(value) ? value : DEFAULT_SETTINGS.temperature;
+  const clamped = Math.min(TEMPERATURE_MAX, Math.max(TEMPERATURE_MIN, number));
+  return Math.round(clamped / TEMPERATURE_STEP) / 10;
+}
+
+function readMessage(value: unknown): ChatMessage | null {
+  if (!isRecord(value)) return null;
+  const { id, role, content, status, createdAt, error, model } = value;
+  if (typeof id !== 'string' || (role !== 'user' && role !== 'assistant') || typeof content !== 'string') return null;
+  if (!STATUSES.includes(status as MessageStatus)) return null;
+  const message: ChatMessage = {
+    id,
+    role,
+    content,
+    // A reply still streaming when the page went away was cut off by that: it is stopped now.
+    status: status === 'streaming' ? 'stopped' : (status as MessageStatus),
+    createdAt: typeof createdAt === 'number' ? createdAt : 0,
+  };
+  if (typeof error === 'string') message.error = error;
+  if (typeof model === 'string') message.model = model;
+  return message;
+}
+
+function readJson(store: KeyValueStore, key: string): unknown {
+  try {
+    const raw = store.getItem(key);
+    return raw ? (JSON.parse(raw) as unknown) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeJson(store: KeyValueStore, key: string, value: unknown): boolean {
+  try {
+    store.setItem(key, JSON.stringify(value));
+    return true;
+  } catch {
+    // Storage full or unavailable: the conversation still works in this tab.
+    return false;
+  }
+}
+
+/** The saved conversation of `userId`; anything unreadable, or another user's, reads as empty. */
+export function loadMessages(store: KeyValueStore, userId: number): ChatMessage[] {
+  const saved = readJson(store, PLAYGROUND_MESSAGES_KEY);
+  if (!isRecord(saved) || saved.user_id !== userId || !Array.isArray(saved.messages)) return [];
+  return saved.messages.map(readMessage).filter((message): message is ChatMessage => message !== null);
+}
+
+export function saveMessages(store: KeyValueStore, userId: number, messages: ChatMessage[]): boolean {
+  return writeJson(store, PLAYGROUND_MESSAGES_KEY, { user_id: userId, messages: messages.slice(-MAX_STORED_MESSAGES) });
+}
+
+export function clearMessages(store: KeyValueStore): void {
+  try {
+    store.removeItem(PLAYGROUND_MESSAGES_KEY);
+  } catch {
+    /* see writeJson */
+  }
+}
+
+/** The saved sidebar of `userId`, each field checked on its own (one bad field does not lose the rest). */
+export function loadSettings(store: KeyValueStore, userId: number): PlaygroundSettings {
+  const saved = readJson(store, PLAYGROUND_SETTINGS_KEY);
+  if (!isRecord(saved) || saved.user_id !== userId) return { ...DEFAULT_SETTINGS };
+  const maxTokens = saved.maxTokens;
+  return {
+    group: typeof saved.group === 'string' ? saved.group : DEFAULT_SETTINGS.group,
+    model: typeof saved.model === 'string' ? saved.model : DEFAULT_SETTINGS.model,
+    temperature: normalizeTemperature(saved.temperature),
+    maxTokens: typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens >= 0 ? maxTokens : DEFAULT_SETTINGS.maxTokens,
+    systemPrompt: typeof saved.systemPrompt === 'string' ? saved.systemPrompt : DEFAULT_SETTINGS.systemPrompt,
+  };
+}
+
+export function saveSettings(store: KeyValueStore, userId: number, settings: PlaygroundSettings): boolean {
+  return writeJson(store, PLAYGROUND_SETTINGS_KEY, { user_id: userId, ...settings });
+}
+
+let sequence = 0;
+
+/** Unique within the tab and across reloads (time plus a counter plus randomness). */
+export function newMessageId(): string {
+  sequence += 1;
+  return `${Date.now().toString(36)}-${sequence.toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** The browser's localStorage, or null where it cannot be used (private mode, disabled). */
+export function browserStore(): KeyValueStore | null {
+  try {
+    return typeof window !== 'undefined' ? window.localStorage : null;
+  } catch {
+    return null;
+  }
+}
