@@ -30,3 +30,20 @@ export function passwordResetMail(systemName: string, to: string, link: string, 
       `<p>重置链接 ${validMinutes} 分钟内有效，如果不是本人操作，请忽略。</p>`,
   };
 }
+
+/**
+ * The mail telling a user their balance is running low (subject and body as new-api words them;
+ * one-api's "已用尽" when nothing is left). `remaining` is already formatted as the console shows it;
+ * without a top-up link (ServerAddress unset) the link line is left out.
+ */
+export function quotaReminderMail(to: string, remaining: string, exhausted: boolean, topUpLink: string | undefined): MailMessage {
+  const prompt = exhausted ? '您的额度已用尽' : '您的额度即将用尽';
+  const href = topUpLink === undefined ? undefined : escapeHtml(topUpLink);
+  return {
+    to,
+    subject: prompt,
+    html:
+      `<p>${prompt}，当前剩余额度为 ${escapeHtml(remaining)}，为了不影响您的使用，请及时充值。</p>` +
+      (href === undefined ? '' : `<p>充值链接：<a href="${href}">${href}</a></p>`),
+  };
+}

@@ -1,0 +1,198 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/index.js';
+import { LeaseKind } from '../billing/lease-book.js';
+import { sendMail } from '../mail/mailer.js';
+import { quotaReminderMail } from '../mail/templates.js';
+import type { OptionService } from '../options/option-service.js';
+import { formatQuotaAsConsole } from './console-quota.js';
+
+/** A user gets at most one reminder in this many seconds, across restarts and nodes. */
+export const REMIND_INTERVAL_SECONDS = 2 * 60 * 60;
+/** After a failed send the user is looked at again no sooner than this (the claim is given back). */
+const RETRY_AFTER_FAILURE_SECONDS = 10 * 60;
+/** Users read per query. */
+const READ_CHUNK = 500;
+
+export interface QuotaReminderDeps {
+  db: Db;
+  options: OptionService;
+  logger: Logger;
+  /**
+   * The balance this process's relay cache holds for the user (the database value plus this
+   * process's lease, less its charges), or undefined when not cached. A cheap filter only: users it
+   * shows at or above the threshold are not read from the database.
+   */
+  cachedBalance(userId: number): number | undefined;
+  /** Charges this process took from the user's lease that are still in its lease row (not flushed). */
+  unflushedCharges(userId: number): number;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+interface Candidate {
+  id: number;
+  email: string;
+  balance: number;
+  remindedAt: number;
+}
+
+/**
+ * The "quota running low" mail (new-api's QuotaRemindThreshold notice), sent as a side effect of
+ * billing and never on its path:
+ *
+ * - the relay notes each charged user in a Set (noteCharge: the only hot-path cost);
+ * - after a ledger flush commits, the users charged before it began are checked on a queue of
+ *   this process's own: those the relay cache still shows at or above the threshold are dropped
+ *   without the database; the rest are read (users.quota plus every node's lease rows, less this
+ *   process's unflushed charges: the balance the user can still spend);
+ * - a user below the threshold with an email is mailed only after claiming the window with one
+ *   conditional UPDATE of users.quota_reminded_at, so of every process and every restart exactly one
+ *   sends per REMIND_INTERVAL_SECONDS;
+ * - a failed send is logged (without the SMTP account or password) and its claim given back.
+ *
+ * Nothing here throws into billing: a check that fails is logged and its users are checked again
+ * when they are next charged. The threshold 0 or an unset SMTPServer turns reminders off.
+ */
+export class QuotaReminders {
+  private charged = new Set<number>();
+  /** Users not to read before this (unix seconds): reminded lately, or a send just failed. */
+  private readonly quietUntil = new Map<number, number>();
+  private work: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: QuotaReminderDeps) {}
+
+  /** The relay charged the user: synchronous and allocation-free for a user already noted. */
+  noteCharge(userId: number): void {
+    this.charged.add(userId);
+  }
+
+  /**
+   * Runs one ledger flush. The users charged before it began (their charges are in its batch) are
+   * checked once it has committed, off the flush's path; if it fails they wait for the next one.
+   * `flush` must take its batch synchronously when called (QuotaLedger.flush does).
+   */
+  afterFlush<T>(flush: () => Promise<T>): Promise<T> {
+    const charged = this.charged;
+    this.charged = new Set();
+    const putBack = () => {
+      for (const userId of charged) this.charged.add(userId);
+    };
+    let flushing: Promise<T>;
+    try {
+      flushing = flush();
+    } catch (error) {
+      putBack();
+      throw error;
+    }
+    return flushing.then(
+      (result) => {
+        this.enqueue(charged);
+        return result;
+      },
+      (error: unknown) => {
+        putBack();
+        throw error;
+      },
+    );
+  }
+
+  /** Resolves when every check queued so far (reads, claims, mails) is done. */
+  settled(): Promise<void> {
+    return this.work;
+  }
+
+  private enqueue(userIds: Set<number>): void {
+    if (userIds.size === 0) return;
+    this.work = this.work
+      .then(() => this.check(userIds))
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'quota reminder check failed'));
+  }
+
+  private async check(userIds: Set<number>): Promise<void> {
+    const { options } = this.deps;
+    const threshold = options.number('QuotaRemindThreshold');
+    if (!(threshold > 0) || options.string('SMTPServer') === '') return;
+    const now = nowSeconds();
+    for (const [userId, until] of this.quietUntil) if (until <= now) this.quietUntil.delete(userId);
+    const due: number[] = [];
+    for (const userId of userIds) {
+      if (this.quietUntil.has(userId)) continue;
+      const cached = this.deps.cachedBalance(userId);
+      if (cached === undefined || cached < threshold) due.push(userId);
+    }
+    for (let start = 0; start < due.length; start += READ_CHUNK) {
+      for (const candidate of await this.read(due.slice(start, start + READ_CHUNK))) {
+        if (candidate.balance >= threshold) continue;
+        if (candidate.remindedAt > now - REMIND_INTERVAL_SECONDS) {
+          this.quietUntil.set(candidate.id, candidate.remindedAt + REMIND_INTERVAL_SECONDS);
+          continue;
+        }
+        await this.remind(candidate, now);
+      }
+    }
+  }
+
+  /** The users with an email, and what they can still spend (balance plus every node's lease). */
+  private async read(userIds: number[]): Promise<Candidate[]> {
+    const db = this.deps.db.kysely;
+    const users = await db
+      .selectFrom('users')
+      .select(['id', 'email', 'quota', 'quota_reminded_at'])
+      .where('id', 'in', userIds)
+      .where('deleted_at', 'is', null)
+      .where('email', '<>', '')
+      .execute();
+    if (users.length === 0) return [];
+    const leases = await db
+      .selectFrom('quota_leases')
+      .select(['entity_id', (eb) => eb.fn.sum('amount').as('amount')])
+      .where('kind', '=', LeaseKind.User)
+      .where('entity_id', 'in', users.map((user) => Number(user.id)))
+      .groupBy('entity_id')
+      .execute();
+    const leased = new Map(leases.map((row) => [Number(row.entity_id), Number(row.amount)]));
+    return users.map((user) => {
+      const id = Number(user.id);
+      return {
+        id,
+        email: user.email,
+        balance: Number(user.quota) + (leased.get(id) ?? 0) - this.deps.unflushedCharges(id),
+        remindedAt: Number(user.quota_reminded_at),
+      };
+    });
+  }
+
+  private async remind(candidate: Candidate, now: number): Promise<void> {
+    const { db, options, logger } = this.deps;
+    const claimed = await db.kysely
+      .updateTable('users')
+      .set({ quota_reminded_at: now })
+      .where('id', '=', candidate.id)
+      .where('quota_reminded_at', '<=', now - REMIND_INTERVAL_SECONDS)
+      .executeTakeFirst();
+    this.quietUntil.set(candidate.id, now + REMIND_INTERVAL_SECONDS);
+    // Another process (or an earlier run of this one) reminded the user within the window.
+    if (Number(claimed.numUpdatedRows) !== 1) return;
+    const serverAddress = options.string('ServerAddress');
+    const mail = quotaReminderMail(
+      candidate.email,
+      formatQuotaAsConsole(options, candidate.balance),
+      candidate.balance <= 0,
+      serverAddress === '' ? undefined : `${serverAddress}/topup`,
+    );
+    try {
+      await sendMail(options, mail);
+      logger.info({ userId: candidate.id }, 'quota reminder mailed');
+    } catch (error) {
+      // The message names the SMTP failure, never the account's password (logged without the error object).
+      logger.warn({ userId: candidate.id, reason: (error as Error).message }, 'quota reminder mail failed; another charge tries again later');
+      await db.kysely
+        .updateTable('users')
+        .set({ quota_reminded_at: candidate.remindedAt })
+        .where('id', '=', candidate.id)
+        .where('quota_reminded_at', '=', now)
+        .execute();
+      this.quietUntil.set(candidate.id, now + RETRY_AFTER_FAILURE_SECONDS);
+    }
+  }
+}
