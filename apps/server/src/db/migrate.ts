@@ -5,6 +5,7 @@ import { sessionsAndUsernameKeys } from './migrations/002-sessions.js';
 import { quotaLeases } from './migrations/003-quota-leases.js';
 import { logIndexes } from './migrations/004-log-indexes.js';
 import { quotaDataKey } from './migrations/005-quota-data-key.js';
+import { quotaReminders } from './migrations/006-quota-reminders.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -13,6 +14,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '003-quota-leases': quotaLeases(db.dialect),
   '004-log-indexes': logIndexes(db.dialect),
   '005-quota-data-key': quotaDataKey(db.dialect),
+  '006-quota-reminders': quotaReminders(),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -42,6 +42,8 @@ export interface UsersTable {
   remark: ColumnType<string, string | undefined, string>;
   created_at: ColumnType<Int, Int | undefined, Int>;
   deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** Unix seconds of the last quota reminder mail (0: never); see domain/notifications. */
+  quota_reminded_at: ColumnType<Int, Int | undefined, Int>;
 }
 
 export interface TokensTable {

@@ -3,6 +3,8 @@ import type { AppContext } from '../app-context.js';
 import { ChargeService, type QuotaViews } from '../domain/billing/charge-service.js';
 import { QuotaLedger, type FlushResult } from '../domain/billing/quota-ledger.js';
 import { LeaseStore } from '../domain/billing/lease-store.js';
+import { LeaseKind } from '../domain/billing/lease-book.js';
+import { QuotaReminders } from '../domain/notifications/quota-reminder.js';
 import { startQuotaDataExport, type QuotaDataExport } from '../domain/usage/quota-data-export.js';
 import { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import { ChannelHealth } from './channel-health.js';
@@ -22,6 +24,8 @@ export interface RelayRuntime {
   /** Resolves when the channel index has been loaded the first time. */
   ready: Promise<void>;
   leaseStore: LeaseStore;
+  /** The low-balance mails, checked after each flush for the users it charged. */
+  reminders: QuotaReminders;
   /** The master's dashboard sums (quota_data); undefined on other nodes. */
   usageExport: QuotaDataExport | undefined;
   /** Writes the batched counters and logs now. */
@@ -46,9 +50,17 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const leaseStore = new LeaseStore(context.db, `${config.nodeName}/${randomBytes(6).toString('hex')}`, config.nodeName);
   const ledger = new QuotaLedger(context.db, leaseStore, (error) => context.logger.error({ err: error }, 'relay leases were given back by another node'));
   const cache = new RelayCache(context, ledger);
+  const reminders = new QuotaReminders({
+    db: context.db,
+    options: context.options,
+    logger: context.logger,
+    cachedBalance: (userId) => cache.users.peek(userId)?.quota,
+    unflushedCharges: (userId) => ledger.leases.peek(LeaseKind.User, userId)?.charged ?? 0,
+  });
   const views: QuotaViews = {
     charged: (payer, amount) => {
       cache.users.adjustQuota(payer.userId, -amount);
+      reminders.noteCharge(payer.userId);
       if (payer.limitedToken) cache.tokens.adjustQuota(payer.tokenId, -amount);
     },
     invalidate: (payer) => {
@@ -62,7 +74,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const health = new ChannelHealth(context, upstream);
   const auth = new RelayAuthenticator(context, cache);
   const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health });
-  const flush = (returnAll = false) => cache.lock.run(() => ledger.flush(returnAll));
+  const flush = (returnAll = false) => cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
   const reclaimDead = async () => {
@@ -95,6 +107,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     health,
     service,
     leaseStore,
+    reminders,
     usageExport,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),
     flush: () => flush(),
@@ -111,6 +124,8 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
     context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
   }
+  // Registered before the relay's closer, so it runs after it: the reminders of the last flush finish before the database closes.
+  context.onClose(() => reminders.settled());
   context.onClose(async () => {
     try {
       await runtime.ready;
