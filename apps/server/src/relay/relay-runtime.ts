@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { ChargeService, type QuotaViews } from '../domain/billing/charge-service.js';
 import { QuotaLedger, type FlushResult } from '../domain/billing/quota-ledger.js';
 import { LeaseStore } from '../domain/billing/lease-store.js';
+import { SpendableQuota } from '../domain/billing/spendable-quota.js';
 import { LeaseKind } from '../domain/billing/lease-book.js';
 import { QuotaReminders } from '../domain/notifications/quota-reminder.js';
 import { startQuotaDataExport, type QuotaDataExport } from '../domain/usage/quota-data-export.js';
@@ -24,6 +25,8 @@ export interface RelayRuntime {
   /** Resolves when the channel index has been loaded the first time. */
   ready: Promise<void>;
   leaseStore: LeaseStore;
+  /** Balances with the leases counted in, for the console (spendable-quota.ts). */
+  balances: SpendableQuota;
   /** The low-balance mails, checked after each flush for the users it charged. */
   reminders: QuotaReminders;
   /** The master's dashboard sums (quota_data); undefined on other nodes. */
@@ -107,6 +110,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     health,
     service,
     leaseStore,
+    balances: new SpendableQuota(context.db, ledger, leaseStore.holder),
     reminders,
     usageExport,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),

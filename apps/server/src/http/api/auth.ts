@@ -19,6 +19,7 @@ import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { clearSessionCookie, endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
+import { withSpendableQuota } from './console-balances.js';
 
 const loginBody = z.object({
   username: z.string().trim().optional().default(''),
@@ -168,7 +169,7 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(password, '密码已重置');
   });
 
-  app.get('/api/user/self', { preHandler: signedIn }, async (request) => ok(toPublicUser(currentUser(request))));
+  app.get('/api/user/self', { preHandler: signedIn }, async (request) => ok((await withSpendableQuota(context, [toPublicUser(currentUser(request))]))[0]));
 
   app.get('/api/user/token', { preHandler: signedIn }, async (request) => {
     const token = await users.resetAccessToken(Number(currentUser(request).id));

@@ -6,6 +6,7 @@ import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
+import { withSpendableRemain } from './console-balances.js';
 
 function tokenId(params: unknown): number {
   const raw = (params as { id?: string }).id ?? '';
@@ -27,13 +28,13 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const paging = readPaging(query, ['size', 'page_size']);
     const search = { keyword: queryText(query, 'keyword'), key: queryText(query, 'token') };
     const { items, total } = await tokens.list(userId, search, paging);
-    return ok(pageOf(items.map(toWireToken), total, paging));
+    return ok(pageOf(await withSpendableRemain(context, items.map(toWireToken)), total, paging));
   };
   app.get('/api/token/', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
   app.get('/api/token/search', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
 
   app.get('/api/token/:id', signedIn, async (request) =>
-    ok(toWireToken(await tokens.get(Number(currentUser(request).id), tokenId(request.params)))),
+    ok((await withSpendableRemain(context, [toWireToken(await tokens.get(Number(currentUser(request).id), tokenId(request.params)))]))[0]),
   );
 
   app.post('/api/token/', signedIn, async (request) => {

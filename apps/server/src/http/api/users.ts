@@ -22,6 +22,7 @@ import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
+import { withSpendableQuota } from './console-balances.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
 
@@ -92,7 +93,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
       offset: paging.offset,
       limit: paging.pageSize,
     });
-    return ok(pageOf(items.map(toPublicUser), total, paging));
+    return ok(pageOf(await withSpendableQuota(context, items.map(toPublicUser)), total, paging));
   };
 
   app.get('/api/user/', { preHandler: admin }, async (request) => listPage(request.query, false));
@@ -103,7 +104,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
     const user = await repository.findById(id);
     if (!user) throw notFound('用户不存在', 'user:not_found');
     if (!outranks(Number(currentUser(request).role), Number(user.role))) throw forbidden(SAME_OR_HIGHER_READ, 'user:same_or_higher_level');
-    return ok(toPublicUser(user));
+    return ok((await withSpendableQuota(context, [toPublicUser(user)]))[0]);
   });
 
   app.post('/api/user/', { preHandler: admin }, async (request) => {

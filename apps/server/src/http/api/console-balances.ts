@@ -1,0 +1,26 @@
+import type { AppContext } from '../../app-context.js';
+import { LeaseKind } from '../../domain/billing/lease-book.js';
+import type { WireToken } from '../../domain/tokens/token-fields.js';
+import type { PublicUser } from '../../domain/users/user-repository.js';
+import { relayRuntimeOf } from '../../relay/relay-runtime.js';
+
+/** Users as the console shows them: quota and used_quota with the relay's leases and unwritten charges counted in. */
+export async function withSpendableQuota(context: AppContext, users: PublicUser[]): Promise<PublicUser[]> {
+  const rows = new Map(users.map((user) => [user.id, { balance: user.quota, used: user.used_quota }]));
+  const current = await relayRuntimeOf(context).balances.of(LeaseKind.User, rows);
+  return users.map((user) => {
+    const now = current.get(user.id);
+    return now ? { ...user, quota: now.balance, used_quota: now.used } : user;
+  });
+}
+
+/** Tokens likewise: a limited token's remain_quota and every token's used_quota. */
+export async function withSpendableRemain(context: AppContext, tokens: WireToken[]): Promise<WireToken[]> {
+  const rows = new Map(tokens.map((token) => [token.id, { balance: token.remain_quota, used: token.used_quota }]));
+  const current = await relayRuntimeOf(context).balances.of(LeaseKind.Token, rows);
+  return tokens.map((token) => {
+    const now = current.get(token.id);
+    if (!now) return token;
+    return { ...token, remain_quota: token.unlimited_quota ? token.remain_quota : now.balance, used_quota: now.used };
+  });
+}
