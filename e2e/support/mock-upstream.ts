@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request the mock upstream received. */
@@ -22,6 +22,39 @@ export const REJECTED_KEY = 'sk-mock-revoked';
 /** Usage the mock reports per completion: large enough for the cost to show in dollars. */
 export const MOCK_USAGE = { prompt_tokens: 100_000, completion_tokens: 100_000, total_tokens: 200_000 };
 
+/*
+ * A streamed call whose last user message starts with one of these prompts is answered otherwise:
+ * SLOW_PROMPT with a word every SLOW_INTERVAL_MS for a minute (for stopping a reply half-way),
+ * BROKEN_PROMPT with some text and then a dropped connection without [DONE], MARKDOWN_PROMPT with
+ * MARKDOWN_REPLY_PIECES. Any other call gets the usual answer.
+ */
+export const SLOW_PROMPT = '/slow';
+export const BROKEN_PROMPT = '/broken';
+export const MARKDOWN_PROMPT = '/markdown';
+export const MARKDOWN_REPLY_PIECES = ['Here is **code**:\n\n`', '``ts\nconst answer', ' = 42;\n', '```\n\nDone.'];
+const SLOW_INTERVAL_MS = 300;
+
+function lastUserText(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  const last = messages.filter((message) => message.role === 'user').at(-1);
+  return typeof last?.content === 'string' ? last.content : '';
+}
+
+function streamSlowly(response: ServerResponse, chunk: (delta: Record<string, unknown>) => string): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    sent += 1;
+    if (sent > 200) {
+      clearInterval(timer);
+      response.end('data: [DONE]\n\n');
+      return;
+    }
+    response.write(chunk({ content: `word${sent} ` }));
+  }, SLOW_INTERVAL_MS);
+  // The gateway aborts its upstream request when the caller stops: the mock stops writing then.
+  response.on('close', () => clearInterval(timer));
+}
+
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown> | null> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -35,7 +68,7 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 
 /**
  * A tiny OpenAI-compatible upstream on a free port: /v1/models, /v1/chat/completions (streamed when
- * asked, its usage in a last chunk) and the
+ * asked, its usage in a last chunk; SLOW_PROMPT, BROKEN_PROMPT and MARKDOWN_PROMPT stream otherwise) and the
  * billing endpoints the balance query reads. The gateway under test talks to it over loopback.
  */
 export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']): Promise<MockUpstream> {
@@ -59,6 +92,20 @@ export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']
       const chunk = (delta: Record<string, unknown>) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
       response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const prompt = lastUserText(body);
+      if (prompt.startsWith(SLOW_PROMPT)) return streamSlowly(response, chunk);
+      if (prompt.startsWith(BROKEN_PROMPT)) {
+        // Some text, then the connection drops without [DONE], as an upstream crashing mid-answer.
+        response.write(chunk({ role: 'assistant', content: 'This answer will break' }));
+        setTimeout(() => response.socket?.destroy(), 100);
+        return;
+      }
+      if (prompt.startsWith(MARKDOWN_PROMPT)) {
+        // The fence and its code arrive split across chunks, as tokens do.
+        for (const piece of MARKDOWN_REPLY_PIECES) response.write(chunk({ content: piece }));
+        response.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`);
+        return response.end('data: [DONE]\n\n');
+      }
       response.write(chunk({ role: 'assistant', content: 'Hello from ' }));
       response.write(chunk({ content: 'the mock upstream.' }));
       response.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`);
