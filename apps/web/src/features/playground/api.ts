@@ -3,7 +3,8 @@ import i18n from '../../i18n';
 import { api } from '../../lib/api-client';
 import { clearSessionUser, getSessionUser } from '../../lib/session';
 import type { PlaygroundRequest } from './chat-request';
-import { createSseParser, errorMessageOf, interpretEvent } from './sse';
+import { errorMessageOf } from './sse';
+import { readChatStream } from './stream-reader';
 
 /** One entry of GET /api/user/self/groups (new-api's `{name: {ratio, desc}}`). */
 export interface UsableGroup {
@@ -100,29 +101,9 @@ export async function streamChatCompletion(request: PlaygroundRequest, { signal,
   }
   if (!response.body) return { kind: 'error', message: i18n.t('playground:errors.badAnswer') };
 
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const parser = createSseParser();
-  const handle = (events: string[]): ChatStreamEnd | null => {
-    for (const data of events) {
-      const event = interpretEvent(data);
-      if (event.kind === 'delta') onText(event.text);
-      else if (event.kind === 'done') return { kind: 'done' };
-      else if (event.kind === 'error') return { kind: 'error', message: event.message };
-    }
-    return null;
-  };
-
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      const end = done ? handle([...parser.push(decoder.decode()), ...parser.finish()]) : handle(parser.push(decoder.decode(value, { stream: true })));
-      if (end) {
-        if (!done) await reader.cancel().catch(() => undefined);
-        return end;
-      }
-      if (done) return { kind: 'error', message: i18n.t('playground:errors.streamCut') };
-    }
+    const end = await readChatStream(response.body, onText);
+    return end.kind === 'cut' ? { kind: 'error', message: i18n.t('playground:errors.streamCut') } : end;
   } catch (cause) {
     if (isAbort(cause) || signal.aborted) return { kind: 'aborted' };
     return { kind: 'error', message: i18n.t('playground:errors.streamCut') };
