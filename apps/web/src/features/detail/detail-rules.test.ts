@@ -88,6 +88,11 @@ describe('cards', () => {
     expect(formatRate(summary.rpm)).toBe('0.033');
     expect(formatRate(10)).toBe('10');
     expect(formatRate(2.5)).toBe('2.5');
+    expect(formatRate(40)).toBe('40');
+    // Three calls in a week: not 0.
+    expect(formatRate(3 / (7 * 24 * 60))).toBe('0.0003');
+    expect(formatRate(0.00000123)).toBe('0.0000012');
+    expect(formatRate(0)).toBe('0');
   });
 
   it('is all zeros without rows', () => {

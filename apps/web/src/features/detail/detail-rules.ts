@@ -100,9 +100,15 @@ export function summarize(rows: readonly QuotaDataRow[], range: TimeRange): Usag
   return { quota, tokens, count, rpm: minutes > 0 ? count / minutes : 0, tpm: minutes > 0 ? tokens / minutes : 0 };
 }
 
-/** An average with at most three decimals and no trailing zeros: 0.125, 2.5, 40. */
+/**
+ * An average with at most three decimals and no trailing zeros (0.125, 2.5, 40); a rate too small
+ * for three decimals keeps two significant digits (0.00029), so a range with calls never reads 0.
+ */
 export function formatRate(value: number): string {
-  return String(Number(value.toFixed(3)));
+  if (!Number.isFinite(value) || value === 0) return '0';
+  const magnitude = Math.abs(value);
+  const decimals = magnitude >= 0.001 ? 3 : Math.min(1 - Math.floor(Math.log10(magnitude)), 20);
+  return value.toFixed(decimals).replace(/\.?0+$/, '');
 }
 
 /** One time bucket of the charts: quota per model under the model's name, and the tokens of all models. */
