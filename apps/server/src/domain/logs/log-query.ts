@@ -1,6 +1,6 @@
 import { LogType } from '@modelgate/contract';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
-import type { Db } from '../../db/index.js';
+import type { Db, DialectName } from '../../db/index.js';
 import type { Database, LogsTable } from '../../db/schema.js';
 import { like, likePrefix } from '../../lib/like-pattern.js';
 import type { Paging } from '../../lib/paging.js';
@@ -20,6 +20,14 @@ export interface LogFilter {
   channel: number;
   group: string;
 }
+
+/** A filter whose model pattern is resolved to the names it matches (counts and sums only). */
+interface AggregateFilter extends LogFilter {
+  modelNames?: string[];
+}
+
+/** Past this many matching names a pattern stays a LIKE (IN lists have parameter limits). */
+const MAX_PATTERN_NAMES = 1_000;
 
 /** A log row on the wire (new-api's field names: `channel` is the channel id). */
 export interface WireLog {
@@ -79,24 +87,35 @@ export function toWireLog(row: LogRow, asAdmin: boolean): WireLog {
 }
 
 /**
- * A model name without `%` is compared for equality, which the (model_name, id) index serves
- * directly; new-api's LIKE gives the same rows for it except on PostgreSQL's case rules, and a
- * `%` pattern keeps new-api's wildcard meaning.
+ * A column as a condition names it. `hidden` (SQLite only) writes it as `+column`, which SQLite's
+ * planner does not match to an index: without statistics it prefers any index with an equality
+ * over a range, so `type = 2 and created_at >= ?` would walk every consume row of the type index
+ * instead of the range. PostgreSQL and MySQL estimate both from statistics and see the plain name.
  */
-const modelCondition = (eb: Where, modelName: string) =>
-  modelName.includes('%') ? eb('model_name', 'like', modelName) : eb('model_name', '=', modelName);
+type Column = 'user_id' | 'username' | 'token_name' | 'model_name' | 'channel_id' | 'group' | 'type';
+const columnRef = (name: Column, hidden: boolean) => (hidden ? sql<string | number>`+${sql.ref(name)}` : sql.ref<string | number>(name));
 
 /** Every filter except type and time, which the list and the stat apply differently. */
-function commonConditions(eb: Where, filter: LogFilter) {
+function commonConditions(eb: Where, filter: AggregateFilter, hidden = false) {
+  const column = (name: Column) => columnRef(name, hidden);
   const conditions = [];
-  if (filter.userId !== undefined) conditions.push(eb('user_id', '=', filter.userId));
-  if (filter.username !== '') conditions.push(eb('username', '=', filter.username));
-  if (filter.tokenName !== '') conditions.push(eb('token_name', '=', filter.tokenName));
-  if (filter.modelName !== '') conditions.push(modelCondition(eb, filter.modelName));
-  if (filter.channel !== 0) conditions.push(eb('channel_id', '=', filter.channel));
-  if (filter.group !== '') conditions.push(eb('group', '=', filter.group));
+  if (filter.userId !== undefined) conditions.push(eb(column('user_id'), '=', filter.userId));
+  if (filter.username !== '') conditions.push(eb(column('username'), '=', filter.username));
+  if (filter.tokenName !== '') conditions.push(eb(column('token_name'), '=', filter.tokenName));
+  if (filter.modelNames !== undefined) {
+    conditions.push(filter.modelNames.length === 0 ? sql<boolean>`1 = 0` : eb(column('model_name'), 'in', filter.modelNames));
+  } else if (filter.modelName !== '') {
+    // Without `%` an equality, which the model_name index serves directly (new-api's LIKE gives
+    // the same rows except on PostgreSQL's case rules); a `%` pattern keeps new-api's wildcards.
+    const pattern = filter.modelName.includes('%');
+    conditions.push(eb(column('model_name'), pattern ? 'like' : '=', filter.modelName));
+  }
+  if (filter.channel !== 0) conditions.push(eb(column('channel_id'), '=', filter.channel));
+  if (filter.group !== '') conditions.push(eb(column('group'), '=', filter.group));
   return conditions;
 }
+
+const hasTimeRange = (filter: LogFilter) => filter.startTimestamp !== 0 || filter.endTimestamp !== 0;
 
 function timeConditions(eb: Where, filter: LogFilter) {
   const conditions = [];
@@ -105,9 +124,16 @@ function timeConditions(eb: Where, filter: LogFilter) {
   return conditions;
 }
 
-function listConditions(eb: Where, filter: LogFilter) {
+/**
+ * The type condition beside a time range: on SQLite hidden from the planner, so the range is read
+ * from (created_at, type, quota) rather than every row of the type from (type, id, ...).
+ */
+const typeCondition = (eb: Where, type: number, filter: LogFilter, dialect: DialectName) =>
+  eb(columnRef('type', dialect === 'sqlite' && hasTimeRange(filter)), '=', type);
+
+function listConditions(eb: Where, filter: AggregateFilter, dialect: DialectName) {
   const conditions = [...commonConditions(eb, filter), ...timeConditions(eb, filter)];
-  if (filter.type !== LogType.Unknown) conditions.push(eb('type', '=', filter.type));
+  if (filter.type !== LogType.Unknown) conditions.push(typeCondition(eb, filter.type, filter, dialect));
   return eb.and(conditions);
 }
 
@@ -116,26 +142,45 @@ export class LogQuery {
 
   async page(filter: LogFilter, paging: Paging): Promise<{ items: LogRow[]; total: number }> {
     const db = this.db.kysely;
+    const counting = await this.forAggregates(filter);
     const counted = await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total'))
-      .where((eb) => listConditions(eb, filter)).executeTakeFirst();
+      .where((eb) => listConditions(eb, counting, this.db.dialect)).executeTakeFirst();
     const total = Number(counted?.total ?? 0);
+    // A pattern's page walks the newest rows with the LIKE; with nothing to find it would walk all.
+    if (total === 0) return { items: [], total };
     // Ids and times grow together, which the planners do not know: for an old time range they walk
     // the primary key down from the newest row, through everything newer than the range (seconds on
     // a large table). When the range holds few rows, `id + 0` hides the key order so they read the
     // range from the created_at index and sort its ids instead.
-    const timeRange = filter.startTimestamp !== 0 || filter.endTimestamp !== 0;
-    const newestFirst = timeRange && total <= SORTED_RANGE_ROWS ? sql`id + 0` : sql`id`;
+    const newestFirst = hasTimeRange(filter) && total <= SORTED_RANGE_ROWS ? sql`id + 0` : sql`id`;
     // The page's ids first, then its rows: the ids come from an index alone, so a time range or a
     // deep page sorts and skips ids instead of whole rows. (`in` rather than a join: SQLite may
     // reorder a join to scan the whole table; the derived table is for MySQL, which refuses LIMIT
     // directly inside IN.)
     const items = await db.selectFrom('logs').selectAll()
       .where('id', 'in', (eb) => eb.selectFrom(
-        eb.selectFrom('logs').select('id').where((inner) => listConditions(inner, filter))
+        eb.selectFrom('logs').select('id').where((inner) => listConditions(inner, filter, this.db.dialect))
           .orderBy(newestFirst, 'desc').limit(paging.pageSize).offset(paging.offset).as('page'),
       ).select('page.id'))
       .orderBy('id', 'desc').execute();
     return { items, total };
+  }
+
+  /**
+   * A `%` pattern as the model names it matches, for counts and sums. LIKE uses no index, so a
+   * count with `model_name like 'gpt-4%'` reads every row; instead the distinct names are read
+   * from the model_name index one probe each (a skip scan: a gateway logs tens to hundreds of
+   * names), the database's own LIKE keeps those that match, and the count or sum reads only their
+   * ranges of the covering index. The same rows, chosen by the same LIKE.
+   */
+  private async forAggregates(filter: LogFilter): Promise<AggregateFilter> {
+    if (!filter.modelName.includes('%')) return filter;
+    const { rows } = await sql<{ name: string }>`with recursive names (name) as (
+        select min(model_name) from logs
+        union all
+        select (select min(model_name) from logs where model_name > names.name) from names where names.name is not null
+      ) select name from names where name like ${filter.modelName}`.execute(this.db.kysely);
+    return rows.length > MAX_PATTERN_NAMES ? filter : { ...filter, modelNames: rows.map((row) => row.name) };
   }
 
   /**
@@ -145,17 +190,28 @@ export class LogQuery {
    */
   async stat(filter: LogFilter, now = Math.floor(Date.now() / 1000)): Promise<LogStat> {
     const db = this.db.kysely;
+    const sqlite = this.db.dialect === 'sqlite';
+    const summing = await this.forAggregates(filter);
     const [spent, recent] = await Promise.all([
+      // Every column it reads is in each filter's covering index (migration 007): an index-only
+      // sum. Nearly every row is a consume row, so SQLite is kept from choosing the type index
+      // over the filter's own (or the time range's).
       db.selectFrom('logs')
         .select(sql<number | string | null>`sum(quota)`.as('quota'))
-        .where((eb) => eb.and([...commonConditions(eb, filter), ...timeConditions(eb, filter), eb('type', '=', LogType.Consume)]))
+        .where((eb) => eb.and([...commonConditions(eb, summing), ...timeConditions(eb, filter), eb(columnRef('type', sqlite), '=', LogType.Consume)]))
         .executeTakeFirst(),
+      // The last minute is a short range of the created_at index whatever the other filters
+      // select; SQLite is told so by hiding the rest (it would otherwise walk a filter's rows).
       db.selectFrom('logs')
         .select([
           (eb) => eb.fn.countAll<number>().as('rpm'),
           sql<number | string | null>`sum(prompt_tokens) + sum(completion_tokens)`.as('tpm'),
         ])
-        .where((eb) => eb.and([...commonConditions(eb, filter), eb('type', '=', LogType.Consume), eb('created_at', '>=', now - 60)]))
+        .where((eb) => eb.and([
+          ...commonConditions(eb, filter, sqlite),
+          eb(columnRef('type', sqlite), '=', LogType.Consume),
+          eb('created_at', '>=', now - 60),
+        ]))
         .executeTakeFirst(),
     ]);
     return { quota: Number(spent?.quota ?? 0), rpm: Number(recent?.rpm ?? 0), tpm: Number(recent?.tpm ?? 0) };
