@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -56,7 +57,10 @@ interface FreshDatabase {
 async function freshDatabase(dialect: LogsDialect, workDir: string): Promise<FreshDatabase> {
   if (dialect === 'sqlite') {
     const sqlitePath = join(workDir, 'logs-bench.db');
-    return { sqlitePath, sqlDsn: '', where: sqlitePath, drop: async () => undefined };
+    const drop = async () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
+    };
+    return { sqlitePath, sqlDsn: '', where: sqlitePath, drop };
   }
   const name = `modelgate_bench_logs_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: BENCH_PG_URL });
