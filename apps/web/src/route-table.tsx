@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type zhLayout from './i18n/locales/zh/layout.json';
 import type { StatusFlag, SystemStatus } from './features/status/types';
-import { IconComment, IconCreditCard, IconGift, IconHistogram, IconKey, IconLayers, IconSetting, IconUser } from '@douyinfe/semi-icons';
+import { IconComment, IconCreditCard, IconGift, IconHistogram, IconKey, IconLayers, IconPieChart2Stroked, IconSetting, IconTerminal, IconUser } from '@douyinfe/semi-icons';
 import { hasChatLink } from './features/chat/chat-links';
 
 export type NavLabelKey = keyof (typeof zhLayout)['nav'];
@@ -29,8 +29,10 @@ export interface ConsoleRoute {
  * Example: { path: '/token', labelKey: 'token', icon: <IconKey />, load: () => import('./features/token/token-page') },
  */
 export const consoleRoutes: ConsoleRoute[] = [
+  { path: '/playground', labelKey: 'playground', icon: <IconTerminal />, load: () => import('./features/playground/playground-page') },
   { path: '/channel', extraPaths: ['/channel/add', '/channel/edit/:id'], labelKey: 'channel', icon: <IconLayers />, requiresAdmin: true, load: () => import('./features/channels/channels-page') },
   { path: '/token', labelKey: 'token', icon: <IconKey />, load: () => import('./features/tokens/tokens-page') },
+  { path: '/detail', labelKey: 'detail', icon: <IconPieChart2Stroked />, requiresStatusFlag: 'enable_data_export', load: () => import('./features/detail/detail-page') },
   { path: '/redemption', labelKey: 'redemption', icon: <IconGift />, requiresAdmin: true, load: () => import('./features/redemptions/redemptions-page') },
   { path: '/topup', labelKey: 'topup', icon: <IconCreditCard />, load: () => import('./features/wallet/wallet-page') },
   { path: '/chat', extraPaths: ['/chat/:id'], labelKey: 'chat', icon: <IconComment />, navWhen: hasChatLink, load: () => import('./features/chat/chat-page') },

@@ -6,6 +6,7 @@ import { quotaLeases } from './migrations/003-quota-leases.js';
 import { logIndexes } from './migrations/004-log-indexes.js';
 import { quotaDataKey } from './migrations/005-quota-data-key.js';
 import { quotaReminders } from './migrations/006-quota-reminders.js';
+import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -15,6 +16,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '004-log-indexes': logIndexes(db.dialect),
   '005-quota-data-key': quotaDataKey(db.dialect),
   '006-quota-reminders': quotaReminders(),
+  '007-log-query-indexes': logQueryIndexes(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -16,6 +16,8 @@ import zhChannels from './locales/zh/channels.json';
 import zhTokens from './locales/zh/tokens.json';
 import zhPricing from './locales/zh/pricing.json';
 import zhLogs from './locales/zh/logs.json';
+import zhPlayground from './locales/zh/playground.json';
+import zhDetail from './locales/zh/detail.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -31,14 +33,16 @@ import enChannels from './locales/en/channels.json';
 import enTokens from './locales/en/tokens.json';
 import enPricing from './locales/en/pricing.json';
 import enLogs from './locales/en/logs.json';
+import enPlayground from './locales/en/playground.json';
+import enDetail from './locales/en/detail.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'zh';
 
 export const resources = {
-  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs },
-  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs },
+  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs, playground: zhPlayground, detail: zhDetail },
+  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs, playground: enPlayground, detail: enDetail },
 } as const;
 
 /** Older consoles stored full tags such as "en-US" or "zh-CN"; only the primary subtag matters here. */
