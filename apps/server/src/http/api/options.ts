@@ -1,15 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import { OptionValidationError } from '../../config/option-registry.js';
+import { OPTION_DEFINITIONS, OptionValidationError } from '../../config/option-registry.js';
+import { sendMail } from '../../domain/mail/mailer.js';
 import { badRequest } from '../../errors/app-error.js';
-import { authGuard } from '../../middleware/auth.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
 
 const putOptionBody = z.object({
   key: z.string().min(1, '配置项名称不能为空'),
   value: z.union([z.string(), z.number(), z.boolean()], { error: '配置值必须是字符串、数字或布尔值' }),
 });
+
+/** The model ratio editor's three options, put back to the built-in tables by rest_model_ratio. */
+const MODEL_PRICING_KEYS = ['ModelRatio', 'CompletionRatio', 'ModelPrice'] as const;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 export function optionRoutes(app: FastifyInstance, context: AppContext): void {
   const rootOnly = authGuard(context.users.repository, 'root');
@@ -25,5 +31,25 @@ export function optionRoutes(app: FastifyInstance, context: AppContext): void {
       throw error;
     }
     return ok(undefined, '保存成功');
+  });
+
+  // new-api's spelling of the path ("rest", not "reset") is kept for its consoles and scripts.
+  app.post('/api/option/rest_model_ratio', { preHandler: rootOnly }, async () => {
+    for (const key of MODEL_PRICING_KEYS) await context.options.set(key, OPTION_DEFINITIONS[key].default);
+    return ok(undefined, '重置模型倍率成功');
+  });
+
+  // Sends a mail to the signed-in administrator through the saved SMTP settings, so a wrong
+  // server, port or password shows the SMTP server's own answer instead of failing a user's sign-up.
+  app.post('/api/option/test_smtp', { preHandler: rootOnly }, async (request) => {
+    const admin = currentUser(request);
+    if (!admin.email) throw badRequest('请先在个人设置中绑定邮箱，测试邮件将发送到该邮箱', 'mail:no_address');
+    const systemName = context.options.string('SystemName');
+    await sendMail(context.options, {
+      to: admin.email,
+      subject: `${systemName} SMTP 测试邮件`,
+      html: `<p>这是一封来自 ${escapeHtml(systemName)} 的测试邮件。收到它说明 SMTP 设置可以正常发送邮件。</p>`,
+    });
+    return ok(undefined, `测试邮件已发送到 ${admin.email}`);
   });
 }

@@ -4,9 +4,12 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useSessionRoles } from '../../lib/session';
 import { PersonalSettings } from './components/personal-settings';
+import { OperationSettings } from './operation/operation-settings';
+import { OtherSettings } from './other/other-settings';
+import { SystemSettings } from './system/system-settings';
 import './settings.css';
 
-type TabKey = 'personal';
+type TabKey = 'personal' | 'operation' | 'system' | 'other';
 
 interface SettingsTab {
   key: TabKey;
@@ -15,8 +18,12 @@ interface SettingsTab {
   component: ComponentType;
 }
 
-/** Each tab is its own component; the super-administrator tabs join this list as they are built. */
-const SETTINGS_TABS: SettingsTab[] = [{ key: 'personal', rootOnly: false, component: PersonalSettings }];
+const SETTINGS_TABS: SettingsTab[] = [
+  { key: 'personal', rootOnly: false, component: PersonalSettings },
+  { key: 'operation', rootOnly: true, component: OperationSettings },
+  { key: 'system', rootOnly: true, component: SystemSettings },
+  { key: 'other', rootOnly: true, component: OtherSettings },
+];
 
 const DEFAULT_TAB: TabKey = 'personal';
 

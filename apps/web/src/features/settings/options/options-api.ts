@@ -1,0 +1,27 @@
+import { api } from '../../../lib/api-client';
+
+/** GET /api/option/ answers a list of {key, value}; secrets are never in it (write-only on the server). */
+export interface OptionEntry {
+  key: string;
+  value: string;
+}
+
+export type OptionValues = Record<string, string>;
+
+export async function fetchOptions(): Promise<OptionValues> {
+  const { data } = await api.get<OptionEntry[] | null>('/api/option/');
+  const values: OptionValues = {};
+  for (const entry of data ?? []) values[entry.key] = entry.value;
+  return values;
+}
+
+/** One key per call, as new-api's console saves; `silent` because the card reports the batch. */
+export async function updateOption(key: string, value: string): Promise<void> {
+  await api.put<unknown>('/api/option/', { key, value }, { silent: true });
+}
+
+/** Puts ModelRatio, CompletionRatio and ModelPrice back to the built-in defaults. */
+export async function resetModelRatios(): Promise<string> {
+  const { message } = await api.post<unknown>('/api/option/rest_model_ratio');
+  return message;
+}
