@@ -196,7 +196,7 @@ describe('options', () => {
       [{ key: 'QuotaPerUnit', value: 'lots' }, 'QuotaPerUnit 必须是数字'],
       [{ key: 'RetryTimes', value: '1.5' }, 'RetryTimes 必须是整数'],
       [{ key: 'RetryTimes', value: -1 }, 'RetryTimes 不能小于 0'],
-      [{ key: 'GroupRatio', value: '{bad json' }, 'GroupRatio 不是合法的 JSON 字符串'],
+      [{ key: 'GroupRatio', value: '{bad json' }, '分组倍率不是合法的 JSON 字符串'],
       [{ key: 'TopupGroupRatio', value: '[' }, '充值分组倍率不是合法的 JSON 字符串'],
       [{ key: 'GroupRatio', value: '{"vip":"two"}' }, 'GroupRatio 中 vip 的值必须是非负数字'],
       [{ key: 'LogConsumeEnabled', value: 'yes' }, 'LogConsumeEnabled 必须是 true 或 false'],

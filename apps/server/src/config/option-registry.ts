@@ -150,6 +150,17 @@ const definitionOf = (key: OptionKey): OptionDefinition => OPTION_DEFINITIONS[ke
 
 export class OptionValidationError extends Error {}
 
+/** What the console calls each JSON option, for spec 01 §5's "… 不是合法的 JSON 字符串". */
+const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
+  GroupRatio: '分组倍率',
+  UserUsableGroups: '用户可选分组',
+  TopupGroupRatio: '充值分组倍率',
+  ModelPrice: '模型固定价格',
+  ModelRatio: '模型倍率',
+  CompletionRatio: '补全倍率',
+  Chats: '聊天配置',
+};
+
 /**
  * Checks and normalises a value for `key`; throws OptionValidationError with a message the
  * console shows as is.
@@ -187,9 +198,7 @@ export function normaliseOptionValue(key: string, raw: unknown): string {
       try {
         parsed = JSON.parse(value);
       } catch {
-        throw new OptionValidationError(
-          key === 'TopupGroupRatio' ? '充值分组倍率不是合法的 JSON 字符串' : `${key} 不是合法的 JSON 字符串`,
-        );
+        throw new OptionValidationError(`${JSON_OPTION_NAMES[key] ?? key}不是合法的 JSON 字符串`);
       }
       checkJsonShape(key, definition.jsonShape, parsed);
       return value;
