@@ -89,6 +89,15 @@ export function useOptionCard(keys: readonly string[], options: OptionCardOption
         Toast.error(t(report.outcome === 'partial' ? 'options.partial' : 'options.failed'));
         for (const message of new Set(report.failed.map((failure) => failure.message))) Toast.error(message);
       }
+      // What was stored goes into the cached options at once, so the field does not flash its old
+      // value while they are fetched again; secrets stay out (the server never sends them).
+      const storedNow = new Map(changes);
+      queryClient.setQueryData<OptionValues>(optionKeys.all, (previous) => {
+        if (!previous) return previous;
+        const next = { ...previous };
+        for (const key of report.saved) if (key in previous) next[key] = storedNow.get(key)!;
+        return next;
+      });
       // What was stored leaves the draft (a secret's field empties); what failed stays to be fixed.
       setDraft((previous) => {
         const next = { ...previous };
