@@ -1,4 +1,33 @@
-/** The operation tab (spec 01 §2): super administrators only. */
+import { ChatsCard } from './chats-card';
+import { DataDashboardCard } from './data-dashboard-card';
+import { DrawingCard } from './drawing-card';
+import { GeneralCard } from './general-card';
+import { GroupRatioCard } from './group-ratio-card';
+import { LogCard } from './log-card';
+import { ModelPricingCard } from './model-pricing/model-pricing-card';
+import { MonitoringCard } from './monitoring-card';
+import { QuotaCard } from './quota-card';
+import { SensitiveWordsCard } from './sensitive-words-card';
+import './operation.css';
+
+/**
+ * The operation tab (spec 01 §2): super administrators only. Each card loads the options once
+ * (shared query) and saves only its own keys.
+ */
 export function OperationSettings() {
-  return <div className="mg-option-tab" />;
+  return (
+    <div className="mg-option-tab mg-op-tab">
+      <GeneralCard />
+      <DrawingCard />
+      <SensitiveWordsCard />
+      <LogCard />
+      <DataDashboardCard />
+      <MonitoringCard />
+      <QuotaCard />
+      <ChatsCard />
+      <GroupRatioCard />
+      {/* The model ratios card (./model-pricing) is mounted last, below. */}
+      <ModelPricingCard />
+    </div>
+  );
 }

@@ -1,0 +1,43 @@
+import { IconSetting } from '@douyinfe/semi-icons';
+import { useTranslation } from 'react-i18next';
+import { OptionCardFrame } from '../options/option-card-frame';
+import { useOptionCard } from '../options/use-option-card';
+import { OptionNumberField, OptionSwitchField, OptionTextField, useNumberCheck } from './option-fields';
+import type { NumberOptionKey } from './operation-rules';
+
+const KEYS = [
+  'TopUpLink',
+  'ChatLink',
+  'ChatLink2',
+  'QuotaPerUnit',
+  'RetryTimes',
+  'StreamCacheQueueLength',
+  'DisplayInCurrencyEnabled',
+  'DisplayTokenStatEnabled',
+  'DefaultCollapseSidebar',
+] as const;
+const NUMBERS: readonly NumberOptionKey[] = ['QuotaPerUnit', 'RetryTimes', 'StreamCacheQueueLength'];
+
+/** 通用设置: links, the quota unit, retries and how quota and the side nav are shown. */
+export function GeneralCard() {
+  const { t } = useTranslation('settings-operation');
+  const validate = useNumberCheck(NUMBERS);
+  const card = useOptionCard(KEYS, { validate });
+  return (
+    <OptionCardFrame card={card} title={t('cards.general.title')} icon={<IconSetting />} description={t('cards.general.description')} testId="op-card-general">
+      <div className="mg-option-grid">
+        <OptionTextField card={card} optionKey="TopUpLink" />
+        <OptionTextField card={card} optionKey="ChatLink" />
+        <OptionTextField card={card} optionKey="ChatLink2" />
+        <OptionNumberField card={card} optionKey="QuotaPerUnit" />
+        <OptionNumberField card={card} optionKey="RetryTimes" suffix={t('units.times')} />
+        <OptionNumberField card={card} optionKey="StreamCacheQueueLength" />
+      </div>
+      <div className="mg-option-grid mg-op-switches">
+        <OptionSwitchField card={card} optionKey="DisplayInCurrencyEnabled" />
+        <OptionSwitchField card={card} optionKey="DisplayTokenStatEnabled" />
+        <OptionSwitchField card={card} optionKey="DefaultCollapseSidebar" />
+      </div>
+    </OptionCardFrame>
+  );
+}
