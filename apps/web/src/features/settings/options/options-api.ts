@@ -25,3 +25,12 @@ export async function resetModelRatios(): Promise<string> {
   const { message } = await api.post<unknown>('/api/option/rest_model_ratio');
   return message;
 }
+
+/**
+ * Mails the signed-in super administrator through the SAVED SMTP settings; answers the server's
+ * message. A failure throws an ApiError carrying the SMTP server's error (silent: the card shows it).
+ */
+export async function sendTestMail(): Promise<string> {
+  const { message } = await api.post<unknown>('/api/option/test_smtp', undefined, { silent: true });
+  return message;
+}
