@@ -13,6 +13,7 @@ import { summarizeProfile } from './profile.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
 import { runLogsBench, type LogsDialect } from './logs-bench.js';
+import { runSensitiveBench } from './sensitive-bench.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 
 /**
@@ -30,7 +31,7 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
-    /** `relay` or `logs`: run one section only. */
+    /** `relay`, `logs` or `sensitive`: run one section only. */
     only: { type: 'string' },
     'log-rows': { type: 'string', default: '1000000' },
     'log-runs': { type: 'string', default: '20' },
@@ -331,13 +332,23 @@ async function logsBench(): Promise<void> {
   if (failed > 0) process.exitCode = 1;
 }
 
+/** In process, a few seconds: the prompt check's cost per call with 10,000 words (sensitive-bench.ts). */
+function sensitiveBench(): void {
+  const { lines, failed } = runSensitiveBench();
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+const SECTIONS = ['relay', 'logs', 'sensitive'] as const;
+
 async function main(): Promise<void> {
   const only = flags.only;
-  if (only !== undefined && only !== 'relay' && only !== 'logs') throw new Error(`--only takes relay or logs, not ${only}`);
+  if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only takes ${SECTIONS.join(', ')}, not ${only}`);
   await acquireBenchLock(log);
   if (flags.priority) raisePriority();
-  if (only !== 'logs') await relayBench();
-  if (only !== 'relay') await logsBench();
+  if (only === undefined || only === 'relay') await relayBench();
+  if (only === undefined || only === 'logs') await logsBench();
+  if (only === undefined || only === 'sensitive') sensitiveBench();
 }
 
 process.on('SIGINT', () => {

@@ -74,6 +74,11 @@ export interface StreamReader {
   push(chunk: Buffer): StreamBytes;
   /** Ends the stream: a last unterminated event to forward, if any. */
   finish(): Buffer | undefined;
+  /**
+   * Set by a reader that ended the answer itself (the sensitive-word check stopping at a word):
+   * the relay reads no more from the upstream and ends the stream as complete.
+   */
+  readonly stopped?: boolean;
 }
 
 export interface ProviderAdaptor {

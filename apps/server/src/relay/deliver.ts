@@ -1,9 +1,12 @@
 import type { OpenAIEndpoint, TokenUsage } from '@modelgate/protocol';
 import type { FastifyReply } from 'fastify';
 import type { Dispatcher } from 'undici';
+import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
+import { renderError } from '../errors/render.js';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import { AnswerTail, estimatedUsage, passAnswerThrough, usageFromTail } from './oversized-answer.js';
 import type { RequestAbort } from './request-abort.js';
+import { checkAnswer, sensitiveAnswerRefusal } from './sensitive-answer.js';
 import { relayStream, type StreamEnd } from './stream-relay.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 import { badResponseBody, clientErrorForConnection, upstreamTimeout } from './upstream-failure.js';
@@ -19,6 +22,8 @@ export interface Delivery {
   billable: boolean;
   firstResponseMs: number;
   streamEnd: StreamEnd | undefined;
+  /** Listed words the answer check found in the answer (logged with its charge). */
+  sensitiveWords?: readonly string[] | undefined;
   /** Sends the answer (buffered answers) or ends the stream; called once billing is settled. */
   finish(): void;
 }
@@ -30,6 +35,11 @@ export interface DeliverOptions {
   endpoint: OpenAIEndpoint;
   startedAt: number;
   abort: RequestAbort;
+  /**
+   * Check the generated text of chat, completions and responses answers for listed words
+   * (sensitive-answer.ts); undefined: no check. Answers past the buffer cap are not checked.
+   */
+  completionCheck?: CompletionCheck | undefined;
 }
 
 const isJson = (contentType: string) => contentType.includes('json');
@@ -94,6 +104,13 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
   }
   const usage = answer === undefined ? undefined : adaptor.parseUsage(endpoint, answer);
   if (usage === undefined && answer !== undefined) completionTexts = adaptor.completionText(endpoint, answer);
+  // After usage and text are read: billing counts what the upstream generated, words and all.
+  const check = options.completionCheck;
+  const sensitiveWords = check && answer !== undefined && CHECKED_ENDPOINTS.has(endpoint) ? checkAnswer(check, endpoint, answer as Record<string, unknown>) : undefined;
+  const found = sensitiveWords !== undefined && sensitiveWords.length > 0;
+  // With StopOnSensitiveEnabled the caller gets new-api's refusal instead; without it, the answer masked.
+  const refusal = found && check?.stop ? sensitiveAnswerRefusal(sensitiveWords) : undefined;
+  const sent = found && !refusal ? Buffer.from(JSON.stringify(answer)) : body;
   return {
     isStream: false,
     usage,
@@ -101,11 +118,16 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
     billable: true,
     firstResponseMs,
     streamEnd: undefined,
+    sensitiveWords,
     finish: () => {
-      void reply.code(upstream.statusCode).header('content-type', contentType).send(body);
+      if (refusal) void reply.code(refusal.status).send(renderError(refusal, 'openai'));
+      else void reply.code(upstream.statusCode).header('content-type', contentType).send(sent);
     },
   };
 }
+
+/** Answers whose generated text the sensitive-word check reads. */
+const CHECKED_ENDPOINTS: ReadonlySet<OpenAIEndpoint> = new Set(['chat', 'completions', 'responses']);
 
 /** Watches a body the stream watchdog guards; `timedOut` tells its abort from others. */
 interface SilenceWatch {
@@ -233,6 +255,7 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     watchdog: options.watchdog,
     abort: options.abort,
     startedAt: options.startedAt,
+    completionCheck: options.completionCheck,
   });
   if (!result.committed) {
     throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));
@@ -245,6 +268,7 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     billable: observation.usage !== undefined || observation.textParts.length > 0,
     firstResponseMs: result.firstResponseMs,
     streamEnd: result.end,
+    sensitiveWords: result.sensitiveWords,
     finish: () => {
       if (!reply.raw.writableEnded) reply.raw.end();
     },

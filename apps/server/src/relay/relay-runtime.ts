@@ -8,7 +8,10 @@ import { LeaseKind } from '../domain/billing/lease-book.js';
 import { QuotaReminders } from '../domain/notifications/quota-reminder.js';
 import { startQuotaDataExport, type QuotaDataExport } from '../domain/usage/quota-data-export.js';
 import { RelayCache } from '../domain/relay-cache/relay-cache.js';
+import { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
+import { UserUrlFetcher } from '../lib/user-url-fetch.js';
 import { ChannelHealth } from './channel-health.js';
+import { ImageTokens } from './image-tokens.js';
 import { RelayAuthenticator } from './relay-auth.js';
 import { RelayService } from './relay-service.js';
 import { UpstreamClient } from './upstream-client.js';
@@ -31,6 +34,10 @@ export interface RelayRuntime {
   reminders: QuotaReminders;
   /** The master's dashboard sums (quota_data); undefined on other nodes. */
   usageExport: QuotaDataExport | undefined;
+  /** The sensitive-word checks, rebuilt when their options change. */
+  sensitive: SensitiveFilter;
+  /** Fetches addresses callers name (images), through the worker when WorkerUrl is set. */
+  userUrls: UserUrlFetcher;
   /** Writes the batched counters and logs now. */
   flush(): Promise<FlushResult>;
   /** Waits for the requests under way to finish their accounting, then flushes. */
@@ -76,7 +83,10 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const upstream = new UpstreamClient({ silenceTimeoutMs: config.relayTimeoutSeconds * 1000 });
   const health = new ChannelHealth(context, upstream);
   const auth = new RelayAuthenticator(context, cache);
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health });
+  const sensitive = new SensitiveFilter(context.options);
+  const userUrls = new UserUrlFetcher(context.options);
+  const images = new ImageTokens(userUrls, (error) => context.logger.info({ err: error }, 'image size unread; counted at the fallback'));
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images });
   const flush = (returnAll = false) => cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
@@ -113,6 +123,8 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     balances: new SpendableQuota(context.db, ledger, leaseStore.holder),
     reminders,
     usageExport,
+    sensitive,
+    userUrls,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),
     flush: () => flush(),
     async drain() {
@@ -142,6 +154,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     }
     service.watchdog.close();
     await upstream.close();
+    await userUrls.close();
   });
   return runtime;
 }

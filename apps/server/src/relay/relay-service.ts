@@ -12,13 +12,17 @@ import { consumeLogRow } from '../domain/logs/consume-log.js';
 import type { ChannelIndex, PriorityTier } from '../domain/relay-cache/channel-index.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
+import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
 import { deliverBuffered, deliverPiped, deliverStream, type Delivery } from './deliver.js';
+import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput } from './relay-input.js';
 import { RequestAbort } from './request-abort.js';
+import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage, countPromptTokens } from './token-counter.js';
 import type { UpstreamClient } from './upstream-client.js';
@@ -32,6 +36,10 @@ export interface RelayServiceDeps {
   ledger: QuotaLedger;
   upstream: UpstreamClient;
   health: ChannelHealth;
+  /** The sensitive-word checks, read on every call (each undefined while off). */
+  sensitive: SensitiveFilter;
+  /** Prices a prompt's images by their sizes when its tokens are counted. */
+  images: ImageTokenCounter;
 }
 
 /**
@@ -50,7 +58,7 @@ class ReservationEstimate {
   ) {}
 
   readonly estimate = (): Promise<number> => {
-    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields);
+    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields, this.service.images);
     return this.promptTokens.then((promptTokens) =>
       quotaFor(this.pricing, { promptTokens, completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
     );
@@ -147,6 +155,9 @@ export class RelayService {
       const read = readRelayInput(spec, request.body);
       const input = read instanceof Promise ? await read : read;
       auth.checkModel(caller, input.model);
+      // Before any quota is held or any upstream called; one field read when the check is off.
+      const promptWords = this.deps.sensitive.prompt;
+      if (promptWords !== undefined) this.refuseSensitivePrompt(promptWords, caller, input);
       const pricing = resolvePricing(context.options, input.model, caller.group);
       const routed = this.route(caller, input);
       const route = routed instanceof Promise ? await routed : routed;
@@ -191,6 +202,18 @@ export class RelayService {
         for (const wake of waiters) wake();
       }
     }
+  }
+
+  get images(): ImageTokenCounter {
+    return this.deps.images;
+  }
+
+  /** new-api's prompt check: a listed word in the prompt refuses the call (sensitive-prompt.ts). */
+  private refuseSensitivePrompt(matcher: WordMatcher, caller: RelayCaller, input: RelayInput): void {
+    const word = sensitivePromptWord(matcher, input.spec.endpoint, input.fields);
+    if (word === undefined) return;
+    this.deps.context.logger.warn({ userId: caller.user.id, tokenId: caller.token.id, model: input.model, word }, 'prompt refused: sensitive word');
+    throw sensitivePromptRefusal(word);
   }
 
   private route(caller: RelayCaller, input: RelayInput): Route | Promise<Route> {
@@ -328,6 +351,7 @@ export class RelayService {
       endpoint,
       startedAt: call.startedAt,
       abort: call.abort,
+      completionCheck: this.deps.sensitive.completion,
     };
     try {
       let delivery: Delivery;
@@ -364,7 +388,7 @@ export class RelayService {
   private settle(call: Call, done: Delivered): void | Promise<void> {
     const usage = done.delivery.usage;
     if (usage === undefined) {
-      return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts).then((counted) => this.charge(call, done, counted));
+      return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts, this.deps.images).then((counted) => this.charge(call, done, counted));
     }
     return this.charge(call, done, usage);
   }
@@ -403,6 +427,7 @@ export class RelayService {
         firstResponseMs: delivery.firstResponseMs,
         triedChannelIds: done.tried,
         unpaidQuota: settlement.unpaid,
+        sensitiveWords: delivery.sensitiveWords,
       }),
     );
   }

@@ -1,8 +1,10 @@
 import type { OpenAIEndpoint, StreamBytes, StreamObservation } from '@modelgate/protocol';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import type { RequestAbort } from './request-abort.js';
+import { SensitiveStreamReader } from './sensitive-answer.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 
 /** How a relayed stream ended. */
@@ -18,6 +20,8 @@ export interface StreamResult {
   committed: boolean;
   /** Milliseconds from the request's start to the first upstream body byte; -1 if none came. */
   firstResponseMs: number;
+  /** Listed words the answer check found (undefined: the check was off). */
+  sensitiveWords: readonly string[] | undefined;
 }
 
 export interface StreamRelayOptions {
@@ -35,6 +39,8 @@ export interface StreamRelayOptions {
   abort: RequestAbort;
   /** performance.now() when the request arrived. */
   startedAt: number;
+  /** Check the generated text for listed words (sensitive-answer.ts); undefined: no check, no cost. */
+  completionCheck?: CompletionCheck | undefined;
 }
 
 export const SSE_HEADERS = {
@@ -69,7 +75,11 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     response.writeHead(200, SSE_HEADERS);
   };
 
-  const reader = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
+  const read = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
+  const reader = options.completionCheck ? new SensitiveStreamReader(read, options.endpoint, options.completionCheck) : read;
+  const sensitiveWords = reader instanceof SensitiveStreamReader ? reader.words : undefined;
+  // The reader ended the answer (a listed word with StopOnSensitiveEnabled): the upstream is let go.
+  let stopped = false;
   let firstResponseMs = -1;
   let timedOut = false;
   // Destroying the body aborts the upstream request without marking the call aborted: the next
@@ -103,10 +113,14 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       paused = true;
       body.pause();
     }
+    if (sensitiveWords !== undefined && reader.stopped && !stopped) {
+      stopped = true;
+      body.destroy();
+    }
   };
   let end = await new Promise<StreamEnd>((resolve) => {
     // A promise settles once: whichever of end, error and close comes first decides.
-    const broken = (): StreamEnd => (timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
+    const broken = (): StreamEnd => (stopped ? 'complete' : timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
     body.on('data', (part: Buffer) => {
       const now = performance.now();
       watched.lastActivity = now;
@@ -130,7 +144,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   response.off('close', resume);
   watchdog.unwatch(watched);
   if (!committed) {
-    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs };
+    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords };
     // An upstream that ended cleanly without a byte answered an empty stream: that is passed on.
     commit();
   }
@@ -149,7 +163,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
     write(response, `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`, abort);
   }
-  return { observation: reader.observation, end, committed, firstResponseMs };
+  return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { promptTextOf, type OpenAIEndpoint, type TokenUsage } from '@modelgate/protocol';
+import type { ImageTokenCounter } from './image-tokens.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -47,14 +48,23 @@ export async function countTextTokens(texts: readonly string[]): Promise<number>
   return total;
 }
 
+/** What an image costs when nothing reads its size: a low-detail image's 85 tokens, a floor. */
+const TOKENS_PER_IMAGE = 85;
+
 /**
  * Prompt tokens of a request, counted. Text-to-speech is priced per input character (as OpenAI
- * prices tts-1), so its "prompt tokens" are characters.
+ * prices tts-1), so its "prompt tokens" are characters. Images are counted by `images` (their
+ * sizes read, see image-tokens.ts), else at 85 tokens each.
  */
-export async function countPromptTokens(endpoint: OpenAIEndpoint, fields: Record<string, unknown>): Promise<number> {
+export async function countPromptTokens(endpoint: OpenAIEndpoint, fields: Record<string, unknown>, images?: ImageTokenCounter): Promise<number> {
   if (endpoint === 'speech') return typeof fields.input === 'string' ? [...fields.input].length : 0;
   const prompt = promptTextOf(endpoint, fields);
-  return prompt.overheadTokens + (await countTextTokens(prompt.texts));
+  const model = typeof fields.model === 'string' ? fields.model : '';
+  const [textTokens, imageTokens] = await Promise.all([
+    countTextTokens(prompt.texts),
+    prompt.images.length === 0 ? 0 : images ? images.tokens(prompt.images, model) : prompt.images.length * TOKENS_PER_IMAGE,
+  ]);
+  return prompt.overheadTokens + textTokens + imageTokens;
 }
 
 /**
@@ -65,10 +75,11 @@ export async function countedUsage(
   endpoint: OpenAIEndpoint,
   fields: Record<string, unknown>,
   completionTexts: readonly string[],
+  images?: ImageTokenCounter,
 ): Promise<TokenUsage> {
   const transcription = endpoint === 'transcriptions' || endpoint === 'translations';
   const [promptTokens, completionTokens] = await Promise.all([
-    transcription ? Promise.resolve(0) : countPromptTokens(endpoint, fields),
+    transcription ? Promise.resolve(0) : countPromptTokens(endpoint, fields, images),
     // Stream pieces are joined first: token boundaries do not follow chunk boundaries.
     countTextTokens([completionTexts.join('')]),
   ]);

@@ -7,23 +7,31 @@ import type { OpenAIEndpoint } from './endpoints.js';
  */
 export interface PromptText {
   texts: string[];
-  /** Tokens the format adds beyond the texts: per-message framing, images, token-id inputs. */
+  /** Tokens the format adds beyond the texts and images: per-message framing, token-id inputs. */
   overheadTokens: number;
+  /** Images in the prompt, counted by whoever can read their size (see PromptImage). */
+  images: PromptImage[];
+}
+
+/** An image part of a prompt: OpenAI's `image_url` (chat) or `input_image` (responses). */
+export interface PromptImage {
+  /** An http(s) address, a data: URL, or bare base64; '' when the part names none. */
+  url: string;
+  /** `low`, `high` or `auto`; undefined when not given (OpenAI then uses auto). */
+  detail: string | undefined;
 }
 
 /** OpenAI's chat framing: 3 tokens per message, 1 more for a name, 3 to prime the reply. */
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_NAME = 1;
 const REPLY_PRIMING_TOKENS = 3;
-/** A low-detail image costs 85 tokens; a fair floor for an estimate without its size. */
-const TOKENS_PER_IMAGE = 85;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 export function promptTextOf(endpoint: OpenAIEndpoint, body: unknown): PromptText {
-  const prompt: PromptText = { texts: [], overheadTokens: 0 };
+  const prompt: PromptText = { texts: [], overheadTokens: 0, images: [] };
   if (!isObject(body)) return prompt;
   switch (endpoint) {
     case 'chat':
@@ -113,9 +121,16 @@ function addContent(prompt: PromptText, content: unknown): void {
     else if (isObject(part)) {
       const text = asString(part.text);
       if (text !== undefined) prompt.texts.push(text);
-      else if (part.type === 'image_url' || part.type === 'input_image' || part.type === 'image') prompt.overheadTokens += TOKENS_PER_IMAGE;
+      else if (part.type === 'image_url' || part.type === 'input_image' || part.type === 'image') prompt.images.push(imageOf(part));
     }
   }
+}
+
+/** `image_url: "…"` or `image_url: {url, detail}` (chat), `image_url: "…", detail` (responses). */
+function imageOf(part: Json): PromptImage {
+  const field = part.image_url;
+  if (isObject(field)) return { url: asString(field.url) ?? '', detail: asString(field.detail) };
+  return { url: asString(field) ?? '', detail: asString(part.detail) };
 }
 
 /** A string, a list of strings, a list of token ids, or a list of token-id lists. */

@@ -29,6 +29,8 @@ export interface ConsumeRecord {
   triedChannelIds: readonly number[];
   /** Part of the cost that could not be charged (balance ran out mid-call); admins only. */
   unpaidQuota: number;
+  /** Listed words the sensitive-word check found in the answer; named in the content as new-api does. */
+  sensitiveWords?: readonly string[] | undefined;
 }
 
 const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
@@ -56,7 +58,7 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     user_id: record.userId,
     created_at: record.createdAt,
     type: LogType.Consume,
-    content: consumeContent(record.pricing),
+    content: record.sensitiveWords?.length ? `${consumeContent(record.pricing)}，敏感词：${record.sensitiveWords.join(', ')}` : consumeContent(record.pricing),
     username: record.username,
     token_name: record.tokenName,
     model_name: record.model,
