@@ -243,7 +243,9 @@ export function deliverPiped(options: DeliverOptions): Delivery {
  * broken) has sent the client nothing: it fails like a connection failure, so another channel
  * may be tried.
  */
-export async function deliverStream(options: DeliverOptions & { forwardUsage: boolean; watchdog: StreamWatchdog }): Promise<Delivery> {
+export async function deliverStream(
+  options: DeliverOptions & { forwardUsage: boolean; watchdog: StreamWatchdog; queueLength?: number },
+): Promise<Delivery> {
   const { reply } = options;
   const result = await relayStream({
     response: reply.raw,
@@ -256,6 +258,7 @@ export async function deliverStream(options: DeliverOptions & { forwardUsage: bo
     abort: options.abort,
     startedAt: options.startedAt,
     completionCheck: options.completionCheck,
+    queueLength: options.queueLength,
   });
   if (!result.committed) {
     throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));

@@ -360,6 +360,7 @@ export class RelayService {
           ...options,
           forwardUsage: !askStreamUsage,
           watchdog: this.watchdog,
+          queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
         });
       } else if (endpoint === 'speech') {
         delivery = deliverPiped(options);

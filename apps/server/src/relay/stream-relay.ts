@@ -41,6 +41,12 @@ export interface StreamRelayOptions {
   startedAt: number;
   /** Check the generated text for listed words (sensitive-answer.ts); undefined: no check, no cost. */
   completionCheck?: CompletionCheck | undefined;
+  /**
+   * StreamCacheQueueLength: how many upstream reads may wait in memory for a slow client before
+   * the upstream read is paused. 0 pauses at the first full socket (the least memory); a few
+   * reads keep a fast upstream streaming through a client's short stalls.
+   */
+  queueLength?: number;
 }
 
 export const SSE_HEADERS = {
@@ -89,9 +95,13 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     body.destroy();
   });
 
-  // Paused while the client's socket is full; resumed when it drains, or when the client leaves.
+  // Paused while the client's socket is full (past the queue length); resumed when it drains, or
+  // when the client leaves.
+  const queueLength = options.queueLength ?? 0;
+  let queued = 0;
   let paused = false;
   const resume = () => {
+    queued = 0;
     if (!paused) return;
     paused = false;
     body.resume();
@@ -109,7 +119,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     const chunk = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived);
     arrived.length = 0;
     if (!committed) commit();
-    if (!write(response, reader.push(chunk), abort) && !paused) {
+    if (!write(response, reader.push(chunk), abort) && !paused && (queued += 1) > queueLength) {
       paused = true;
       body.pause();
     }
