@@ -21,6 +21,7 @@ import { logRoutes } from './http/api/logs.js';
 import { statusRoutes } from './http/api/status.js';
 import { pricingRoutes } from './http/api/pricing.js';
 import { dataRoutes } from './http/api/data.js';
+import { compatRoutes } from './http/api/compat-routes.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
@@ -98,6 +99,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   walletRoutes(app, context);
   pricingRoutes(app, context);
   dataRoutes(app, context);
+  compatRoutes(app, context);
   logRoutes(app, context);
   relayRoutes(app, context);
 

@@ -9,7 +9,7 @@ import { firstKey, getUpstreamJson, type UpstreamCall } from './upstream-http.js
  * Which priced model names belong to which channel type, by name. Types not listed here serve
  * whatever their channels are configured with.
  */
-const TYPE_MODEL_PATTERNS: Record<number, RegExp> = {
+export const TYPE_MODEL_PATTERNS: Record<number, RegExp> = {
   [ChannelType.OpenAI]: /^(gpt-|chatgpt-|o\d|text-embedding-3|text-embedding-ada|text-moderation|omni-moderation|whisper|tts-|dall-e|davinci|babbage)/,
   [ChannelType.Azure]: /^(gpt-|o\d|text-embedding-3|text-embedding-ada|whisper|tts-|dall-e)/,
   [ChannelType.Anthropic]: /^claude-/,
