@@ -13,6 +13,8 @@ export interface OptionDefinition {
   secret?: boolean;
   /** Strip trailing slashes on write (addresses). */
   url?: boolean;
+  /** Only empty or an http:// / https:// address (addresses the server calls). */
+  httpOnly?: boolean;
   /** Allowed values for enumerated strings. */
   oneOf?: readonly string[];
   /** Minimum for numbers. */
@@ -28,6 +30,7 @@ const bool = (value: boolean) => ({ kind: 'bool' as const, default: String(value
 const str = (value = '', extra: Partial<Omit<OptionDefinition, 'kind'>> = {}) => ({ kind: 'string' as const, default: value, ...extra });
 const secret = () => ({ kind: 'string' as const, default: '', secret: true });
 const url = () => ({ kind: 'string' as const, default: '', url: true });
+const httpUrl = () => ({ kind: 'string' as const, default: '', url: true, httpOnly: true });
 const json = (value: unknown, jsonShape: OptionDefinition['jsonShape']) => ({
   kind: 'json' as const,
   default: JSON.stringify(value, null, 2),
@@ -105,6 +108,15 @@ export const OPTION_DEFINITIONS = {
   TurnstileCheckEnabled: bool(false),
   TurnstileSiteKey: str(''),
   TurnstileSecretKey: secret(),
+  // OpenID Connect sign-in under new-api's `oidc.*` keys (domain/users/oidc-client.ts); the
+  // console's system tab fills the endpoints from the well-known discovery document.
+  'oidc.enabled': bool(false),
+  'oidc.client_id': str(''),
+  'oidc.client_secret': secret(),
+  'oidc.well_known': httpUrl(),
+  'oidc.authorization_endpoint': httpUrl(),
+  'oidc.token_endpoint': httpUrl(),
+  'oidc.user_info_endpoint': httpUrl(),
 
   // SMTP
   SMTPServer: str(''),
@@ -206,6 +218,9 @@ export function normaliseOptionValue(key: string, raw: unknown): string {
     case 'string': {
       if (definition.oneOf && !definition.oneOf.includes(value)) {
         throw new OptionValidationError(`${key} 只能是 ${definition.oneOf.join('、')} 之一`);
+      }
+      if (definition.httpOnly && value.trim() !== '' && !/^https?:\/\/[^\s/]+\S*$/i.test(value.trim())) {
+        throw new OptionValidationError(`${key} 必须是以 http:// 或 https:// 开头的地址`);
       }
       return definition.url ? value.trim().replace(/\/+$/, '') : value;
     }

@@ -124,12 +124,26 @@ export const isExpired = (token: Pick<TokenRow, 'expired_time'>, now: number): b
 export const isExhausted = (token: Pick<TokenRow, 'unlimited_quota' | 'remain_quota'>): boolean =>
   Number(token.unlimited_quota) === 0 && Number(token.remain_quota) <= 0;
 
-/** A token as its owner sees it: the key without `sk-`, as new-api sends it (the console adds the prefix). */
+/**
+ * new-api's mask: the first and last four characters around ten stars, so a user can tell keys
+ * apart without the answer being usable. Short keys (only ever hand-made) keep less.
+ */
+export function maskTokenKey(key: string): string {
+  if (key === '') return '';
+  if (key.length <= 4) return '*'.repeat(key.length);
+  if (key.length <= 8) return `${key.slice(0, 2)}****${key.slice(-2)}`;
+  return `${key.slice(0, 4)}${'*'.repeat(10)}${key.slice(-4)}`;
+}
+
+/**
+ * A token as the console sees it. The key is always masked (without `sk-`, which the console
+ * adds); the full key leaves the server only through the key routes (token-key-access.ts).
+ */
 export function toWireToken(row: TokenRow) {
   return {
     id: Number(row.id),
     user_id: Number(row.user_id),
-    key: row.key,
+    key: maskTokenKey(row.key),
     status: Number(row.status),
     name: row.name,
     created_time: Number(row.created_time),

@@ -13,12 +13,26 @@ export interface TokenSearch {
   key?: string;
 }
 
-/** Tokens, always scoped to their owner: no query here reaches another user's rows. */
+/**
+ * Tokens, scoped to their owner. The two exceptions say so in their names: findByKey (the relay
+ * and key uniqueness) and findAnyById (the super administrator reading a key, which is logged).
+ */
 export class TokenRepository {
   constructor(private readonly db: Db) {}
 
   findOwned(userId: number, id: number): Promise<TokenRow | undefined> {
     return this.db.kysely.selectFrom('tokens').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  findAnyById(id: number): Promise<TokenRow | undefined> {
+    return this.db.kysely.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Id and key of those of `ids` the user owns; the others are left out. */
+  async ownedKeys(userId: number, ids: number[]): Promise<{ id: number; key: string }[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.kysely.selectFrom('tokens').select(['id', 'key']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+    return rows.map((row) => ({ id: Number(row.id), key: row.key }));
   }
 
   findByKey(key: string): Promise<TokenRow | undefined> {

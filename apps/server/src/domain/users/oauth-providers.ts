@@ -12,6 +12,8 @@ export interface ProviderAccount {
   legacyId?: string;
   displayName: string;
   email: string;
+  /** A name the provider suggests for a new account (OIDC preferred_username); used when free and valid. */
+  preferredUsername?: string;
 }
 
 const TIMEOUT_MS = 10_000;

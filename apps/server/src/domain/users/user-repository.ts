@@ -10,7 +10,7 @@ import { usernameKey } from './username.js';
 export type UserRow = Selectable<UsersTable>;
 
 /** Columns holding a third-party account id, one per sign-in provider. */
-export type BindingColumn = 'github_id' | 'linux_do_id' | 'wechat_id' | 'telegram_id';
+export type BindingColumn = 'github_id' | 'linux_do_id' | 'wechat_id' | 'telegram_id' | 'oidc_id';
 
 export interface UserPageQuery {
   keyword?: string;

@@ -1,4 +1,5 @@
-import { UserStatus } from '@modelgate/contract';
+import { USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { badRequest, forbidden } from '../../errors/app-error.js';
@@ -8,19 +9,25 @@ import {
   fetchWeChatAccount,
   type ProviderAccount,
 } from '../../domain/users/oauth-providers.js';
+import { fetchOidcAccount, fetchOidcDiscovery } from '../../domain/users/oidc-client.js';
 import { checkTelegramLogin } from '../../domain/users/telegram-auth.js';
 import { createUser, nextProviderUsername } from '../../domain/users/user-registration.js';
+import { hasForbiddenCharacters } from '../../domain/users/username.js';
 import type { BindingColumn, UserRow } from '../../domain/users/user-repository.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { consumeEmailVerificationCode } from '../../domain/verification/email-flows.js';
 import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/email-rules.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { findSession } from '../../middleware/session.js';
-import { ok } from '../envelope.js';
+import { ok, parseInput } from '../envelope.js';
 import { completeLogin, criticalRateLimit, requestOrigin } from './auth.js';
 
 const STATE_COOKIE = 'oauth_state';
 const STATE_MAX_AGE_SECONDS = 10 * 60;
+
+const oidcDiscoveryBody = z.object({
+  well_known: z.string({ error: '请填写 Well-Known URL' }).trim().min(1, '请填写 Well-Known URL'),
+});
 
 interface Provider {
   label: string;
@@ -41,7 +48,7 @@ const queryOf = (request: FastifyRequest): Record<string, string> => {
 };
 
 /**
- * Third-party sign-in and account binding: GitHub and LinuxDO (OAuth with an anti-forgery state),
+ * Third-party sign-in and account binding: GitHub, LinuxDO and OpenID Connect (OAuth with an anti-forgery state),
  * WeChat (codes checked by the configured WeChat server), Telegram (signed widget data), and
  * email binding with a mailed code.
  */
@@ -50,6 +57,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
   const repository = users.repository;
   const critical = criticalRateLimit(context);
   const signedIn = authGuard(repository, 'user');
+  const rootOnly = authGuard(repository, 'root');
 
   const github: Provider = {
     label: 'GitHub',
@@ -75,6 +83,27 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     disabledMessage: '管理员未开启通过微信登录以及注册',
     boundMessage: '该微信账号已被绑定',
   };
+  const oidc: Provider = {
+    label: 'OIDC',
+    column: 'oidc_id',
+    usernamePrefix: 'oidc',
+    enabled: () => options.bool('oidc.enabled'),
+    disabledMessage: '管理员未开启通过 OIDC 登录以及注册',
+    boundMessage: '该 OIDC 账户已被绑定',
+  };
+
+  /** The provider's suggested name when it passes the sign-up rules and is free, else `<prefix>_<next id>`. */
+  async function newAccountUsername(provider: Provider, account: ProviderAccount): Promise<string> {
+    const preferred = account.preferredUsername ?? '';
+    const acceptable =
+      preferred !== '' &&
+      preferred.length <= USERNAME_MAX_LENGTH &&
+      // An @ would make the name read as an email address at the password login.
+      !preferred.includes('@') &&
+      !hasForbiddenCharacters(preferred) &&
+      !(await repository.usernameTaken(preferred));
+    return acceptable ? preferred : nextProviderUsername(context, provider.usernamePrefix);
+  }
 
   /** The user bound to this account; a GitHub binding made under the old login-name form is moved to the id. */
   async function findBound(provider: Provider, account: ProviderAccount): Promise<UserRow | undefined> {
@@ -94,7 +123,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     if (!options.bool('RegisterEnabled')) throw forbidden('管理员关闭了新用户注册', 'auth:register_disabled');
     const email = account.email !== '' && !(await repository.emailTaken(account.email.toLowerCase())) ? account.email.toLowerCase() : '';
     const created = await createUser(context, {
-      username: await nextProviderUsername(context, provider.usernamePrefix),
+      username: await newAccountUsername(provider, account),
       password: '',
       displayName: account.displayName,
       email,
@@ -172,6 +201,29 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
       fetchLinuxDoAccount(config, options, code, `${options.string('ServerAddress') || requestOrigin(request)}/oauth/linuxdo`),
     ),
   );
+
+  // new-api's route: the redirect_uri registered at the provider is <ServerAddress>/oauth/oidc.
+  app.get(
+    '/api/oauth/oidc',
+    { preHandler: critical },
+    callback(oidc, (code, request) =>
+      fetchOidcAccount(options, code, `${options.string('ServerAddress') || requestOrigin(request)}/oauth/oidc`),
+    ),
+  );
+
+  // The system tab's "fetch" button: the provider's discovery document read here, not in the
+  // browser, which most providers' CORS rules would stop.
+  app.post('/api/oauth/oidc/discovery', { preHandler: [critical, rootOnly] }, async (request) => {
+    const { well_known: wellKnown } = parseInput(oidcDiscoveryBody, request.body);
+    const document = await fetchOidcDiscovery(wellKnown, { fresh: true });
+    return ok({
+      issuer: document.issuer,
+      authorization_endpoint: document.authorization_endpoint,
+      token_endpoint: document.token_endpoint,
+      user_info_endpoint: document.userinfo_endpoint ?? '',
+      jwks_uri: document.jwks_uri ?? '',
+    });
+  });
 
   app.get('/api/oauth/wechat', { preHandler: critical }, async (request, reply) => {
     if (!wechat.enabled()) throw forbidden(wechat.disabledMessage, 'oauth:disabled');

@@ -101,7 +101,7 @@ describe('PUT then GET /api/option/', () => {
   it('never answers a secret: not in GET /api/option/, not in /api/status', async () => {
     const secrets = KEYS.filter((key) => definition(key).secret);
     expect(secrets.sort()).toEqual(
-      ['EpayKey', 'GitHubClientSecret', 'LinuxDOClientSecret', 'SMTPToken', 'TelegramBotToken', 'TurnstileSecretKey', 'WeChatServerToken', 'WorkerValidKey'].sort(),
+      ['EpayKey', 'GitHubClientSecret', 'LinuxDOClientSecret', 'SMTPToken', 'TelegramBotToken', 'TurnstileSecretKey', 'WeChatServerToken', 'WorkerValidKey', 'oidc.client_secret'].sort(),
     );
     for (const key of secrets) expect((await put(key, `S3CRET-${key}-value`)).json().success).toBe(true);
     const { raw } = await listOptions();
@@ -112,7 +112,7 @@ describe('PUT then GET /api/option/', () => {
     }
     // Every key whose name says it is a key, token or secret is write-only (and nothing else is hidden).
     for (const key of KEYS) {
-      const looksSecret = /(Secret|Token|Key)$/.test(key) && !/SiteKey$/.test(key);
+      const looksSecret = /(Secret|Token|Key|[._]secret)$/.test(key) && !/SiteKey$/.test(key);
       expect(Boolean(definition(key).secret), key).toBe(looksSecret);
     }
   });

@@ -27,16 +27,19 @@ const call = async (method: Method, url: string, payload?: object, headers = ali
 async function create(payload: object = {}, headers = alice) {
   const { body } = await call('POST', '/api/token/', { name: 'my token', remain_quota: 500000, expired_time: -1, ...payload }, headers);
   expect(body.success, body.message).toBe(true);
-  return body.data as { id: number; key: string; status: number; name: string };
+  // Answers carry the masked key (token-keys.test.ts); the real one is read from the database.
+  const row = await stored(body.data.id);
+  return { ...body.data, key: row!.key, masked: body.data.key } as { id: number; key: string; masked: string; status: number; name: string };
 }
 
 const stored = (id: number) => test.context.db.kysely.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 describe('creating tokens', () => {
-  it('makes a 48-character CSPRNG key, returns it without sk-, and tells the caches', async () => {
+  it('makes a 48-character CSPRNG key, answers it masked, and tells the caches', async () => {
     const token = await create({ unlimited_quota: true, model_limits_enabled: true, model_limits: 'gpt-4o, o3,gpt-4o', allow_ips: '10.0.0.1\r\n\n192.168.0.0/16, ::1\n2001:db8::/32', group: 'vip' });
     expect(token.key).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(token.masked).toBe(`${token.key.slice(0, 4)}**********${token.key.slice(-4)}`);
     expect(token).toMatchObject({
       name: 'my token',
       status: 1,
@@ -54,13 +57,15 @@ describe('creating tokens', () => {
     expect(row).toMatchObject({ key: token.key, unlimited_quota: 1, model_limits_enabled: 1 });
 
     const listed = (await call('GET', '/api/token/?p=1&size=10')).body;
-    expect(listed.data.items[0].key).toBe(token.key);
+    expect(listed.data.items[0].key).toBe(token.masked);
   });
 
   it('keys are unique across many tokens', async () => {
     const created = await call('POST', '/api/token/', { name: 'bulk', count: 40, remain_quota: 1 });
     expect(created.body.data).toHaveLength(40);
-    const keys = created.body.data.map((token: { key: string }) => token.key);
+    const rows = await test.context.db.kysely.selectFrom('tokens').select('key').where('name', 'like', 'bulk%').execute();
+    const keys = rows.map((row) => row.key);
+    expect(keys).toHaveLength(40);
     expect(new Set(keys).size).toBe(40);
     for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9]{48}$/);
     const names = created.body.data.map((token: { name: string }) => token.name);
@@ -128,7 +133,7 @@ describe('reading tokens', () => {
     expect(await names(`keyword=beta&token=${first.key}`)).toEqual([]);
     expect(await names('keyword=%25')).toEqual([]);
 
-    expect((await call('GET', `/api/token/${first.id}`)).body.data).toMatchObject({ id: first.id, key: first.key, name: 'alpha one' });
+    expect((await call('GET', `/api/token/${first.id}`)).body.data).toMatchObject({ id: first.id, key: first.masked, name: 'alpha one' });
     expect(await call('GET', '/api/token/999999')).toMatchObject({ status: 404, body: { success: false, message: '令牌不存在' } });
     expect(await call('GET', '/api/token/nope')).toMatchObject({ status: 400, body: { success: false, message: '无效的令牌 ID' } });
   });
@@ -167,7 +172,7 @@ describe('editing tokens', () => {
     const token = await create();
     const expiry = inAnHour();
     const edited = await call('PUT', '/api/token/', { id: token.id, name: 'renamed', remain_quota: 42, expired_time: expiry, unlimited_quota: false, allow_ips: '1.2.3.4', group: 'vip', model_limits_enabled: true, model_limits: ['o3'] });
-    expect(edited.body.data).toMatchObject({ id: token.id, key: token.key, name: 'renamed', remain_quota: 42, expired_time: expiry, allow_ips: '1.2.3.4', group: 'vip', model_limits_enabled: true, model_limits: 'o3', status: 1 });
+    expect(edited.body.data).toMatchObject({ id: token.id, key: token.masked, name: 'renamed', remain_quota: 42, expired_time: expiry, allow_ips: '1.2.3.4', group: 'vip', model_limits_enabled: true, model_limits: 'o3', status: 1 });
     expect(tokenEvents.at(-1)).toBe(token.key);
 
     const refusals: [object, string][] = [
@@ -185,8 +190,9 @@ describe('editing tokens', () => {
     // The edit form echoes the whole token back, read-only fields and nulls included.
     const echoed = (await call('GET', `/api/token/${token.id}`)).body.data;
     const saved = await call('PUT', '/api/token/', { ...echoed, name: 'echoed', used_quota: 123456, user_id: 999, key: 'forged', status: 2, remain_quota: null });
-    expect(saved.body.data).toMatchObject({ name: 'echoed', used_quota: 0, user_id: echoed.user_id, key: token.key, status: 1, remain_quota: 42 });
-    expect(await stored(token.id)).toMatchObject({ name: 'echoed', remain_quota: 42, used_quota: 0 });
+    expect(saved.body.data).toMatchObject({ name: 'echoed', used_quota: 0, user_id: echoed.user_id, key: token.masked, status: 1, remain_quota: 42 });
+    // The echoed masked key (or a forged one) never replaces the real key.
+    expect(await stored(token.id)).toMatchObject({ name: 'echoed', remain_quota: 42, used_quota: 0, key: token.key });
   });
 
   it('keeps a past expiry the edit did not touch, and an edit that cures an expired or exhausted token turns it back on', async () => {

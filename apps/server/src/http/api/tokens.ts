@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { tokenInputSchema, toWireToken } from '../../domain/tokens/token-fields.js';
+import { TokenKeyAccess } from '../../domain/tokens/token-key-access.js';
 import { TokenService } from '../../domain/tokens/token-service.js';
 import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
+import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { ok, parseInput } from '../envelope.js';
 import { withSpendableRemain } from './console-balances.js';
 
@@ -19,7 +21,14 @@ const queryText = (query: unknown, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** A signed-in user's own API tokens (spec 02 §7). Nobody reaches another user's tokens here. */
+/** How often one user may read full keys: new-api's critical limit (CRITICAL_RATE_LIMIT per 20 minutes). */
+const KEY_READ_WINDOW_SECONDS = 20 * 60;
+
+/**
+ * A signed-in user's own API tokens (spec 02 §7). Every answer carries masked keys; the full key
+ * comes only from the key routes, where the super administrator may also read another user's
+ * key (logged). Nobody reaches another user's tokens otherwise.
+ */
 export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
   const signedIn = { preHandler: authGuard(context.users.repository, 'user') };
   const tokens = new TokenService(context.db, context.options, context.changes);
@@ -52,6 +61,27 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
       ? await tokens.setStatus(user, input.id, input.status)
       : await tokens.update(user, input);
     return ok(toWireToken(token), '更新成功');
+  });
+
+  // Counted per user, in a bucket of its own: copying keys must not eat the sign-in budget of a shared IP.
+  const limitKeyReads = async (request: FastifyRequest, reply: FastifyReply) => {
+    const rule = { bucket: 'token-key', limit: context.config.rateLimits.critical, windowSeconds: KEY_READ_WINDOW_SECONDS };
+    await enforceRateLimit(context.rateLimits, rule, `user-${currentUser(request).id}`);
+    // A full key must not sit in a shared or browser cache.
+    void reply.header('cache-control', 'no-store');
+  };
+  const keys = new TokenKeyAccess(context, tokens.repository);
+  // new-api's console POSTs; GET serves scripts and the issue's wording. Both are the same read.
+  const readKey = async (request: FastifyRequest, reply: FastifyReply) => {
+    await limitKeyReads(request, reply);
+    return ok({ key: await keys.read({ user: currentUser(request), ip: request.ip }, tokenId(request.params)) });
+  };
+  app.get('/api/token/:id/key', signedIn, readKey);
+  app.post('/api/token/:id/key', signedIn, readKey);
+
+  app.post('/api/token/batch/keys', signedIn, async (request, reply) => {
+    await limitKeyReads(request, reply);
+    return ok({ keys: await keys.readOwned(currentUser(request), (request.body as { ids?: unknown } | undefined)?.ids) });
   });
 
   const remove = async (userId: number, params: unknown) => {

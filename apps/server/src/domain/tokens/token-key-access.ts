@@ -1,0 +1,82 @@
+import { isRoot, LogType } from '@modelgate/contract';
+import type { AppContext } from '../../app-context.js';
+import { badRequest, notFound } from '../../errors/app-error.js';
+import type { UserRow } from '../users/user-repository.js';
+import { TOKEN_BATCH_MAX, type TokenRow } from './token-fields.js';
+import type { TokenRepository } from './token-repository.js';
+
+const NOT_FOUND_MESSAGE = '令牌不存在';
+/** The action name new-api's audit log gives this event (other.op.action). */
+export const ADMIN_KEY_VIEW_ACTION = 'token.admin_key_view';
+
+export interface KeyReader {
+  user: UserRow;
+  /** Written into the management log when the super administrator reads another user's key. */
+  ip: string;
+}
+
+/**
+ * The only way a full token key leaves the server (new-api's POST /api/token/{id}/key and
+ * /api/token/batch/keys). Keys are answered without `sk-`, as stored; lists carry masked keys.
+ */
+export class TokenKeyAccess {
+  constructor(
+    private readonly context: AppContext,
+    private readonly tokens: TokenRepository,
+  ) {}
+
+  /**
+   * The owner reads its own key. The super administrator may read anyone's, and reading
+   * another user's writes a management log line under the administrator naming the token and
+   * its owner (never the key). Everyone else gets "not found", so ids of others' tokens
+   * cannot be probed.
+   */
+  async read(reader: KeyReader, id: number): Promise<string> {
+    const readerId = Number(reader.user.id);
+    const token = isRoot(Number(reader.user.role)) ? await this.tokens.findAnyById(id) : await this.tokens.findOwned(readerId, id);
+    if (!token) throw notFound(NOT_FOUND_MESSAGE, 'token:not_found');
+    if (Number(token.user_id) !== readerId) await this.logAdminRead(reader, token);
+    return token.key;
+  }
+
+  /** Copy selected: the keys of those of `ids` the user owns, by id (others' ids are left out, as in new-api). */
+  async readOwned(user: UserRow, ids: unknown): Promise<Record<number, string>> {
+    const wanted = checkIds(ids);
+    const keys: Record<number, string> = {};
+    for (const { id, key } of await this.tokens.ownedKeys(Number(user.id), wanted)) keys[id] = key;
+    return keys;
+  }
+
+  private async logAdminRead(reader: KeyReader, token: TokenRow): Promise<void> {
+    const ownerId = Number(token.user_id);
+    // The audit line must not depend on the owner still being loadable: an unknown name stays empty.
+    const owner = await this.context.users.repository.findById(ownerId);
+    const ownerName = owner?.username ?? '';
+    const params = { target_user_id: ownerId, target_username: ownerName, token_id: Number(token.id), token_name: token.name };
+    await this.context.db.kysely
+      .insertInto('logs')
+      .values({
+        user_id: Number(reader.user.id),
+        username: reader.user.username,
+        type: LogType.Manage,
+        content: `超级管理员查看了用户 ${ownerName || '(未知)'}（ID ${ownerId}）的令牌「${token.name}」（ID ${Number(token.id)}）的密钥`,
+        ip: reader.ip,
+        other: JSON.stringify({
+          admin_info: { admin_id: Number(reader.user.id), admin_username: reader.user.username },
+          op: { action: ADMIN_KEY_VIEW_ACTION, params },
+        }),
+        created_at: Math.floor(Date.now() / 1000),
+      })
+      .execute();
+  }
+}
+
+/** new-api's batch body: {ids: [...]}, 1 to 100 positive integers. */
+function checkIds(ids: unknown): number[] {
+  if (!Array.isArray(ids) || ids.length === 0) throw badRequest('无效的参数，ids: 请选择至少一个令牌', 'token:invalid_ids');
+  if (ids.length > TOKEN_BATCH_MAX) throw badRequest(`一次最多读取 ${TOKEN_BATCH_MAX} 个令牌的密钥`, 'token:too_many_ids');
+  for (const id of ids) {
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) throw badRequest('无效的参数，ids: 令牌 ID 必须是正整数', 'token:invalid_ids');
+  }
+  return [...new Set(ids as number[])];
+}
