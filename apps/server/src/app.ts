@@ -22,6 +22,7 @@ import { statusRoutes } from './http/api/status.js';
 import { pricingRoutes } from './http/api/pricing.js';
 import { dataRoutes } from './http/api/data.js';
 import { compatRoutes } from './http/api/compat-routes.js';
+import { userSettingRoutes } from './http/api/user-setting.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
@@ -99,6 +100,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   walletRoutes(app, context);
   pricingRoutes(app, context);
   dataRoutes(app, context);
+  userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
   relayRoutes(app, context);

@@ -5,6 +5,7 @@ import type { Db } from '../../db/index.js';
 import { insertReturningId } from '../../db/index.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 import { SessionRepository } from './session-repository.js';
+import { publicUserSetting } from './user-setting.js';
 import { usernameKey } from './username.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -83,7 +84,7 @@ export function toPublicUser(row: UserRow): PublicUser {
     aff_quota: Number(row.aff_quota),
     aff_history_quota: Number(row.aff_history),
     inviter_id: Number(row.inviter_id),
-    setting: row.setting,
+    setting: publicUserSetting(row.setting),
     remark: row.remark,
     created_at: Number(row.created_at),
     DeletedAt: row.deleted_at ? new Date(Number(row.deleted_at) * 1000).toISOString() : null,
