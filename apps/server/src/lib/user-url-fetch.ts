@@ -225,7 +225,7 @@ class PrivateAddressError extends Error {
   readonly code = 'EPRIVATEADDRESS';
 }
 
-function isNonPublic(address: string): boolean {
+export function isNonPublic(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
   if (family !== 6) return true;
@@ -243,7 +243,7 @@ function refusePrivateLiteral(url: URL): void {
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** dns.lookup for the direct agent's connections: a name that resolves to a non-public address fails to connect. */
-function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) {
       callback(error, []);
