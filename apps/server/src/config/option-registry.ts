@@ -54,6 +54,12 @@ export const OPTION_DEFINITIONS = {
   ChannelBreakerWindowSeconds: float(60, 0),
   ChannelBreakerCooldownSeconds: float(30, 0),
   DataExportInterval: int(5, 1),
+  // Per-user request limits on the relay (relay/model-request-limit.ts, new-api's
+  // middleware/model-rate-limit.go): within DurationMinutes, at most Count requests (failed ones
+  // included) and at most SuccessCount successful ones; 0 turns either limit (or the window) off.
+  ModelRequestRateLimitDurationMinutes: int(1, 0),
+  ModelRequestRateLimitCount: int(0, 0),
+  ModelRequestRateLimitSuccessCount: int(1000, 0),
   Price: float(7.3, 0),
   MinTopUp: int(1, 0),
 
@@ -67,6 +73,21 @@ export const OPTION_DEFINITIONS = {
   TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
   Chats: json([], 'array'),
   SensitiveWords: str(''),
+  // One phrase a line: an upstream error whose message holds one (ignoring case) disables the
+  // channel under AutomaticDisableChannelEnabled (relay/channel-health.ts). new-api's list.
+  AutomaticDisableKeywords: str(
+    [
+      'Your credit balance is too low',
+      'This organization has been disabled.',
+      'You exceeded your current quota',
+      'Permission denied',
+      'The security token included in the request is invalid',
+      'Operation not allowed',
+      'Your account is not authorized',
+    ].join('\n'),
+  ),
+  // The documentation address new-api's console links in its header and home page (/api/status docs_link).
+  'general_setting.docs_link': url(),
   Notice: str(''),
   SystemName: str('modelgate'),
   Logo: str(''),
@@ -145,6 +166,13 @@ export const OPTION_DEFINITIONS = {
   MjActionCheckSuccessEnabled: bool(true),
   DataExportEnabled: bool(true),
   DefaultCollapseSidebar: bool(false),
+  // A console flag only, as in new-api: its home page then shows the version as the project link
+  // (/api/status demo_site_enabled); the server changes nothing else.
+  DemoSiteEnabled: bool(false),
+  // new-api's self-use mode: a model with neither a ratio nor a price is served at ratio 37.5
+  // instead of being refused (domain/billing/pricing.ts).
+  SelfUseModeEnabled: bool(false),
+  ModelRequestRateLimitEnabled: bool(false),
 } as const satisfies Record<string, OptionDefinition>;
 
 export type OptionKey = keyof typeof OPTION_DEFINITIONS;

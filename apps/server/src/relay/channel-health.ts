@@ -2,6 +2,7 @@ import { ChannelStatus } from '@modelgate/contract';
 import type { OpenAIEndpoint } from '@modelgate/protocol';
 import type { AppContext } from '../app-context.js';
 import { toRelayChannel, type RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import { parseSensitiveWords, WordMatcher } from '../domain/sensitive/word-matcher.js';
 import { describeConnectionFailure } from '../lib/connection-failure.js';
 import { channelSecrets, maskSecrets } from '../lib/mask-secrets.js';
 import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
@@ -36,6 +37,8 @@ export class ChannelHealth {
   private testAllRunning = false;
   private readonly disabling = new Set<number>();
   readonly breakers: ChannelBreakers;
+  /** AutomaticDisableKeywords, built once per value of the option; undefined while the list is empty. */
+  private disableKeywords: WordMatcher | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -49,6 +52,25 @@ export class ChannelHealth {
       // A probe reports when its headers arrive, which RELAY_TIMEOUT bounds.
       probeLeaseMs: (config.relayTimeoutSeconds > 0 ? config.relayTimeoutSeconds : PROBE_LEASE_DEFAULT_SECONDS) * 1000,
     }));
+    this.setDisableKeywords(options.string('AutomaticDisableKeywords'));
+    options.onChange((key, value) => {
+      if (key === 'AutomaticDisableKeywords') this.setDisableKeywords(value);
+    });
+  }
+
+  private setDisableKeywords(list: string): void {
+    const matcher = new WordMatcher(parseSensitiveWords(list));
+    this.disableKeywords = matcher.size > 0 ? matcher : undefined;
+  }
+
+  /**
+   * Whether an upstream's error answer says the channel itself is unusable: the provider's own
+   * verdict (rejected key, closed account), or new-api's ShouldDisableChannel keyword rule, an
+   * error message holding one of AutomaticDisableKeywords, ignoring case. Whether the channel is
+   * then disabled is still up to AutomaticDisableChannelEnabled and its auto_ban.
+   */
+  disablesChannel(failure: UpstreamFailure, verdict: ErrorVerdict): boolean {
+    return verdict.disableChannel || (this.disableKeywords !== undefined && this.disableKeywords.find(failure.message) !== undefined);
   }
 
   /** The upstream answered a relayed request with a success status. */
@@ -62,8 +84,9 @@ export class ChannelHealth {
    * once when the rules say so. Errors of the request itself (other 4xx) say nothing about health.
    */
   onUpstreamError(channel: RelayChannel, keyIndex: number, failure: UpstreamFailure, verdict: ErrorVerdict): void {
-    if (verdict.disableChannel) this.onRelayFailure(channel, failure);
-    if (failure.status === 429 || failure.status >= 500 || verdict.disableChannel) {
+    const disable = this.disablesChannel(failure, verdict);
+    if (disable) this.onRelayFailure(channel, failure);
+    if (failure.status === 429 || failure.status >= 500 || disable) {
       this.trip(channel, keyIndex, `${failure.message} (HTTP ${failure.status})`);
     }
   }
@@ -242,7 +265,7 @@ export class ChannelHealth {
     if (response.statusCode >= 300) {
       const failure = await readUpstreamFailure(response, channel.keys);
       const verdict = adaptor.classifyError(failure);
-      return { result: { ok: false, elapsedMs: elapsed(), message: failure.message }, failure, disableChannel: verdict.disableChannel };
+      return { result: { ok: false, elapsedMs: elapsed(), message: failure.message }, failure, disableChannel: this.disablesChannel(failure, verdict) };
     }
     let text: string;
     try {

@@ -12,6 +12,7 @@ import { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import { UserUrlFetcher } from '../lib/user-url-fetch.js';
 import { ChannelHealth } from './channel-health.js';
 import { ImageTokens } from './image-tokens.js';
+import { ModelRequestLimits } from './model-request-limit.js';
 import { RelayAuthenticator } from './relay-auth.js';
 import { RelayService } from './relay-service.js';
 import { UpstreamClient } from './upstream-client.js';
@@ -86,7 +87,10 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const sensitive = new SensitiveFilter(context.options);
   const userUrls = new UserUrlFetcher(context.options);
   const images = new ImageTokens(userUrls, (error) => context.logger.info({ err: error }, 'image size unread; counted at the fallback'));
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images });
+  const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) =>
+    context.logger.error({ err: error }, 'model request limit: Redis failed'),
+  );
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits });
   const flush = (returnAll = false) => cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);

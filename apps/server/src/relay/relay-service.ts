@@ -19,6 +19,7 @@ import { pickChannel } from './channel-selector.js';
 import { deliverBuffered, deliverPiped, deliverStream, type Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
+import type { ModelRequestLimits } from './model-request-limit.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput } from './relay-input.js';
 import { RequestAbort } from './request-abort.js';
@@ -40,6 +41,8 @@ export interface RelayServiceDeps {
   sensitive: SensitiveFilter;
   /** Prices a prompt's images by their sizes when its tokens are counted. */
   images: ImageTokenCounter;
+  /** new-api's per-user ModelRequestRateLimit* limits, for calls made with an API key. */
+  modelLimits: ModelRequestLimits;
 }
 
 /**
@@ -152,6 +155,9 @@ export class RelayService {
       const { auth, charges, context } = this.deps;
       const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
       const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+      // As in new-api, the playground (a session, no API key) is not limited; nothing to await while the limits are off.
+      const admitted = spec.caller === 'session' ? undefined : this.deps.modelLimits.admit(caller.user.id);
+      if (admitted !== undefined) await admitted;
       const read = readRelayInput(spec, request.body);
       const input = read instanceof Promise ? await read : read;
       auth.checkModel(caller, input.model);
@@ -182,6 +188,7 @@ export class RelayService {
         return undefined;
       }
       const { delivery, channel, upstreamModel } = result;
+      if (spec.caller !== 'session') this.deps.modelLimits.succeeded(caller.user.id);
       try {
         if (delivery.billable) {
           const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall });

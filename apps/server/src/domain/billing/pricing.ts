@@ -22,12 +22,22 @@ export function groupRatioOf(options: OptionService, group: string): number {
   return lookup(options.json<NumberMap>('GroupRatio'), group) ?? 1;
 }
 
-/** Throws when the model has neither a ratio nor a price: the admin must price it first. */
+/**
+ * new-api's ratio for a model nobody priced (ratio_setting.GetModelRatio), used in self-use mode:
+ * 37.5, i.e. $75 per million prompt tokens, so an unpriced model is never accidentally cheap.
+ */
+export const SELF_USE_MODEL_RATIO = 37.5;
+
+/**
+ * Throws when the model has neither a ratio nor a price: the admin must price it first, unless
+ * SelfUseModeEnabled (new-api's self-use mode), where it is billed at SELF_USE_MODEL_RATIO.
+ */
 export function resolvePricing(options: OptionService, model: string, group: string): ModelPricing {
   const groupRatio = groupRatioOf(options, group);
   const price = lookup(options.json<NumberMap>('ModelPrice'), model);
   if (price !== undefined) return { modelPrice: price, modelRatio: 0, completionRatio: 1, groupRatio };
-  const modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
+  let modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
+  if (modelRatio === undefined && options.bool('SelfUseModeEnabled')) modelRatio = SELF_USE_MODEL_RATIO;
   if (modelRatio === undefined) {
     throw new AppError(
       'billing:model_price_error',

@@ -49,6 +49,14 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       price: options.number('Price'),
       enable_online_topup:
         options.string('PayAddress') !== '' && options.string('EpayId') !== '' && options.raw('EpayKey') !== '',
+      // modelgate creates its root on the first start, so an instance is always set up.
+      setup: true,
+      docs_link: options.string('general_setting.docs_link'),
+      demo_site_enabled: options.bool('DemoSiteEnabled'),
+      self_use_mode_enabled: options.bool('SelfUseModeEnabled'),
+      // new-api answers its BATCH_UPDATE_ENABLED here; modelgate always batches usage counters
+      // (every BATCH_UPDATE_INTERVAL seconds, at least 1), so the answer is always true.
+      enable_batch_update: context.config.batchUpdateIntervalSeconds > 0,
     });
   });
 

@@ -3,7 +3,10 @@ import type { ErrorVerdict, UpstreamFailure } from '../provider-types.js';
 /**
  * When an OpenAI-style upstream's error means the channel itself is broken, as opposed to the
  * request or a passing overload. The phrases are the ones OpenAI, Azure and the compatible
- * vendors actually send for revoked keys, closed accounts and spent balances.
+ * vendors actually send for revoked keys, closed accounts and spent balances. new-api's keyword
+ * list (spent credit, disabled organisation, exceeded quota, permission denied ...) is not here:
+ * it is the AutomaticDisableKeywords option, applied for every provider by channel-health.ts, so
+ * an administrator who removes a phrase there stops it disabling channels.
  */
 const DISABLING_CODES = new Set([
   'invalid_api_key',
@@ -20,13 +23,7 @@ const DISABLING_PHRASES = [
   'api key not valid',
   'invalid_api_key',
   'your account has been deactivated',
-  'this organization has been disabled',
-  'you exceeded your current quota',
-  'your credit balance is too low',
   'insufficient balance',
-  'permission denied',
-  'operation not allowed',
-  'your account is not authorized',
   'the api key you provided is invalid',
 ];
 
