@@ -19,7 +19,7 @@ export interface RegisterInput {
   aff_code?: string;
 }
 
-export type OAuthProvider = 'github' | 'linuxdo';
+export type OAuthProvider = 'github' | 'linuxdo' | 'oidc';
 
 /** Telegram's login widget hands these fields to its callback; the server verifies the hash. */
 export interface TelegramAuthData {

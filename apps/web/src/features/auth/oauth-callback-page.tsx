@@ -6,13 +6,13 @@ import { postPasswordLoginPath, settingsPath } from '../../route-table';
 import { completeOAuth, type OAuthProvider } from './api';
 import { startSession } from './session-actions';
 
-const PROVIDERS: readonly OAuthProvider[] = ['github', 'linuxdo'];
+const PROVIDERS: readonly OAuthProvider[] = ['github', 'linuxdo', 'oidc'];
 
 function isProvider(value: string | undefined): value is OAuthProvider {
   return PROVIDERS.includes(value as OAuthProvider);
 }
 
-/** /oauth/github and /oauth/linuxdo: exchanges the provider's code, then signs in or finishes a binding (spec 02 §4). */
+/** /oauth/github, /oauth/linuxdo and /oauth/oidc: exchanges the provider's code, then signs in or finishes a binding (spec 02 §4). */
 export default function OAuthCallbackPage() {
   const { t } = useTranslation(['auth', 'not-found']);
   const { provider } = useParams();

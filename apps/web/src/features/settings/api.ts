@@ -17,6 +17,8 @@ export interface SelfProfile {
   wechat_id: string;
   telegram_id: string;
   linux_do_id: string;
+  /** The OIDC provider's `sub` of the linked account; absent from servers without OIDC. */
+  oidc_id?: string;
   quota: number;
   used_quota: number;
   request_count: number;

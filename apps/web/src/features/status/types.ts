@@ -25,6 +25,9 @@ export interface SystemStatus {
   wechat_qrcode?: string;
   telegram_oauth?: boolean;
   telegram_bot_name?: string;
+  oidc_enabled?: boolean;
+  oidc_client_id?: string;
+  oidc_authorization_endpoint?: string;
   server_address?: string;
   top_up_link?: string;
   min_topup?: number;

@@ -1,5 +1,5 @@
 import { Button, Divider } from '@douyinfe/semi-ui';
-import { IconGithubLogo } from '@douyinfe/semi-icons';
+import { IconGithubLogo, IconIdCard } from '@douyinfe/semi-icons';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { readString, StorageKey } from '../../../lib/storage';
@@ -16,7 +16,7 @@ interface OAuthButtonsProps {
   onSignedIn: (user: UserInfo) => void;
 }
 
-export type RedirectProvider = 'github' | 'linuxdo';
+export type RedirectProvider = 'github' | 'linuxdo' | 'oidc';
 
 /** The provider's authorize address; also used by personal settings to bind an account. */
 export function authorizeUrl(provider: RedirectProvider, clientId: string, state: string): string {
@@ -29,6 +29,26 @@ export function authorizeUrl(provider: RedirectProvider, clientId: string, state
   return `https://connect.linux.do/oauth2/authorize?${params}`;
 }
 
+/** Whether the OIDC button can work: switched on, with a client id and an authorization endpoint. */
+export function oidcAvailable(status: SystemStatus): boolean {
+  return status.oidc_enabled === true && Boolean(status.oidc_client_id) && Boolean(status.oidc_authorization_endpoint);
+}
+
+/**
+ * The OIDC provider's authorize address. The redirect_uri must be the one the server sends with
+ * the code (<ServerAddress>/oauth/oidc, or this origin while no server address is saved).
+ */
+export function oidcAuthorizeUrl(status: SystemStatus, state: string): string {
+  const url = new URL(status.oidc_authorization_endpoint ?? '');
+  const origin = (status.server_address || window.location.origin).replace(/\/+$/, '');
+  url.searchParams.set('client_id', status.oidc_client_id ?? '');
+  url.searchParams.set('redirect_uri', `${origin}/oauth/oidc`);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('scope', 'openid profile email');
+  url.searchParams.set('state', state);
+  return url.toString();
+}
+
 /** Third-party sign-in; each button exists only while its status flag is on (spec 01 §2). */
 export function OAuthButtons({ status, withDivider, onSignedIn }: OAuthButtonsProps) {
   const { t } = useTranslation('auth');
@@ -39,14 +59,15 @@ export function OAuthButtons({ status, withDivider, onSignedIn }: OAuthButtonsPr
   const linuxdo = status.linuxdo_oauth === true && Boolean(status.linuxdo_client_id);
   const wechat = status.wechat_login === true;
   const telegram = status.telegram_oauth === true && Boolean(status.telegram_bot_name);
-  if (!github && !linuxdo && !wechat && !telegram) return null;
+  const oidc = oidcAvailable(status);
+  if (!github && !linuxdo && !wechat && !telegram && !oidc) return null;
 
   // The state ties the callback to this browser session and carries the inviter code through the round trip.
   const redirect = async (provider: RedirectProvider, clientId: string) => {
     setRedirecting(provider);
     try {
       const state = await fetchOAuthState(readString(StorageKey.inviterCode));
-      window.location.assign(authorizeUrl(provider, clientId, state));
+      window.location.assign(provider === 'oidc' ? oidcAuthorizeUrl(status, state) : authorizeUrl(provider, clientId, state));
     } catch {
       setRedirecting(null);
     }
@@ -74,6 +95,16 @@ export function OAuthButtons({ status, withDivider, onSignedIn }: OAuthButtonsPr
             onClick={() => void redirect('linuxdo', status.linuxdo_client_id ?? '')}
           >
             {t('oauth.linuxdo')}
+          </Button>
+        )}
+        {oidc && (
+          <Button
+            block
+            icon={<IconIdCard />}
+            loading={redirecting === 'oidc'}
+            onClick={() => void redirect('oidc', status.oidc_client_id ?? '')}
+          >
+            {t('oauth.oidc')}
           </Button>
         )}
         {wechat && (

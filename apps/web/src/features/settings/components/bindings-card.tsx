@@ -1,10 +1,10 @@
 import { Button, Card, Toast, Typography } from '@douyinfe/semi-ui';
-import { IconGithubLogo, IconLink, IconMail } from '@douyinfe/semi-icons';
+import { IconGithubLogo, IconIdCard, IconLink, IconMail } from '@douyinfe/semi-icons';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fetchOAuthState, type TelegramAuthData } from '../../auth/api';
 import { LinuxDoIcon, TelegramIcon, WeChatIcon } from '../../auth/components/brand-icons';
-import { authorizeUrl, type RedirectProvider } from '../../auth/components/oauth-buttons';
+import { authorizeUrl, oidcAuthorizeUrl, oidcAvailable, type RedirectProvider } from '../../auth/components/oauth-buttons';
 import { TelegramWidget } from '../../auth/components/telegram-login-button';
 import { useStatus } from '../../status/queries';
 import { bindTelegram, type SelfProfile } from '../api';
@@ -49,13 +49,14 @@ export function BindingsCard({ profile }: { profile: SelfProfile }) {
   const linuxdo = status.linuxdo_oauth === true && Boolean(status.linuxdo_client_id);
   const wechat = status.wechat_login === true;
   const telegram = status.telegram_oauth === true && Boolean(status.telegram_bot_name);
+  const oidc = oidcAvailable(status);
 
   // Same round trip as the login page: the callback sees a signed-in session and binds instead.
   const redirect = async (provider: RedirectProvider, clientId: string) => {
     setRedirecting(provider);
     try {
       const state = await fetchOAuthState(null);
-      window.location.assign(authorizeUrl(provider, clientId, state));
+      window.location.assign(provider === 'oidc' ? oidcAuthorizeUrl(status, state) : authorizeUrl(provider, clientId, state));
     } catch {
       setRedirecting(null);
     }
@@ -163,6 +164,29 @@ export function BindingsCard({ profile }: { profile: SelfProfile }) {
                   type="primary"
                   loading={redirecting === 'linuxdo'}
                   onClick={() => void redirect('linuxdo', status.linuxdo_client_id ?? '')}
+                >
+                  {t('bindings.bind')}
+                </Button>
+              )
+            }
+          />
+        )}
+        {oidc && (
+          <BindingRow
+            testId="binding-oidc"
+            icon={<IconIdCard />}
+            label={t('bindings.oidc')}
+            value={profile.oidc_id ?? ''}
+            action={
+              profile.oidc_id ? (
+                boundButton
+              ) : (
+                <Button
+                  size="small"
+                  theme="light"
+                  type="primary"
+                  loading={redirecting === 'oidc'}
+                  onClick={() => void redirect('oidc', status.oidc_client_id ?? '')}
                 >
                   {t('bindings.bind')}
                 </Button>

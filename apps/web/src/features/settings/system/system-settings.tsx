@@ -1,6 +1,7 @@
 import { useOptionCard } from '../options/use-option-card';
 import { EmailWhitelistCard, LoginCard } from './login-cards';
 import { GitHubCard, LinuxDOCard, TelegramCard, TurnstileCard, WeChatCard } from './oauth-cards';
+import { OidcCard } from './oidc-card';
 import { GENERAL_KEYS, GeneralCard, PaymentCard, WorkerCard } from './server-cards';
 import { SmtpCard } from './smtp-card';
 import './system-settings.css';
@@ -22,6 +23,7 @@ export function SystemSettings() {
       <SmtpCard />
       <GitHubCard />
       <LinuxDOCard />
+      <OidcCard />
       <WeChatCard />
       <TelegramCard />
       <TurnstileCard />
