@@ -25,10 +25,14 @@ async function userWithToken(page: Page): Promise<string> {
   const session = await apiSession(username, USER_PASSWORD);
   const disabled = await apiCall<{ id: number; key: string }>(session, 'POST', '/api/token/', { name: 'off', unlimited_quota: true, expired_time: -1 });
   await apiCall(session, 'PUT', '/api/token/?status_only=true', { id: disabled.id, status: 2 });
-  const enabled = await apiCall<{ key: string }>(session, 'POST', '/api/token/', { name: 'on', unlimited_quota: true, expired_time: -1 });
+  const enabled = await apiCall<{ id: number; key: string }>(session, 'POST', '/api/token/', { name: 'on', unlimited_quota: true, expired_time: -1 });
+  // Token answers carry masked keys; the chat pages read the full key from its key route.
+  expect(enabled.key).toMatch(/^[A-Za-z0-9]{4}\*{10}[A-Za-z0-9]{4}$/);
+  const { key } = await apiCall<{ key: string }>(session, 'POST', `/api/token/${enabled.id}/key`);
+  expect(key).toMatch(/^[A-Za-z0-9]{48}$/);
   await session.api.dispose();
   await signIn(page, username, USER_PASSWORD);
-  return enabled.key;
+  return key;
 }
 
 test.describe('with chat links configured', () => {

@@ -62,6 +62,13 @@ async function myTokens(page: Page, keyword: string): Promise<WireToken[]> {
   return (await dataOf<{ items: WireToken[] }>(answer)).items;
 }
 
+/** A token's full key (without sk-): token answers carry masked keys only. */
+async function fullKeyOf(page: Page, id: number): Promise<string> {
+  return (await dataOf<{ key: string }>(await page.request.post(`/api/token/${id}/key`, { headers: { 'New-Api-User': String(userId) } }))).key;
+}
+
+const MASKED = /^[A-Za-z0-9]{4}\*{10}[A-Za-z0-9]{4}$/;
+
 async function createTokenByApi(page: Page, fields: Record<string, unknown>): Promise<WireToken> {
   const answer = await page.request.post('/api/token/', { data: { remain_quota: 500_000, expired_time: -1, ...fields }, headers: { 'New-Api-User': String(userId) } });
   return dataOf<WireToken>(answer);
@@ -69,6 +76,12 @@ async function createTokenByApi(page: Page, fields: Record<string, unknown>): Pr
 
 test('a user creates a token, copies its key, spends it through the relay and sees the quota change', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  // Every token list and token answer the console receives, to check none holds the full key.
+  const tokenAnswers: Promise<string>[] = [];
+  page.on('response', (response) => {
+    const path = new URL(response.url()).pathname;
+    if (path.startsWith('/api/token') && !path.endsWith('/key')) tokenAnswers.push(response.text().catch(() => ''));
+  });
   // The real login form: once /token exists it is where a password login lands.
   await page.goto('/login');
   await page.getByPlaceholder('请输入用户名或邮箱').fill(username);
@@ -93,15 +106,27 @@ test('a user creates a token, copies its key, spends it through the relay and se
   await expect(row).toContainText('永不过期');
   await expect(page.getByTestId(`token-remaining-${token!.id}`)).toHaveText('$10.00');
 
-  // The key is masked until viewed; copy puts the full sk- key on the clipboard.
+  // The server answers masked keys; the table shows them with sk-. Copy reads the full key from
+  // the key route and puts it on the clipboard.
+  expect(token!.key).toMatch(MASKED);
   const keyCell = page.getByTestId(`token-key-${token!.id}`);
-  await expect(keyCell).toContainText('**********');
+  await expect(keyCell).toHaveText(`sk-${token!.key}`);
+  const keyRead = page.waitForResponse((response) => response.url().endsWith(`/api/token/${token!.id}/key`) && response.request().method() === 'POST');
   await page.getByTestId(`token-copy-${token!.id}`).click();
+  expect((await keyRead).ok()).toBe(true);
   await expect(toast(page, '已复制到剪贴板')).toBeVisible();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   expect(copied).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+  expect(copied).toBe(`sk-${await fullKeyOf(page, token!.id)}`);
+  expect(copied.slice(3, 7) + '**********' + copied.slice(-4)).toBe(token!.key);
+  await expect(keyCell).toHaveText(`sk-${token!.key}`);
+  // Viewing shows the full key, hiding masks it again.
   await page.getByTestId(`token-view-${token!.id}`).click();
   await expect(keyCell).toHaveText(copied);
+  await page.getByTestId(`token-view-${token!.id}`).click();
+  await expect(keyCell).toHaveText(`sk-${token!.key}`);
+  expect(tokenAnswers.length).toBeGreaterThan(0);
+  for (const text of await Promise.all(tokenAnswers)) expect(text).not.toContain(copied.slice(3));
 
   // Spend it: the relay answers from the mock upstream and bills the token and the user.
   const reply = await page.request.post('/v1/chat/completions', {
@@ -214,13 +239,17 @@ test('copy selected, search by key, the chat menu and delete', async ({ page, co
   await page.getByTestId('token-copy-selected').click();
   await expect(toast(page, '请至少选择一个令牌！')).toBeVisible();
   for (const token of [fine, other]) await page.getByTestId(`token-row-${token.id}`).locator('.semi-checkbox').click();
+  expect(fine.key).toMatch(MASKED);
+  const fineKey = await fullKeyOf(page, fine.id);
+  const otherKey = await fullKeyOf(page, other.id);
   await page.getByTestId('token-copy-selected').click();
+  await expect(toast(page, '已复制到剪贴板')).toBeVisible();
   const lines = (await page.evaluate(() => navigator.clipboard.readText())).split('\n').sort();
-  expect(lines).toEqual([`other-${run}    sk-${other.key}`, `fine-${run}    sk-${fine.key}`].sort());
+  expect(lines).toEqual([`other-${run}    sk-${otherKey}`, `fine-${run}    sk-${fineKey}`].sort());
 
   // Search by key (with or without sk-).
   await page.getByTestId('token-search-keyword').fill('');
-  await page.getByTestId('token-search-key').fill(`sk-${fine.key}`);
+  await page.getByTestId('token-search-key').fill(`sk-${fineKey}`);
   await page.getByTestId('token-search-submit').click();
   await expect(page).toHaveURL(/token=sk-/);
   await expect(page.getByTestId(`token-row-${fine.id}`)).toBeVisible();
@@ -238,9 +267,11 @@ test('copy selected, search by key, the chat menu and delete', async ({ page, co
     const popupOpened = context.waitForEvent('page');
     await page.locator('.semi-dropdown-item').filter({ hasText: 'E2E Chat' }).click();
     const popup = await popupOpened;
-    await popup.waitForLoadState();
+    // The window opens at once and gets its address when the full key has been read.
+    await popup.waitForURL(/chat\.example\.test/);
     const opened = decodeURIComponent(popup.url());
-    expect(opened).toContain(`"key":"sk-${fine.key}"`);
+    expect(opened).toContain(`"key":"sk-${fineKey}"`);
+    expect(await popup.evaluate(() => window.opener)).toBeNull();
     expect(opened).toContain(`"url":"${new URL(page.url()).origin}"`);
     await popup.close();
   } finally {

@@ -35,6 +35,8 @@ export function useChatTarget(target: { index: number } | 'redirect'): ChatTarge
     queryFn: fetchFirstEnabledTokenKey,
     enabled: link !== null,
     staleTime: 0,
+    // A full key: kept only while a chat page shows it, never left behind in the cache.
+    gcTime: 0,
     retry: false,
   });
 

@@ -1,9 +1,10 @@
 import type { PageData } from '@modelgate/contract';
 import { api, ApiError } from '../../lib/api-client';
 
-/** A token as its owner sees it; `key` comes without the sk- prefix, which the console adds. */
+/** A token as its owner sees it. */
 export interface Token {
   id: number;
+  /** Masked by the server (first and last four characters), without the sk- prefix the console adds; the full key comes from fetchTokenKey. */
   key: string;
   status: number;
   name: string;
@@ -70,6 +71,21 @@ export async function updateToken(input: TokenInput & { id: number }): Promise<T
 export async function setTokenStatus(id: number, status: number): Promise<Token> {
   const { data } = await api.put<Token>('/api/token/', { id, status }, { query: { status_only: true } });
   return data;
+}
+
+/**
+ * The full key (without sk-), read when the user copies it, views it or opens a chat link. Never
+ * put it in a query cache: callers use it at once and let it go.
+ */
+export async function fetchTokenKey(id: number): Promise<string> {
+  const { data } = await api.post<{ key: string }>(`/api/token/${id}/key`);
+  return data.key;
+}
+
+/** Full keys of several of the user's own tokens, by id (copy selected); ids no longer found are left out. */
+export async function fetchTokenKeys(ids: number[]): Promise<Record<number, string>> {
+  const { data } = await api.post<{ keys: Record<number, string> }>('/api/token/batch/keys', { ids });
+  return data.keys ?? {};
 }
 
 export async function deleteToken(id: number): Promise<void> {

@@ -74,13 +74,15 @@ export function tokenStatusKey(token: Token): TokenStatusKey {
   }
 }
 
+/** The key as users paste it: with sk- (the server's answers, masked or full, come without it). */
 export const fullKey = (key: string): string => `sk-${key}`;
 
-/** Enough of the key to tell tokens apart without showing it. */
-export function maskedKey(key: string): string {
-  if (key.length <= 8) return `sk-${'*'.repeat(key.length)}`;
-  return `sk-${key.slice(0, 4)}${'*'.repeat(10)}${key.slice(-4)}`;
-}
-
-/** Copy selected: one "name    sk-key" line per token. */
-export const tokensAsText = (tokens: Token[]): string => tokens.map((token) => `${token.name}    ${fullKey(token.key)}`).join('\n');
+/**
+ * Copy selected: one "name    sk-key" line per token, keys from fetchTokenKeys; a token whose
+ * key did not come back (deleted meanwhile) is left out.
+ */
+export const tokensAsText = (tokens: Token[], keys: Record<number, string>): string =>
+  tokens
+    .filter((token) => keys[token.id] !== undefined)
+    .map((token) => `${token.name}    ${fullKey(keys[token.id]!)}`)
+    .join('\n');

@@ -9,7 +9,7 @@ import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { serverAddressOf } from '../chat/chat-links';
 import { useStatus } from '../status/queries';
-import { deleteToken, setTokenStatus, type Token } from './api';
+import { deleteToken, fetchTokenKey, fetchTokenKeys, rethrowUnlessApiError, setTokenStatus, type Token } from './api';
 import { chatMenu } from './chat-menu';
 import { tokenColumns } from './components/token-columns';
 import { TokenDrawer } from './components/token-drawer';
@@ -24,7 +24,8 @@ export default function TokensPage() {
   const [pageSize, setPageSize] = usePageSize();
   const [drawer, setDrawer] = useState<'add' | Token | null>(null);
   const [selected, setSelected] = useState<Token[]>([]);
-  const [visibleKeys, setVisibleKeys] = useState<ReadonlySet<number>>(new Set());
+  // Full keys the user chose to view: component state, gone on hide or when the page closes.
+  const [revealedKeys, setRevealedKeys] = useState<ReadonlyMap<number, string>>(new Map());
   const refresh = useRefreshTokens();
   const formatQuota = useQuotaFormatter();
   const narrow = useNarrowScreen();
@@ -51,14 +52,19 @@ export default function TokensPage() {
   );
 
   const onToggleKey = useCallback(
-    (token: Token) =>
-      setVisibleKeys((current) => {
-        const next = new Set(current);
-        if (next.has(token.id)) next.delete(token.id);
-        else next.add(token.id);
-        return next;
-      }),
-    [],
+    async (token: Token) => {
+      if (revealedKeys.has(token.id)) {
+        setRevealedKeys((current) => {
+          const next = new Map(current);
+          next.delete(token.id);
+          return next;
+        });
+        return;
+      }
+      const key = await fetchTokenKey(token.id);
+      setRevealedKeys((current) => new Map(current).set(token.id, key));
+    },
+    [revealedKeys],
   );
 
   const onDelete = useCallback(
@@ -66,6 +72,11 @@ export default function TokensPage() {
       await deleteToken(token.id);
       Toast.success(t('messages.deleted'));
       setSelected((current) => current.filter((item) => item.id !== token.id));
+      setRevealedKeys((current) => {
+        const next = new Map(current);
+        next.delete(token.id);
+        return next;
+      });
       await refresh();
     },
     [t, refresh],
@@ -80,9 +91,13 @@ export default function TokensPage() {
     [t, refresh],
   );
 
-  const copySelected = () => {
+  const copySelected = async () => {
     if (selected.length === 0) return void Toast.error(t('messages.selectFirst'));
-    void copyWithFeedback(tokensAsText(selected));
+    try {
+      await copyWithFeedback(tokensAsText(selected, await fetchTokenKeys(selected.map((token) => token.id))));
+    } catch (error) {
+      rethrowUnlessApiError(error);
+    }
   };
 
   const chat = useMemo(() => chatMenu(status), [status]);
@@ -91,7 +106,7 @@ export default function TokensPage() {
       tokenColumns({
         t,
         formatQuota,
-        visibleKeys,
+        revealedKeys,
         onToggleKey,
         chat,
         serverAddress: serverAddressOf(status),
@@ -100,7 +115,7 @@ export default function TokensPage() {
         onSetStatus,
         narrow,
       }),
-    [t, formatQuota, visibleKeys, onToggleKey, chat, status, onDelete, onSetStatus, narrow],
+    [t, formatQuota, revealedKeys, onToggleKey, chat, status, onDelete, onSetStatus, narrow],
   );
 
   return (
@@ -141,7 +156,7 @@ export default function TokensPage() {
           <Button theme="solid" type="primary" icon={<IconPlus />} onClick={() => setDrawer('add')} data-testid="token-add">
             {t('actions.add')}
           </Button>
-          <Button icon={<IconCopy />} onClick={copySelected} data-testid="token-copy-selected">
+          <Button icon={<IconCopy />} onClick={() => void copySelected()} data-testid="token-copy-selected">
             {t('actions.copySelected')}
           </Button>
         </Space>

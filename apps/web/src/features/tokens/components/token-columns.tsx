@@ -4,7 +4,7 @@ import type { TFunction } from 'i18next';
 import { formatTimestamp } from '../../../lib/date-time';
 import type { Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
-import { fullKey, maskedKey, tokenStatusKey } from '../token-rules';
+import { fullKey, tokenStatusKey } from '../token-rules';
 import { TokenRowActions } from './token-row-actions';
 
 const STATUS_COLORS = {
@@ -19,8 +19,9 @@ const STATUS_COLORS = {
 interface ColumnOptions {
   t: TFunction<'tokens'>;
   formatQuota: (quota: number) => string;
-  visibleKeys: ReadonlySet<number>;
-  onToggleKey: (token: Token) => void;
+  /** Full keys the user chose to view, by token id (page state, dropped on hide). */
+  revealedKeys: ReadonlyMap<number, string>;
+  onToggleKey: (token: Token) => Promise<void>;
   chat: ChatMenu;
   serverAddress: string;
   onEdit: (token: Token) => void;
@@ -44,7 +45,7 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
             {token.name}
           </Typography.Text>
           <Typography.Text className="mg-mono mg-token-key" type="tertiary" size="small" data-testid={`token-key-${token.id}`}>
-            {options.visibleKeys.has(token.id) ? fullKey(token.key) : maskedKey(token.key)}
+            {fullKey(options.revealedKeys.get(token.id) ?? token.key)}
           </Typography.Text>
         </div>
       ),
@@ -106,7 +107,7 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
       render: (_, token) => (
         <TokenRowActions
           token={token}
-          keyVisible={options.visibleKeys.has(token.id)}
+          keyVisible={options.revealedKeys.has(token.id)}
           onToggleKey={options.onToggleKey}
           chat={options.chat}
           serverAddress={options.serverAddress}

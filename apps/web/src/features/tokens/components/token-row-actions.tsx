@@ -5,14 +5,14 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../../lib/clipboard';
 import { buildChatUrl, type ChatLink } from '../../chat/chat-links';
-import { rethrowUnlessApiError, type Token } from '../api';
+import { fetchTokenKey, rethrowUnlessApiError, type Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
 import { enableBlocker, fullKey } from '../token-rules';
 
 interface TokenRowActionsProps {
   token: Token;
   keyVisible: boolean;
-  onToggleKey: (token: Token) => void;
+  onToggleKey: (token: Token) => Promise<void>;
   chat: ChatMenu;
   serverAddress: string;
   onEdit: (token: Token) => void;
@@ -26,17 +26,48 @@ export function TokenRowActions(props: TokenRowActionsProps) {
   const { t: tCommon } = useTranslation('common');
   const { token } = props;
   const [switching, setSwitching] = useState(false);
+  const [revealing, setRevealing] = useState(false);
+  const [copying, setCopying] = useState(false);
   const enabled = token.status === TokenStatus.Enabled;
 
-  const openChat = (link: ChatLink) => {
-    window.open(buildChatUrl(link, fullKey(token.key), props.serverAddress), '_blank', 'noopener');
+  // The list holds masked keys only: each use reads the full key from the server and drops it.
+  const copyKey = async () => {
+    setCopying(true);
+    try {
+      await copyWithFeedback(fullKey(await fetchTokenKey(token.id)));
+    } catch (error) {
+      rethrowUnlessApiError(error);
+    } finally {
+      setCopying(false);
+    }
+  };
+
+  const toggleKey = async () => {
+    setRevealing(true);
+    await props.onToggleKey(token).catch(rethrowUnlessApiError);
+    setRevealing(false);
+  };
+
+  const openChat = async (link: ChatLink) => {
+    // Opened now, while the click still counts as the user's: a window opened after the key
+    // arrives would be taken for a pop-up. It is cut from this page before it gets the address.
+    const popup = window.open('', '_blank');
+    if (popup) popup.opener = null;
+    try {
+      const url = buildChatUrl(link, fullKey(await fetchTokenKey(token.id)), props.serverAddress);
+      if (popup) popup.location.href = url;
+      else window.open(url, '_blank', 'noopener');
+    } catch (error) {
+      popup?.close();
+      rethrowUnlessApiError(error);
+    }
   };
 
   const onChat = () => {
     if (props.chat.kind === 'configError') return void Toast.error(t('chat.configError'));
     const [first] = props.chat.links;
     if (!first) return void Toast.info(t('chat.notConfigured'));
-    openChat(first);
+    void openChat(first);
   };
 
   const toggleStatus = async () => {
@@ -70,11 +101,12 @@ export function TokenRowActions(props: TokenRowActionsProps) {
         theme="borderless"
         type="tertiary"
         icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
-        onClick={() => props.onToggleKey(token)}
+        loading={revealing}
+        onClick={() => void toggleKey()}
         aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
         data-testid={`token-view-${token.id}`}
       />
-      <Button size="small" theme="light" onClick={() => void copyWithFeedback(fullKey(token.key))} data-testid={`token-copy-${token.id}`}>
+      <Button size="small" theme="light" loading={copying} onClick={() => void copyKey()} data-testid={`token-copy-${token.id}`}>
         {t('actions.copy')}
       </Button>
       <SplitButtonGroup className="mg-token-split">
@@ -93,7 +125,7 @@ export function TokenRowActions(props: TokenRowActionsProps) {
                 <Dropdown.Item disabled>{t('chat.notConfigured')}</Dropdown.Item>
               ) : (
                 links.map((link) => (
-                  <Dropdown.Item key={`${link.name}-${link.template}`} onClick={() => openChat(link)}>
+                  <Dropdown.Item key={`${link.name}-${link.template}`} onClick={() => void openChat(link)}>
                     {link.name}
                   </Dropdown.Item>
                 ))
