@@ -1,9 +1,11 @@
 import { Button, Empty, Spin, Toast } from '@douyinfe/semi-ui';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { postPasswordLoginPath, settingsPath } from '../../route-table';
 import { completeOAuth, type OAuthProvider } from './api';
+import { selfKeys } from './queries';
 import { startSession } from './session-actions';
 
 const PROVIDERS: readonly OAuthProvider[] = ['github', 'linuxdo', 'oidc'];
@@ -18,6 +20,7 @@ export default function OAuthCallbackPage() {
   const { provider } = useParams();
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [failed, setFailed] = useState(false);
   // The code is single-use; StrictMode's double effect must not spend it twice.
   const started = useRef(false);
@@ -31,6 +34,8 @@ export default function OAuthCallbackPage() {
     completeOAuth(provider, code, state)
       .then(({ bound, user }) => {
         if (bound) {
+          // The profile loaded when this page opened predates the binding.
+          void queryClient.invalidateQueries({ queryKey: selfKeys.all });
           Toast.success(t('auth:oauth.bound'));
           navigate(settingsPath() ?? '/', { replace: true });
           return;
@@ -45,7 +50,7 @@ export default function OAuthCallbackPage() {
         Toast.error(error instanceof Error && error.message ? error.message : t('auth:oauth.failed'));
         setFailed(true);
       });
-  }, [provider, code, state, navigate, t]);
+  }, [provider, code, state, navigate, queryClient, t]);
 
   if (!isProvider(provider)) {
     return (
