@@ -64,8 +64,10 @@ async function openedChannel(name: string, apiKey: string): Promise<number> {
 
 test('a channel whose upstream keeps failing shows 熔断中, then 探测中 after its cool-down, with the reason', async ({ page }) => {
   await setOption('ChannelBreakerFailureThreshold', '2');
-  const token = await dataOf<{ id: number; key: string }>(await root.post('/api/token/', { data: { name: `breaker-${run}`, unlimited_quota: true, expired_time: -1 } }));
-  tokenId = token.id;
+  const created = await dataOf<{ id: number }>(await root.post('/api/token/', { data: { name: `breaker-${run}`, unlimited_quota: true, expired_time: -1 } }));
+  tokenId = created.id;
+  // Token answers carry masked keys; the full key comes from its key route.
+  const token = await dataOf<{ key: string }>(await root.post(`/api/token/${created.id}/key`));
   await setOption('ChannelBreakerCooldownSeconds', '600');
   const open = await openedChannel(`breaker-open-${run}`, token.key);
   await setOption('ChannelBreakerCooldownSeconds', '1');

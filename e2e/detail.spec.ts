@@ -79,7 +79,9 @@ test.beforeAll(async () => {
 
   // The caller's calls go first, so the export's next run (at most a minute or two away) overlaps the tests before the one that needs them.
   callerApi = (await apiSession(caller, password)).api;
-  const token = await dataOf<{ key: string }>(await callerApi.post('/api/token/', { data: { name: 'detail', unlimited_quota: true, expired_time: -1 } }));
+  const tokenCreated = await dataOf<{ id: number }>(await callerApi.post('/api/token/', { data: { name: 'detail', unlimited_quota: true, expired_time: -1 } }));
+  // Token answers carry masked keys; the full key comes from its key route.
+  const token = await dataOf<{ key: string }>(await callerApi.post(`/api/token/${tokenCreated.id}/key`));
   for (const model of ['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o']) {
     const reply = await callerApi.post('/v1/chat/completions', {
       headers: { Authorization: `Bearer sk-${token.key}` },

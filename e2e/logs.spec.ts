@@ -53,8 +53,13 @@ test.beforeAll(async () => {
   const created = await dataOf<{ id: number }>(await root.post('/api/user/', { data: { username, password } }));
   await dataOf(await root.put('/api/user/', { data: { id: created.id, quota: 50_000_000, group: username } }));
   user = (await apiSession(username, password)).api;
-  const plain = await dataOf<{ key: string }>(await user.post('/api/token/', { data: { name: 'plain', unlimited_quota: true, expired_time: -1 } }));
-  const streamed = await dataOf<{ key: string }>(await user.post('/api/token/', { data: { name: 'streamed', unlimited_quota: true, expired_time: -1 } }));
+  // Token answers carry masked keys; the full key comes from its key route.
+  const keyOf = async (name: string) => {
+    const created = await dataOf<{ id: number }>(await user.post('/api/token/', { data: { name, unlimited_quota: true, expired_time: -1 } }));
+    return dataOf<{ key: string }>(await user.post(`/api/token/${created.id}/key`));
+  };
+  const plain = await keyOf('plain');
+  const streamed = await keyOf('streamed');
   await relay(plain.key, false);
   await relay(plain.key, false);
   await relay(streamed.key, true);
