@@ -22,6 +22,7 @@ import zhSettingsOperation from './locales/zh/settings-operation.json';
 import zhSettingsSystem from './locales/zh/settings-system.json';
 import zhSettingsOther from './locales/zh/settings-other.json';
 import zhSettingsModelPricing from './locales/zh/settings-model-pricing.json';
+import zhSettingsNotify from './locales/zh/settings-notify.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -43,14 +44,15 @@ import enSettingsOperation from './locales/en/settings-operation.json';
 import enSettingsSystem from './locales/en/settings-system.json';
 import enSettingsOther from './locales/en/settings-other.json';
 import enSettingsModelPricing from './locales/en/settings-model-pricing.json';
+import enSettingsNotify from './locales/en/settings-notify.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'zh';
 
 export const resources = {
-  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs, playground: zhPlayground, detail: zhDetail, 'settings-operation': zhSettingsOperation, 'settings-system': zhSettingsSystem, 'settings-other': zhSettingsOther, 'settings-model-pricing': zhSettingsModelPricing },
-  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs, playground: enPlayground, detail: enDetail, 'settings-operation': enSettingsOperation, 'settings-system': enSettingsSystem, 'settings-other': enSettingsOther, 'settings-model-pricing': enSettingsModelPricing },
+  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs, playground: zhPlayground, detail: zhDetail, 'settings-operation': zhSettingsOperation, 'settings-system': zhSettingsSystem, 'settings-other': zhSettingsOther, 'settings-model-pricing': zhSettingsModelPricing, 'settings-notify': zhSettingsNotify },
+  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs, playground: enPlayground, detail: enDetail, 'settings-operation': enSettingsOperation, 'settings-system': enSettingsSystem, 'settings-other': enSettingsOther, 'settings-model-pricing': enSettingsModelPricing, 'settings-notify': enSettingsNotify },
 } as const;
 
 /** Older consoles stored full tags such as "en-US" or "zh-CN"; only the primary subtag matters here. */

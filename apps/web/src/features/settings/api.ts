@@ -1,5 +1,6 @@
 import { api } from '../../lib/api-client';
 import type { TelegramAuthData } from '../auth/api';
+import type { NotifySettingsUpdate } from './notify-settings';
 
 /**
  * What GET /api/user/self answers in full (bindings, referral counters, balance); the shell's
@@ -74,5 +75,11 @@ export async function bindWeChat(code: string): Promise<string> {
 export async function bindTelegram(auth: TelegramAuthData): Promise<string> {
   const query = Object.fromEntries(Object.entries(auth).map(([key, value]) => [key, String(value)]));
   const { message } = await api.get<unknown>('/api/oauth/telegram/bind', { query });
+  return message;
+}
+
+/** The quota warning (PUT /api/user/setting); answers the server's message. */
+export async function saveNotifySettings(update: NotifySettingsUpdate): Promise<string> {
+  const { message } = await api.put<unknown>('/api/user/setting', update);
   return message;
 }

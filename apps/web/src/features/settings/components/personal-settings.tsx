@@ -5,9 +5,10 @@ import { AccountOverview } from './account-overview';
 import { BindingsCard } from './bindings-card';
 import { InvitationCard } from './invitation-card';
 import { ModelsCard } from './models-card';
+import { NotifySettingsCard } from './notify-settings-card';
 import { SecurityCard } from './security-card';
 
-/** The personal tab (spec 01 §2): balance, invitation, bindings, models, access token, password, deletion. */
+/** The personal tab (spec 01 §2): balance, invitation, bindings, models, access token, password, deletion, quota warning. */
 export function PersonalSettings() {
   const { t } = useTranslation(['settings', 'common']);
   const profile = useSelfProfile();
@@ -39,6 +40,7 @@ export function PersonalSettings() {
         <div className="mg-personal-column">
           <BindingsCard profile={user} />
           <SecurityCard profile={user} />
+          <NotifySettingsCard profile={user} />
         </div>
       </div>
     </div>
