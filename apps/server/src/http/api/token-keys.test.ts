@@ -1,5 +1,6 @@
 import { LogType } from '@modelgate/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 /**
@@ -22,7 +23,12 @@ beforeEach(async () => {
   const promoted = await call(root, 'POST', '/api/user/manage', { id: Number(admin['new-api-user']), action: 'promote' });
   expect(promoted.body.success, promoted.body.message).toBe(true);
 });
-afterEach(async () => test.close());
+let fresh: FreshDb | undefined;
+afterEach(async () => {
+  await test.close();
+  await fresh?.drop();
+  fresh = undefined;
+});
 
 async function signUp(username: string) {
   const response = await test.app.inject({ method: 'POST', url: '/api/user/register', payload: { username, password: 'password123' } });
@@ -208,5 +214,25 @@ describe('key reads are rate limited per user', () => {
     // Another user (same IP) still reads its own key.
     const other = await tokenOf(nina, 'main');
     expect((await call(nina, 'GET', `/api/token/${other.id}/key`)).body.data.key).toBe(other.key);
+  });
+});
+
+describe.each(['postgres', 'mysql'] as const)('on %s', (dialect) => {
+  it('masks, reads, batches and logs the same way', async () => {
+    await test.close();
+    fresh = await createFreshDb(dialect, { migrate: false });
+    test = await startTestApp({ SQL_DSN: fresh.sqlDsn });
+    root = await test.login();
+    alice = await signUp('alice');
+    const first = await tokenOf(alice, 'first');
+    const second = await tokenOf(alice, 'second');
+    const listed = await call(alice, 'GET', '/api/token/?p=1&size=10');
+    expect(listed.body.data.items.map((item: { key: string }) => item.key).sort()).toEqual(
+      [first, second].map(({ key }) => `${key.slice(0, 4)}**********${key.slice(-4)}`).sort(),
+    );
+    expect((await call(alice, 'POST', '/api/token/batch/keys', { ids: [first.id, second.id] })).body.data.keys).toEqual({ [first.id]: first.key, [second.id]: second.key });
+    expect((await call(root, 'GET', `/api/token/${second.id}/key`)).body.data.key).toBe(second.key);
+    const logs = await manageLogs();
+    expect(logs.map((log) => [Number(log.user_id), log.content.includes('second'), log.content.includes(second.key)])).toEqual([[1, true, false]]);
   });
 });
