@@ -186,8 +186,15 @@ export class UserRepository {
   }
 
   /** The user bound to a third-party account, deregistered ones included. */
+  /**
+   * The user bound to a provider account. Account ids are case-sensitive (an OIDC `sub`, a WeChat
+   * openid), but MySQL's default collation is not: there the index finds the candidates and a
+   * byte comparison keeps only the exact one.
+   */
   findByBinding(column: BindingColumn, value: string): Promise<UserRow | undefined> {
-    return this.db.kysely.selectFrom('users').selectAll().where(column, '=', value).orderBy('id').executeTakeFirst();
+    let query = this.db.kysely.selectFrom('users').selectAll().where(column, '=', value);
+    if (this.db.dialect === 'mysql') query = query.where(sql<SqlBool>`cast(${sql.ref(column)} as binary) = cast(${value} as binary)`);
+    return query.orderBy('id').executeTakeFirst();
   }
 
   /** The live user owning an invitation code. */
