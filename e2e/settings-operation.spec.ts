@@ -35,6 +35,14 @@ const TOUCHED = [
   'Chats',
   'MjNotifyEnabled',
   'LogConsumeEnabled',
+  'general_setting.docs_link',
+  'DemoSiteEnabled',
+  'SelfUseModeEnabled',
+  'AutomaticDisableKeywords',
+  'ModelRequestRateLimitEnabled',
+  'ModelRequestRateLimitDurationMinutes',
+  'ModelRequestRateLimitCount',
+  'ModelRequestRateLimitSuccessCount',
 ] as const;
 
 let root: ApiSession;
@@ -402,4 +410,65 @@ test('a normal user and an admin (role 10) do not see the operation tab; ?tab=op
     await session.api.dispose();
     await context.close();
   }
+});
+
+test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-use modes, disable keywords and model request limits save, reload and are put back', async ({ page }) => {
+  await openOperation(page, 'zh', 'light');
+  const docs = `https://docs.example.com/${Date.now().toString(36)}`;
+  const demo = before.DemoSiteEnabled !== 'true';
+  const selfUse = before.SelfUseModeEnabled !== 'true';
+  if (!before['general_setting.docs_link']) await expect(page.getByTestId('nav-docs')).toHaveCount(0);
+  await page.getByLabel('文档地址').fill(`${docs}/`);
+  await switchOf(page, 'DemoSiteEnabled').click();
+  await switchOf(page, 'SelfUseModeEnabled').click();
+  await save(page, 'general', 'zh', '保存成功');
+  // The header follows the saved status without a reload.
+  await expect(page.getByTestId('nav-docs')).toHaveAttribute('href', docs);
+  await expect(page.getByTestId('nav-docs')).toContainText('文档');
+
+  const keywords = 'Your credit balance is too low\nquota of this key ran out';
+  await page.getByLabel('自动禁用关键词').fill(keywords);
+  await save(page, 'monitoring', 'zh', '保存成功');
+
+  const limits = card(page, 'rate-limit');
+  await expect(limits).toContainText('模型请求速率限制');
+  const enabled = before.ModelRequestRateLimitEnabled !== 'true';
+  await switchOf(page, 'ModelRequestRateLimitEnabled').click();
+  await page.getByLabel('限制周期').fill('7');
+  await page.getByLabel('用户每周期最多请求次数').fill('0');
+  await page.getByLabel('用户每周期最多请求完成次数').fill('');
+  await expect(limits.getByRole('alert')).toHaveText('用户每周期最多请求完成次数不能为空');
+  await page.getByLabel('用户每周期最多请求完成次数').pressSequentially('99x999');
+  await expect(page.getByLabel('用户每周期最多请求完成次数')).toHaveValue('99999');
+  await save(page, 'rate-limit', 'zh', '保存成功');
+
+  expect(await readOptions()).toMatchObject({
+    'general_setting.docs_link': docs,
+    DemoSiteEnabled: String(demo),
+    SelfUseModeEnabled: String(selfUse),
+    AutomaticDisableKeywords: keywords,
+    ModelRequestRateLimitEnabled: String(enabled),
+    ModelRequestRateLimitDurationMinutes: '7',
+    ModelRequestRateLimitCount: '0',
+    ModelRequestRateLimitSuccessCount: '99999',
+  });
+  const status = await apiCall<Record<string, unknown>>(root, 'GET', '/api/status');
+  expect(status).toMatchObject({ docs_link: docs, demo_site_enabled: demo, self_use_mode_enabled: selfUse, setup: true });
+
+  await page.reload();
+  await expect(page.getByLabel('文档地址')).toHaveValue(docs);
+  await expectChecked(switchOf(page, 'DemoSiteEnabled'), demo);
+  await expectChecked(switchOf(page, 'SelfUseModeEnabled'), selfUse);
+  await expect(page.getByLabel('自动禁用关键词')).toHaveValue(keywords);
+  await expectChecked(switchOf(page, 'ModelRequestRateLimitEnabled'), enabled);
+  await expect(page.getByLabel('限制周期')).toHaveValue('7');
+  await expect(page.getByLabel('用户每周期最多请求完成次数')).toHaveValue('99999');
+  await expect(page.getByTestId('nav-docs')).toHaveAttribute('href', docs);
+  await screenshot(page, 'new-api-keys-zh-light');
+
+  // Put back at once (the other specs share this server), and the header loses 文档 again.
+  for (const key of TOUCHED.slice(TOUCHED.indexOf('general_setting.docs_link'))) await setOption(root, key, before[key]!);
+  await page.reload();
+  await expect(page.getByLabel('文档地址')).toHaveValue(before['general_setting.docs_link'] ?? '');
+  if (!before['general_setting.docs_link']) await expect(page.getByTestId('nav-docs')).toHaveCount(0);
 });

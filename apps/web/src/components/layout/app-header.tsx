@@ -1,5 +1,5 @@
 import { Nav } from '@douyinfe/semi-ui';
-import { IconAppCenter, IconHome, IconInfoCircle } from '@douyinfe/semi-icons';
+import { IconAppCenter, IconBookStroked, IconHome, IconInfoCircle } from '@douyinfe/semi-icons';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
@@ -14,13 +14,19 @@ const topNavIcons: Partial<Record<NavLabelKey, ReactNode>> = {
   home: <IconHome />,
   about: <IconInfoCircle />,
   console: <IconAppCenter />,
+  docs: <IconBookStroked />,
 };
 
 interface TopNavItem {
   key: string;
   to: string;
   labelKey: NavLabelKey;
+  /** An address outside the console, opened in a new tab. */
+  external?: boolean;
 }
+
+/** The documentation link (general_setting.docs_link), shown only when it is a web address. */
+const docsAddress = (link: string | undefined) => (link && /^https?:\/\//i.test(link.trim()) ? link.trim() : undefined);
 
 export function AppHeader() {
   const { t } = useTranslation('layout');
@@ -33,9 +39,19 @@ export function AppHeader() {
     route.navLabelKey ? [{ key: route.path, to: route.path, labelKey: route.navLabelKey }] : [],
   );
   // "Console" exists only once some console screen does; it opens the first one this user may see.
-  const items: TopNavItem[] = consoleEntries.length
+  const withConsole: TopNavItem[] = consoleEntries.length
     ? [pages[0], { key: 'console', to: consoleEntries[0].path, labelKey: 'console' }, ...pages.slice(1)]
     : pages;
+  // As in new-api, 文档 sits before 关于 when a documentation link is set.
+  const docs = docsAddress(status.docs_link);
+  const aboutAt = withConsole.findIndex((item) => item.labelKey === 'about');
+  const items: TopNavItem[] = docs
+    ? [
+        ...withConsole.slice(0, aboutAt === -1 ? withConsole.length : aboutAt),
+        { key: 'docs', to: docs, labelKey: 'docs', external: true },
+        ...(aboutAt === -1 ? [] : withConsole.slice(aboutAt)),
+      ]
+    : withConsole;
 
   const onConsolePage = consoleEntries.some((route) => pathname === route.path || pathname.startsWith(`${route.path}/`));
   const selectedKey = onConsolePage ? 'console' : pathname;
@@ -55,6 +71,13 @@ export function AppHeader() {
       items={items.map((item) => ({ itemKey: item.key, text: t(`nav.${item.labelKey}`), icon: topNavIcons[item.labelKey] }))}
       renderWrapper={({ itemElement, props }) => {
         const target = items.find((item) => item.key === props.itemKey);
+        if (target?.external) {
+          return (
+            <a href={target.to} target="_blank" rel="noopener noreferrer" className="mg-nav-link" data-testid="nav-docs">
+              {itemElement}
+            </a>
+          );
+        }
         return target ? (
           <Link to={target.to} className="mg-nav-link">
             {itemElement}

@@ -34,6 +34,10 @@ export interface SystemStatus {
   enable_online_topup?: boolean;
   version?: string;
   start_time?: number;
+  /** general_setting.docs_link: the documentation address the header links to (new-api's 文档). */
+  docs_link?: string;
+  demo_site_enabled?: boolean;
+  self_use_mode_enabled?: boolean;
   /** Newer servers only; absent means "enabled". */
   password_login_enabled?: boolean;
   register_enabled?: boolean;

@@ -15,10 +15,16 @@ const KEYS = [
   'DisplayInCurrencyEnabled',
   'DisplayTokenStatEnabled',
   'DefaultCollapseSidebar',
+  'general_setting.docs_link',
+  'DemoSiteEnabled',
+  'SelfUseModeEnabled',
 ] as const;
 const NUMBERS: readonly NumberOptionKey[] = ['QuotaPerUnit', 'RetryTimes', 'StreamCacheQueueLength'];
 
-/** 通用设置: links, the quota unit, retries and how quota and the side nav are shown. */
+/**
+ * 通用设置: links (with new-api's documentation link), the quota unit, retries, how quota and the
+ * side nav are shown, and new-api's demo-site and self-use modes.
+ */
 export function GeneralCard() {
   const { t } = useTranslation('settings-operation');
   const validate = useNumberCheck(NUMBERS);
@@ -29,6 +35,7 @@ export function GeneralCard() {
         <OptionTextField card={card} optionKey="TopUpLink" />
         <OptionTextField card={card} optionKey="ChatLink" />
         <OptionTextField card={card} optionKey="ChatLink2" />
+        <OptionTextField card={card} optionKey="general_setting.docs_link" />
         <OptionNumberField card={card} optionKey="QuotaPerUnit" />
         <OptionNumberField card={card} optionKey="RetryTimes" suffix={t('units.times')} />
         <OptionNumberField card={card} optionKey="StreamCacheQueueLength" />
@@ -37,6 +44,8 @@ export function GeneralCard() {
         <OptionSwitchField card={card} optionKey="DisplayInCurrencyEnabled" />
         <OptionSwitchField card={card} optionKey="DisplayTokenStatEnabled" />
         <OptionSwitchField card={card} optionKey="DefaultCollapseSidebar" />
+        <OptionSwitchField card={card} optionKey="DemoSiteEnabled" />
+        <OptionSwitchField card={card} optionKey="SelfUseModeEnabled" />
       </div>
     </OptionCardFrame>
   );

@@ -3,13 +3,14 @@ import { Typography } from '@douyinfe/semi-ui';
 import { useTranslation } from 'react-i18next';
 import { OptionCardFrame } from '../options/option-card-frame';
 import { useOptionCard } from '../options/use-option-card';
-import { OptionNumberField, OptionSwitchField, useNumberCheck } from './option-fields';
+import { OptionNumberField, OptionSwitchField, OptionTextAreaField, useNumberCheck } from './option-fields';
 import type { NumberOptionKey } from './operation-rules';
 
 const KEYS = [
   'ChannelDisableThreshold',
   'AutomaticDisableChannelEnabled',
   'AutomaticEnableChannelEnabled',
+  'AutomaticDisableKeywords',
   'ChannelBreakerFailureThreshold',
   'ChannelBreakerWindowSeconds',
   'ChannelBreakerCooldownSeconds',
@@ -34,6 +35,9 @@ export function MonitoringCard() {
       <div className="mg-option-grid mg-op-switches">
         <OptionSwitchField card={card} optionKey="AutomaticDisableChannelEnabled" />
         <OptionSwitchField card={card} optionKey="AutomaticEnableChannelEnabled" />
+      </div>
+      <div className="mg-option-grid">
+        <OptionTextAreaField card={card} optionKey="AutomaticDisableKeywords" minRows={4} />
       </div>
       <div className="mg-op-section">
         <Typography.Title heading={6} className="mg-op-section-title">

@@ -32,6 +32,10 @@ export const NUMBER_RULES = {
   QuotaForInviter: { integer: true, min: 0 },
   QuotaForInvitee: { integer: true, min: 0 },
   QuotaRemindThreshold: { integer: true, min: 0 },
+  // new-api's per-user model request limits: 0 turns a limit (or the window) off.
+  ModelRequestRateLimitDurationMinutes: { integer: true, min: 0 },
+  ModelRequestRateLimitCount: { integer: true, min: 0 },
+  ModelRequestRateLimitSuccessCount: { integer: true, min: 0 },
 } as const satisfies Record<string, NumberRule>;
 
 export type NumberOptionKey = keyof typeof NUMBER_RULES;

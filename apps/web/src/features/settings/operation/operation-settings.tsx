@@ -7,6 +7,7 @@ import { LogCard } from './log-card';
 import { ModelPricingCard } from './model-pricing/model-pricing-card';
 import { MonitoringCard } from './monitoring-card';
 import { QuotaCard } from './quota-card';
+import { RateLimitCard } from './rate-limit-card';
 import { SensitiveWordsCard } from './sensitive-words-card';
 import './operation.css';
 
@@ -23,6 +24,7 @@ export function OperationSettings() {
       <LogCard />
       <DataDashboardCard />
       <MonitoringCard />
+      <RateLimitCard />
       <QuotaCard />
       <ChatsCard />
       <GroupRatioCard />
