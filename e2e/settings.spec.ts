@@ -36,7 +36,7 @@ const TEXTS = {
     generateToken: '生成令牌',
     confirm: '确定',
     tokenReset: '令牌已重置并已复制到剪贴板',
-    wrongCredentials: '错误：',
+    wrongCredentials: '用户名或密码错误',
   },
   en: {
     registerUsername: 'Enter a username, at most 12 characters',
@@ -63,7 +63,7 @@ const TEXTS = {
     generateToken: 'Generate token',
     confirm: 'OK',
     tokenReset: 'Token reset and copied to the clipboard',
-    wrongCredentials: 'Error: ',
+    wrongCredentials: '用户名或密码错误',
   },
 } as const;
 
@@ -268,6 +268,6 @@ test('deleting the account needs the username typed, then signs out for good', a
   expect(await page.evaluate(() => localStorage.getItem('user'))).toBeNull();
 
   await logInThroughForm(page, 'zh', username, USER_PASSWORD);
-  await expect(toast(page, '错误：')).toBeVisible();
+  await expect(toast(page, '用户名或密码错误')).toBeVisible();
   await expect(page).toHaveURL(/\/login$/);
 });

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
 import { notFound } from './errors/app-error.js';
-import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
+import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
 import { oauthRoutes } from './http/api/oauth.js';
@@ -85,7 +85,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
     if (reply.sent) return;
-    void reply.status(appError.status).send(renderError(appError, protocolFor(request)));
+    const protocol = protocolFor(request);
+    void reply.status(protocol === 'api' ? apiStatusFor(appError) : appError.status).send(renderError(appError, protocol));
   });
 
   statusRoutes(app, context);

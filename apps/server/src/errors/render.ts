@@ -2,6 +2,34 @@ import { AppError } from './app-error.js';
 
 export type ErrorProtocol = 'api' | 'openai' | 'anthropic' | 'gemini';
 
+/**
+ * The codes of a console call made without a usable session or access token: the only /api
+ * failures answered 401, as new-api's auth middleware does (its console then sends the user to
+ * the login page). A wrong password or a refused OAuth state is a failed operation, not a lost session.
+ */
+const SESSION_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'auth:not_logged_in',
+  'auth:invalid_access_token',
+  'auth:user_deleted',
+  'auth:missing_user_header',
+  'auth:user_header_mismatch',
+  'auth:user_banned',
+]);
+
+/**
+ * The HTTP status of a failed /api call. new-api answers its console's failures (validation,
+ * rules, a missing role, a missing resource, an upstream or mail failure) with 200 and
+ * {success:false, message}: its axios console and the scripts written for it read the message
+ * only from a 200. Kept apart: 401 for a missing or dead session, 413 for an oversized body,
+ * 429 for a rate limit, and 500 for a fault of our own (an unexpected error, masked). The
+ * AppError keeps its own status for logs and for the relay's protocols.
+ */
+export function apiStatusFor(error: AppError): number {
+  if (error.status === 401) return SESSION_FAILURE_CODES.has(error.code) ? 401 : 200;
+  if (error.status === 413 || error.status === 429 || error.status === 500) return error.status;
+  return 200;
+}
+
 /** The body of an error in the caller's protocol. */
 export function renderError(error: AppError, protocol: ErrorProtocol): unknown {
   switch (protocol) {

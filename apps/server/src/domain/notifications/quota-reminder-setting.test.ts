@@ -1,11 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chatCompletionBody, MockUpstream, sendJson } from '../../relay/testing/mock-upstream.js';
 import { seedChannel, seedToken, startRelayTestEnv, unique, type RelayTestEnv, type SeededToken } from '../../relay/testing/relay-fixtures.js';
+import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../../test-support/smtp-catcher.js';
 import { WebhookSender } from './webhook-notify.js';
 
@@ -116,20 +119,31 @@ async function books(env: RelayTestEnv, userId: number) {
 
 const mailsTo = (smtp: SmtpCatcher, address: string) => smtp.mails.filter((mail) => mail.to.includes(address));
 
-describe('the quota reminder follows the user’s own setting (PUT /api/user/setting)', () => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('the quota reminder follows the user’s own setting (PUT /api/user/setting) on %s', (dialect) => {
+  let fresh: FreshDb | undefined;
+  let sqliteDir = '';
+  let dbEnv: Record<string, string> = {};
   let smtp: SmtpCatcher;
   let receiver: WebhookReceiver;
   const upstream = new MockUpstream();
   let env: RelayTestEnv;
 
   beforeAll(async () => {
+    if (dialect === 'sqlite') {
+      // A file outside the app's own directory, shared with the second process of a test.
+      sqliteDir = mkdtempSync(join(tmpdir(), 'modelgate-notify-'));
+      dbEnv = { ...NODE_ENV, SQLITE_PATH: join(sqliteDir, 'modelgate.db') };
+    } else {
+      fresh = await createFreshDb(dialect);
+      dbEnv = { ...NODE_ENV, SQL_DSN: fresh.sqlDsn };
+    }
     smtp = await startSmtpCatcher({ user: SMTP_USER, pass: SMTP_PASSWORD });
     receiver = await new WebhookReceiver().start();
     await upstream.start();
     upstream.respond((_request, response) =>
       sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 })),
     );
-    env = await startRelayTestEnv(NODE_ENV);
+    env = await startRelayTestEnv(dbEnv);
     allowLocalWebhooks(env);
     await configure(env, smtp);
   });
@@ -138,6 +152,8 @@ describe('the quota reminder follows the user’s own setting (PUT /api/user/set
     await upstream.close();
     await receiver.close();
     await smtp.close();
+    await fresh?.drop();
+    if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
   });
 
   it('posts new-api’s signed webhook payload at the user’s own threshold, once, and mails nothing', async () => {
@@ -228,7 +244,7 @@ describe('the quota reminder follows the user’s own setting (PUT /api/user/set
     expect(await books(env, user.id)).toEqual({ quota: 3000 - CALL_COST, remindedAt: 0 });
 
     receiver.status = 200;
-    const other = await startRelayTestEnv({ ...NODE_ENV, SQLITE_PATH: join(env.test.dir, 'modelgate.db') });
+    const other = await startRelayTestEnv(dbEnv);
     try {
       allowLocalWebhooks(other);
       await chat(other, user.token);

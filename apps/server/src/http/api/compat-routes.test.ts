@@ -1,5 +1,6 @@
 import { CHANNEL_TYPES } from '@modelgate/contract';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 let test: TestApp;
@@ -116,5 +117,34 @@ describe('/api/setup', () => {
     expect(await test.context.db.kysely.selectFrom('users').select(['id', 'username', 'password']).execute()).toEqual(before);
     // root still signs in with its own password.
     await test.login();
+  });
+});
+
+describe.each(['postgres', 'mysql'] as const)('on %s', (dialect) => {
+  let fresh: FreshDb;
+  let other: TestApp;
+  let admin: Record<string, string>;
+  beforeAll(async () => {
+    fresh = await createFreshDb(dialect);
+    other = await startTestApp({ SQL_DSN: fresh.sqlDsn });
+    admin = await other.login();
+  });
+  afterAll(async () => {
+    await other.close();
+    await fresh.drop();
+  });
+
+  it('names the database in GET /api/setup and lists enabled models once each', async () => {
+    const setup = (await other.app.inject({ method: 'GET', url: '/api/setup' })).json();
+    expect(setup.data).toEqual({ status: true, root_init: true, database_type: dialect });
+    for (const [name, models] of [
+      ['a', 'gpt-4o-mini,gpt-4o'],
+      ['b', 'gpt-4o,o3-mini'],
+    ]) {
+      const created = await other.app.inject({ method: 'POST', url: '/api/channel/', headers: admin, payload: { type: 1, name, key: 'sk-upstream-key-0123456789', groups: ['default', 'vip'], models } });
+      expect(created.json().success, created.body).toBe(true);
+    }
+    const listed = (await other.app.inject({ method: 'GET', url: '/api/channel/models_enabled', headers: admin })).json();
+    expect(listed).toEqual({ success: true, message: '', data: ['gpt-4o', 'gpt-4o-mini', 'o3-mini'] });
   });
 });

@@ -25,8 +25,8 @@ describe('groups', () => {
     await test.context.options.set('GroupRatio', '{"default":1,"pro":0.8}');
     expect((await get('/api/group/', root)).body.data).toEqual(['default', 'pro']);
     const user = await registerAndLogin('carol');
-    expect(await get('/api/group/', user)).toMatchObject({ status: 403, body: { success: false } });
-    expect((await get('/api/group/', {})).status).toBe(401);
+    expect(await get('/api/group/', user)).toMatchObject({ status: 200, body: { success: false, message: '无权进行此操作，权限不足' } });
+    expect(await get('/api/group/', {})).toMatchObject({ status: 401, body: { success: false, message: '无权进行此操作，未登录且未提供 access token' } });
   });
 
   it('gives a user the selectable groups with description and ratio, plus the user’s own group', async () => {
