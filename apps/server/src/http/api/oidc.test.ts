@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { UserStatus } from '@modelgate/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
@@ -239,6 +241,21 @@ describe('OIDC sign-in', () => {
     const wrong = await finishOidc(issueCode('o5', { sub: 'x' }));
     expect(wrong.body).toEqual({ success: false, message: 'OIDC 获取 Token 失败：client authentication failed' });
     expect(wrong.response.body).not.toContain('wrong-secret');
+  });
+
+  it('gives up on a provider that never answers instead of hanging the sign-in', { timeout: 30_000 }, async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await test.context.options.set('oidc.well_known', '');
+      await test.context.options.set('oidc.token_endpoint', `http://127.0.0.1:${(silent.address() as AddressInfo).port}/token`);
+      const started = Date.now();
+      expect((await finishOidc('any')).body).toEqual({ success: false, message: '无法连接至 OIDC 服务器，请稍后重试！' });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('answers a clear message when the provider cannot be reached', async () => {
