@@ -1,6 +1,7 @@
 import { isRoot, LogType } from '@modelgate/contract';
+import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import { badRequest, notFound } from '../../errors/app-error.js';
+import { notFound } from '../../errors/app-error.js';
 import type { UserRow } from '../users/user-repository.js';
 import { TOKEN_BATCH_MAX, type TokenRow } from './token-fields.js';
 import type { TokenRepository } from './token-repository.js';
@@ -40,10 +41,9 @@ export class TokenKeyAccess {
   }
 
   /** Copy selected: the keys of those of `ids` the user owns, by id (others' ids are left out, as in new-api). */
-  async readOwned(user: UserRow, ids: unknown): Promise<Record<number, string>> {
-    const wanted = checkIds(ids);
+  async readOwned(user: UserRow, ids: number[]): Promise<Record<number, string>> {
     const keys: Record<number, string> = {};
-    for (const { id, key } of await this.tokens.ownedKeys(Number(user.id), wanted)) keys[id] = key;
+    for (const { id, key } of await this.tokens.ownedKeys(Number(user.id), [...new Set(ids)])) keys[id] = key;
     return keys;
   }
 
@@ -71,12 +71,10 @@ export class TokenKeyAccess {
   }
 }
 
-/** new-api's batch body: {ids: [...]}, 1 to 100 positive integers. */
-function checkIds(ids: unknown): number[] {
-  if (!Array.isArray(ids) || ids.length === 0) throw badRequest('无效的参数，ids: 请选择至少一个令牌', 'token:invalid_ids');
-  if (ids.length > TOKEN_BATCH_MAX) throw badRequest(`一次最多读取 ${TOKEN_BATCH_MAX} 个令牌的密钥`, 'token:too_many_ids');
-  for (const id of ids) {
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) throw badRequest('无效的参数，ids: 令牌 ID 必须是正整数', 'token:invalid_ids');
-  }
-  return [...new Set(ids as number[])];
-}
+/** new-api's batch body: {ids: [...]}, 1 to 100 token ids. */
+export const tokenIdsSchema = z.object({
+  ids: z
+    .array(z.number({ error: '令牌 ID 必须是正整数' }).int('令牌 ID 必须是正整数').positive('令牌 ID 必须是正整数'), { error: '请选择至少一个令牌' })
+    .min(1, '请选择至少一个令牌')
+    .max(TOKEN_BATCH_MAX, `一次最多读取 ${TOKEN_BATCH_MAX} 个令牌的密钥`),
+}, { error: '请求体应为 {"ids": [令牌 ID, ...]}' });

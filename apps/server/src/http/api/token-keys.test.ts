@@ -186,10 +186,11 @@ describe('POST /api/token/batch/keys', () => {
       [{}, '无效的参数，ids: 请选择至少一个令牌'],
       [{ ids: [] }, '无效的参数，ids: 请选择至少一个令牌'],
       [{ ids: 'all' }, '无效的参数，ids: 请选择至少一个令牌'],
-      [{ ids: [1, 'two'] }, '无效的参数，ids: 令牌 ID 必须是正整数'],
-      [{ ids: [0] }, '无效的参数，ids: 令牌 ID 必须是正整数'],
-      [{ ids: [1.5] }, '无效的参数，ids: 令牌 ID 必须是正整数'],
-      [{ ids: Array.from({ length: 101 }, (_, index) => index + 1) }, '一次最多读取 100 个令牌的密钥'],
+      [{ ids: [1, 'two'] }, '无效的参数，ids.1: 令牌 ID 必须是正整数'],
+      [{ ids: [0] }, '无效的参数，ids.0: 令牌 ID 必须是正整数'],
+      [{ ids: [1.5] }, '无效的参数，ids.0: 令牌 ID 必须是正整数'],
+      [{ ids: Array.from({ length: 101 }, (_, index) => index + 1) }, '无效的参数，ids: 一次最多读取 100 个令牌的密钥'],
+      [[1, 2], '无效的参数，请求体应为 {"ids": [令牌 ID, ...]}'],
     ];
     for (const [payload, message] of cases) {
       expect((await call(alice, 'POST', '/api/token/batch/keys', payload)).body, JSON.stringify(payload)).toEqual({ success: false, message });

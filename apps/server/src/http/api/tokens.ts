@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { tokenInputSchema, toWireToken } from '../../domain/tokens/token-fields.js';
-import { TokenKeyAccess } from '../../domain/tokens/token-key-access.js';
+import { TokenKeyAccess, tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
 import { TokenService } from '../../domain/tokens/token-service.js';
 import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
@@ -81,7 +81,8 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
 
   app.post('/api/token/batch/keys', signedIn, async (request, reply) => {
     await limitKeyReads(request, reply);
-    return ok({ keys: await keys.readOwned(currentUser(request), (request.body as { ids?: unknown } | undefined)?.ids) });
+    const { ids } = parseInput(tokenIdsSchema, request.body);
+    return ok({ keys: await keys.readOwned(currentUser(request), ids) });
   });
 
   const remove = async (userId: number, params: unknown) => {
