@@ -132,7 +132,10 @@ describe('OIDC options and status', () => {
     await addUser('plain');
     const plain = await test.login('plain', PASSWORD);
     const refused = await call('POST', '/api/oauth/oidc/discovery', plain, { well_known: provider.wellKnown });
+    // new-api's rule: a missing role is a failed call (200), a missing session is 401.
+    expect(refused.status).toBe(200);
     expect(refused.body.success).toBe(false);
+    expect((await call('POST', '/api/oauth/oidc/discovery', {}, { well_known: provider.wellKnown })).status).toBe(401);
   });
 });
 
@@ -198,7 +201,8 @@ describe('OIDC sign-in', () => {
 
   it('refuses a bad state, a bad code and a bad ID token with clear messages, creating no user', async () => {
     const before = await test.context.users.repository.count();
-    expect((await finishOidc(issueCode('s1', { sub: 'x' }), { state: 'forged' })).body).toEqual({ success: false, message: 'state is empty or not same' });
+    const forged = await finishOidc(issueCode('s1', { sub: 'x' }), { state: 'forged' });
+    expect(forged).toMatchObject({ status: 200, body: { success: false, message: 'state is empty or not same' } });
     expect((await call('GET', '/api/oauth/oidc?code=s1&state=')).body).toEqual({ success: false, message: 'state is empty or not same' });
 
     expect((await finishOidc('never-issued')).body).toEqual({ success: false, message: 'OIDC 获取 Token 失败：authorization code is invalid or used' });
@@ -213,7 +217,9 @@ describe('OIDC sign-in', () => {
     ];
     for (const [index, [faults, message]] of cases.entries()) {
       provider.faults = faults;
-      expect((await finishOidc(issueCode(`f${index}`, { sub: 'sub-fault' }))).body).toEqual({ success: false, message });
+      const refused = await finishOidc(issueCode(`f${index}`, { sub: 'sub-fault' }));
+      expect(refused.status).toBe(200);
+      expect(refused.body).toEqual({ success: false, message });
     }
     expect(await test.context.users.repository.count()).toBe(before);
   });
@@ -261,6 +267,6 @@ describe('OIDC sign-in', () => {
   it('answers a clear message when the provider cannot be reached', async () => {
     await test.context.options.set('oidc.well_known', '');
     await test.context.options.set('oidc.token_endpoint', 'http://127.0.0.1:9/token');
-    expect((await finishOidc('any')).body).toMatchObject({ success: false, message: '无法连接至 OIDC 服务器，请稍后重试！' });
+    expect(await finishOidc('any')).toMatchObject({ status: 200, body: { success: false, message: '无法连接至 OIDC 服务器，请稍后重试！' } });
   });
 });
