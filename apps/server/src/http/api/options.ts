@@ -9,7 +9,12 @@ import { ok, parseInput } from '../envelope.js';
 
 const putOptionBody = z.object({
   key: z.string().min(1, '配置项名称不能为空'),
-  value: z.union([z.string(), z.number(), z.boolean()], { error: '配置值必须是字符串、数字或布尔值' }),
+  // new-api's console sends {"key":"SMTPAccount"} for an emptied field: no value is the empty
+  // string, which the registry then accepts for text keys and refuses for numbers, switches and JSON.
+  value: z
+    .union([z.string(), z.number(), z.boolean()], { error: '配置值必须是字符串、数字或布尔值' })
+    .nullish()
+    .transform((value) => value ?? ''),
 });
 
 /** The model ratio editor's three options, put back to the built-in tables by rest_model_ratio. */
