@@ -42,9 +42,9 @@ const updateSchema = z.object({
   webhook_url: z.string({ error: '无效的Webhook地址' }).optional().default(''),
   webhook_secret: z.string({ error: '无效的Webhook密钥' }).max(MAX_SECRET_LENGTH, 'Webhook密钥过长').nullable().optional(),
   notification_email: z.string({ error: '无效的邮箱地址' }).optional().default(''),
-  accept_unset_model_ratio_model: z.boolean().optional().default(false),
-  record_ip_log: z.boolean().optional().default(false),
-});
+  accept_unset_model_ratio_model: z.boolean({ error: '无效的参数' }).optional().default(false),
+  record_ip_log: z.boolean({ error: '无效的参数' }).optional().default(false),
+}, { error: '无效的参数' });
 
 export type UserSettingUpdate = z.output<typeof updateSchema>;
 

@@ -91,6 +91,8 @@ describe('PUT /api/user/setting', () => {
       [{ notify_type: 'webhook', quota_warning_threshold: 1, webhook_url: 'hooks.example.com/q' }, '无效的Webhook地址，须以 http:// 或 https:// 开头'],
       [{ notify_type: 'email', quota_warning_threshold: 1, notification_email: 'not-an-address' }, '无效的邮箱地址'],
       [{ notify_type: 'email', quota_warning_threshold: 1, notification_email: 'a@b' }, '无效的邮箱地址'],
+      [{ notify_type: 'email', quota_warning_threshold: 1, record_ip_log: 'yes' }, '无效的参数'],
+      [[{ notify_type: 'email' }], '无效的参数'],
     ];
     for (const [payload, message] of cases) {
       const { status, body } = await put(payload);
