@@ -466,6 +466,15 @@ test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-
   await expect(page.getByTestId('nav-docs')).toHaveAttribute('href', docs);
   await screenshot(page, 'new-api-keys-zh-light');
 
+  // The default home page links the docs, and on a demo site shows the version (as new-api's home).
+  if (!before.HomePageContent?.trim()) {
+    await page.goto('/');
+    await expect(page.getByTestId('home-docs')).toHaveAttribute('href', docs);
+    if (demo) await expect(page.getByTestId('home-version')).toContainText(String(status.version));
+    else await expect(page.getByTestId('home-version')).toHaveCount(0);
+    await page.goto('/setting?tab=operation');
+  }
+
   // Put back at once (the other specs share this server), and the header loses 文档 again.
   for (const key of TOUCHED.slice(TOUCHED.indexOf('general_setting.docs_link'))) await setOption(root, key, before[key]!);
   await page.reload();

@@ -3,6 +3,7 @@ import { IconAppCenter, IconBookStroked, IconHome, IconInfoCircle } from '@douyi
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
+import { docsAddress } from '../../features/status/docs-link';
 import { useStatus, useSystemName } from '../../features/status/queries';
 import { useSessionRoles } from '../../lib/session';
 import { publicRoutes, visibleConsoleRoutes, type NavLabelKey } from '../../route-table';
@@ -24,9 +25,6 @@ interface TopNavItem {
   /** An address outside the console, opened in a new tab. */
   external?: boolean;
 }
-
-/** The documentation link (general_setting.docs_link), shown only when it is a web address. */
-const docsAddress = (link: string | undefined) => (link && /^https?:\/\//i.test(link.trim()) ? link.trim() : undefined);
 
 export function AppHeader() {
   const { t } = useTranslation('layout');

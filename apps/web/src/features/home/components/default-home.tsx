@@ -1,11 +1,12 @@
 import { Button, Card, Tag, Typography } from '@douyinfe/semi-ui';
-import { IconBolt, IconCopy, IconGithubLogo, IconKey, IconServer, IconTicketCode } from '@douyinfe/semi-icons';
+import { IconBolt, IconBookStroked, IconCopy, IconGithubLogo, IconKey, IconServer, IconTicketCode } from '@douyinfe/semi-icons';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { copyWithFeedback } from '../../../lib/clipboard';
 import { useSessionRoles } from '../../../lib/session';
 import { visibleConsoleRoutes } from '../../../route-table';
+import { docsAddress } from '../../status/docs-link';
 import { useStatus, useSystemName } from '../../status/queries';
 import { PROJECT_URL } from '../../../lib/project';
 
@@ -31,6 +32,10 @@ export function DefaultHome() {
   const systemName = useSystemName();
   const baseUrl = (status.server_address || window.location.origin).replace(/\/+$/, '');
   const consoleRoute = roles.signedIn ? visibleConsoleRoutes(roles, status)[0] : undefined;
+  // As new-api's home: the saved documentation link when there is one, and on a demo site the
+  // version, linking to the project.
+  const docs = docsAddress(status.docs_link);
+  const demoVersion = status.demo_site_enabled ? status.version : undefined;
 
   const curlExample = [
     `curl ${baseUrl}/v1/chat/completions \\`,
@@ -71,11 +76,18 @@ export function DefaultHome() {
               </Button>
             </Link>
           )}
-          <a href={PROJECT_URL} target="_blank" rel="noreferrer">
-            <Button size="large" theme="borderless" icon={<IconGithubLogo />}>
+          <a href={docs ?? PROJECT_URL} target="_blank" rel="noreferrer" data-testid="home-docs">
+            <Button size="large" theme="borderless" icon={docs ? <IconBookStroked /> : <IconGithubLogo />}>
               {t('hero.docs')}
             </Button>
           </a>
+          {demoVersion && (
+            <a href={PROJECT_URL} target="_blank" rel="noreferrer" data-testid="home-version">
+              <Button size="large" theme="borderless" icon={<IconGithubLogo />}>
+                {demoVersion}
+              </Button>
+            </a>
+          )}
         </div>
       </section>
 
