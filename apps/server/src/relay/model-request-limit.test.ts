@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Pool, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hashPassword } from '../domain/users/password.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import { ModelRequestLimits } from './model-request-limit.js';
@@ -105,6 +106,24 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, token.apiKey)).status).toBe(429);
+  });
+
+  it('leaves the console playground (a session, no API key) unlimited, as new-api does', async () => {
+    await setLimits(env, { enabled: true, count: 1, success: 1 });
+    const { user, token } = await caller();
+    await env.context.db.kysely.updateTable('users').set({ password: await hashPassword('playground-pass') }).where('id', '=', user.id).execute();
+    const headers = await env.test.login(user.username, 'playground-pass');
+    expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
+    expect((await chat(env.gateway, token.apiKey)).status).toBe(429);
+    for (let index = 0; index < 2; index += 1) {
+      const response = await request(`${env.gateway}/pg/chat/completions`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: false }),
+      });
+      await response.body.dump();
+      expect(response.statusCode).toBe(200);
+    }
   });
 
   it('refuses a limited call before the upstream is called or anything is billed', async () => {
