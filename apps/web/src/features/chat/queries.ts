@@ -34,9 +34,12 @@ export function useChatTarget(target: { index: number } | 'redirect'): ChatTarge
     queryKey: chatKeys.firstEnabledToken,
     queryFn: fetchFirstEnabledTokenKey,
     enabled: link !== null,
-    staleTime: 0,
-    // A full key: kept only while a chat page shows it, never left behind in the cache.
+    // A full key: read once per visit of a chat page (key reads are rate limited, and a refetch
+    // on focus could swap the open chat for an error), and dropped from the cache when it closes.
+    staleTime: Infinity,
     gcTime: 0,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
     retry: false,
   });
 
