@@ -14,6 +14,8 @@ export interface ProviderAccount {
   email: string;
   /** A name the provider suggests for a new account (OIDC preferred_username); used when free and valid. */
   preferredUsername?: string;
+  /** The provider vouches that the account owns `email` (OIDC `email_verified`). */
+  emailVerified?: boolean;
 }
 
 const TIMEOUT_MS = 10_000;

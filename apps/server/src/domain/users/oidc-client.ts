@@ -173,6 +173,8 @@ export async function fetchOidcAccount(options: OptionService, code: string, red
     id: sub,
     displayName: user.data.name?.trim() || preferredUsername || 'OIDC User',
     email: user.data.email?.trim() ?? '',
+    // Some providers send the flag as a string.
+    emailVerified: user.data.email_verified === true || user.data.email_verified === 'true',
     preferredUsername,
   };
 }

@@ -36,6 +36,8 @@ interface Provider {
   enabled(): boolean;
   disabledMessage: string;
   boundMessage: string;
+  /** Set where an unbound account signs into the user with its verified email (new-api's OIDC); the message refuses one bound to another account. */
+  emailBoundMessage?: string;
 }
 
 const queryOf = (request: FastifyRequest): Record<string, string> => {
@@ -90,6 +92,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     enabled: () => options.bool('oidc.enabled'),
     disabledMessage: '管理员未开启通过 OIDC 登录以及注册',
     boundMessage: '该 OIDC 账户已被绑定',
+    emailBoundMessage: '该邮箱对应的账户已绑定其他 OIDC 账户',
   };
 
   /** The provider's suggested name when it passes the sign-up rules and is free, else `<prefix>_<next id>`. */
@@ -114,12 +117,28 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     return legacy;
   }
 
+  /**
+   * new-api signs an unbound OIDC account into the user holding the same email, binding it. Only
+   * when the provider vouches for the address: else anyone who can type that address at the
+   * provider would take the user over.
+   */
+  async function linkByVerifiedEmail(provider: Provider, account: ProviderAccount): Promise<UserRow | undefined> {
+    if (provider.emailBoundMessage === undefined || !account.emailVerified || account.email === '') return undefined;
+    const owner = await repository.findLiveByEmail(account.email.toLowerCase());
+    if (!owner) return undefined;
+    if (owner[provider.column] !== '') throw badRequest(provider.emailBoundMessage, 'oauth:email_bound_elsewhere');
+    await repository.update(Number(owner.id), { [provider.column]: account.id });
+    return { ...owner, [provider.column]: account.id };
+  }
+
   async function signIn(request: FastifyRequest, reply: FastifyReply, provider: Provider, account: ProviderAccount, affCode = '') {
     const existing = await findBound(provider, account);
     if (existing) {
       if (existing.deleted_at !== null) throw forbidden('用户已注销', 'auth:user_deleted');
       return completeLogin(context, request, reply, existing);
     }
+    const linked = await linkByVerifiedEmail(provider, account);
+    if (linked) return completeLogin(context, request, reply, linked);
     if (!options.bool('RegisterEnabled')) throw forbidden('管理员关闭了新用户注册', 'auth:register_disabled');
     const email = account.email !== '' && !(await repository.emailTaken(account.email.toLowerCase())) ? account.email.toLowerCase() : '';
     const created = await createUser(context, {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { UserStatus } from '@modelgate/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
-import { startFakeOidcProvider, type FakeOidcProvider } from '../../test-support/fake-oidc-provider.js';
+import { startFakeOidcProvider, type FakeOidcAccount, type FakeOidcProvider } from '../../test-support/fake-oidc-provider.js';
 import { sessionCookieOf, startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 interface Envelope<T = unknown> {
@@ -67,7 +67,7 @@ async function finishOidc(code: string, options: { aff?: string; session?: Heade
 }
 
 /** A code the fake provider will accept once, for `redirect_uri` as our server sends it. */
-function issueCode(code: string, account: { sub: string; email?: string; name?: string; preferred_username?: string }) {
+function issueCode(code: string, account: FakeOidcAccount) {
   provider.codes.set(code, { account, redirectUri: `${SERVER_ADDRESS}/oauth/oidc` });
   return code;
 }
@@ -191,6 +191,22 @@ describe('OIDC sign-in', () => {
     expect(taken.body).toEqual({ success: false, message: '该 OIDC 账户已被绑定' });
     // Binding one's own sub again is fine.
     expect((await finishOidc(issueCode('b3', { sub: 'sub-bind' }), { session })).body.message).toBe('bind');
+  });
+
+  it('signs an unbound account into the user with the same email only when the provider verified it, as new-api links them', async () => {
+    const owner = await addUser('mailowner', { email: 'owner@idp.test' });
+    const unverified = await finishOidc(issueCode('e1', { sub: 'sub-unverified', email: 'Owner@IdP.test', email_verified: false }));
+    expect(unverified.body.success).toBe(true);
+    expect(unverified.body.data!.id).not.toBe(owner);
+    // The new account does not get an address another user holds.
+    expect((await test.context.users.repository.findById(unverified.body.data!.id))!.email).toBe('');
+
+    const verified = await finishOidc(issueCode('e2', { sub: 'sub-verified', email: 'Owner@IdP.test', email_verified: true }));
+    expect(verified.body).toMatchObject({ success: true, data: { id: owner } });
+    expect((await test.context.users.repository.findById(owner))!.oidc_id).toBe('sub-verified');
+
+    const another = await finishOidc(issueCode('e3', { sub: 'sub-third', email: 'owner@idp.test', email_verified: true }));
+    expect(another.body).toEqual({ success: false, message: '该邮箱对应的账户已绑定其他 OIDC 账户' });
   });
 
   it('works without an ID token (userinfo only), as new-api does', async () => {
