@@ -96,7 +96,9 @@ export function OidcCard() {
           </Typography.Text>
         )}
       </div>
-      <SwitchField card={card} optionKey="oidc.enabled" label={t('oidc.enabled')} hint={t('oidc.enabledHint')} />
+      <div style={{ marginBottom: 12 }}>
+        <SwitchField card={card} optionKey="oidc.enabled" label={t('oidc.enabled')} hint={t('oidc.enabledHint')} />
+      </div>
       <div className="mg-option-grid">
         <FieldFrame id={WELL_KNOWN_ID} label={t('oidc.wellKnown')} hint={t('oidc.wellKnownHint')}>
           <div style={{ display: 'flex', gap: 8 }}>
