@@ -425,6 +425,9 @@ test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-
   // The header follows the saved status without a reload.
   await expect(page.getByTestId('nav-docs')).toHaveAttribute('href', docs);
   await expect(page.getByTestId('nav-docs')).toContainText('文档');
+  // new-api's mark beside the name: 自用模式 wins over 演示站点.
+  if (selfUse || demo) await expect(page.getByTestId('mode-tag')).toHaveText(selfUse ? '自用模式' : '演示站点');
+  else await expect(page.getByTestId('mode-tag')).toHaveCount(0);
 
   const keywords = 'Your credit balance is too low\nquota of this key ran out';
   await page.getByLabel('自动禁用关键词').fill(keywords);
@@ -475,9 +478,16 @@ test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-
     await page.goto('/setting?tab=operation');
   }
 
+  if (demo) {
+    await setOption(root, 'SelfUseModeEnabled', false);
+    await page.reload();
+    await expect(page.getByTestId('mode-tag')).toHaveText('演示站点');
+  }
+
   // Put back at once (the other specs share this server), and the header loses 文档 again.
   for (const key of TOUCHED.slice(TOUCHED.indexOf('general_setting.docs_link'))) await setOption(root, key, before[key]!);
   await page.reload();
   await expect(page.getByLabel('文档地址')).toHaveValue(before['general_setting.docs_link'] ?? '');
   if (!before['general_setting.docs_link']) await expect(page.getByTestId('nav-docs')).toHaveCount(0);
+  if (before.SelfUseModeEnabled !== 'true' && before.DemoSiteEnabled !== 'true') await expect(page.getByTestId('mode-tag')).toHaveCount(0);
 });

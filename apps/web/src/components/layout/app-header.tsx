@@ -1,4 +1,4 @@
-import { Nav } from '@douyinfe/semi-ui';
+import { Nav, Tag } from '@douyinfe/semi-ui';
 import { IconAppCenter, IconBookStroked, IconHome, IconInfoCircle } from '@douyinfe/semi-icons';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -54,6 +54,8 @@ export function AppHeader() {
   const onConsolePage = consoleEntries.some((route) => pathname === route.path || pathname.startsWith(`${route.path}/`));
   const selectedKey = onConsolePage ? 'console' : pathname;
   const systemName = useSystemName();
+  // new-api's mark beside the name: 自用模式 wins when both modes are on.
+  const modeTag = status.self_use_mode_enabled ? 'selfUseMode' : status.demo_site_enabled ? 'demoSite' : undefined;
 
   return (
     <Nav
@@ -64,6 +66,11 @@ export function AppHeader() {
         <Link to="/" className="mg-brand" aria-label={systemName}>
           <img src={status.logo || '/logo.svg'} alt="" className="mg-brand-logo" />
           <span className="mg-brand-name">{systemName}</span>
+          {modeTag && (
+            <Tag color={modeTag === 'selfUseMode' ? 'purple' : 'blue'} size="small" shape="circle" data-testid="mode-tag">
+              {t(`header.${modeTag}`)}
+            </Tag>
+          )}
         </Link>
       }
       items={items.map((item) => ({ itemKey: item.key, text: t(`nav.${item.labelKey}`), icon: topNavIcons[item.labelKey] }))}
