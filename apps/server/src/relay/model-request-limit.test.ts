@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { Pool, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashPassword } from '../domain/users/password.js';
@@ -178,6 +178,32 @@ describe('the sliding window', () => {
   });
 });
 
+describe('an unreachable Redis', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    test = await startTestApp();
+  });
+  afterAll(async () => test.close());
+
+  it('refuses the call with 500 rate_limit_check_failed (as new-api) and reports the error; nothing is asked while the limits are off', async () => {
+    const { options } = test.context;
+    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const errors: unknown[] = [];
+    const limits = new ModelRequestLimits(options, dead, (error) => errors.push(error));
+    expect(limits.admit(1)).toBeUndefined();
+    await options.set('ModelRequestRateLimitEnabled', true);
+    await options.set('ModelRequestRateLimitCount', 5);
+    try {
+      await expect(limits.admit(1)).rejects.toMatchObject({ status: 500, code: 'rate_limit:check_failed' });
+      expect(errors).toHaveLength(1);
+    } finally {
+      await options.set('ModelRequestRateLimitEnabled', false);
+      await options.set('ModelRequestRateLimitCount', 0);
+      dead.disconnect();
+    }
+  });
+});
+
 describe('model request limits shared through Redis by two nodes (PostgreSQL)', () => {
   let fresh: FreshDb;
   let nodes: RelayTestEnv[] = [];
@@ -193,7 +219,7 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
   });
   afterAll(async () => {
     for (const pool of pools) await pool.close();
-    const redis = nodes[0]?.context.redis as Redis | undefined;
+    const redis = nodes[0]?.context.redis;
     if (redis) {
       const keys = await redis.keys(`modelgate:mrl:*:${minutes * 60_000}:*`);
       if (keys.length > 0) await redis.del(...keys);
