@@ -51,6 +51,12 @@ async function tokenOf(headers: Record<string, string>, name: string) {
   return { id, key: row.key, createdText: created.text, created: created.body.data as { key: string } };
 }
 
+/** new-api's rule (README): a refused /api call is HTTP 200 with success:false and the message. */
+function expectRefused(answer: { status: number; body: unknown }, message: string, context = '') {
+  expect(answer.status, context).toBe(200);
+  expect(answer.body, context).toEqual({ success: false, message });
+}
+
 const manageLogs = () =>
   test.context.db.kysely.selectFrom('logs').selectAll().where('type', '=', LogType.Manage).where('content', 'like', '%令牌%').orderBy('id').execute();
 
@@ -139,19 +145,19 @@ describe('GET and POST /api/token/{id}/key', () => {
     for (const headers of [admin, bob]) {
       for (const method of ['GET', 'POST'] as const) {
         const answer = await call(headers, method, `/api/token/${token.id}/key`);
-        expect(answer.body).toEqual({ success: false, message: '令牌不存在' });
+        expectRefused(answer, '令牌不存在');
         expect(answer.text).not.toContain(token.key);
       }
       // Neither may they see the masked token.
-      expect((await call(headers, 'GET', `/api/token/${token.id}`)).body).toMatchObject({ success: false, message: '令牌不存在' });
+      expectRefused(await call(headers, 'GET', `/api/token/${token.id}`), '令牌不存在');
     }
     expect(await manageLogs()).toEqual([]);
   });
 
   it('give clear messages for an unknown id, a malformed id and a caller without a session', async () => {
-    expect((await call(alice, 'GET', '/api/token/987654/key')).body).toEqual({ success: false, message: '令牌不存在' });
-    expect((await call(root, 'POST', '/api/token/987654/key')).body).toEqual({ success: false, message: '令牌不存在' });
-    expect((await call(alice, 'GET', '/api/token/abc/key')).body).toEqual({ success: false, message: '无效的令牌 ID' });
+    expectRefused(await call(alice, 'GET', '/api/token/987654/key'), '令牌不存在');
+    expectRefused(await call(root, 'POST', '/api/token/987654/key'), '令牌不存在');
+    expectRefused(await call(alice, 'GET', '/api/token/abc/key'), '无效的令牌 ID');
     const token = await tokenOf(alice, 'main');
     const anonymous = await call(undefined, 'POST', `/api/token/${token.id}/key`);
     expect(anonymous.status).toBe(401);
@@ -162,8 +168,8 @@ describe('GET and POST /api/token/{id}/key', () => {
   it('stop a deleted token’s key from being read', async () => {
     const token = await tokenOf(alice, 'main');
     expect((await call(alice, 'DELETE', `/api/token/${token.id}/`)).body.success).toBe(true);
-    expect((await call(alice, 'POST', `/api/token/${token.id}/key`)).body).toEqual({ success: false, message: '令牌不存在' });
-    expect((await call(root, 'POST', `/api/token/${token.id}/key`)).body).toEqual({ success: false, message: '令牌不存在' });
+    expectRefused(await call(alice, 'POST', `/api/token/${token.id}/key`), '令牌不存在');
+    expectRefused(await call(root, 'POST', `/api/token/${token.id}/key`), '令牌不存在');
   });
 });
 
@@ -193,7 +199,7 @@ describe('POST /api/token/batch/keys', () => {
       [[1, 2], '无效的参数，请求体应为 {"ids": [令牌 ID, ...]}'],
     ];
     for (const [payload, message] of cases) {
-      expect((await call(alice, 'POST', '/api/token/batch/keys', payload)).body, JSON.stringify(payload)).toEqual({ success: false, message });
+      expectRefused(await call(alice, 'POST', '/api/token/batch/keys', payload), message, JSON.stringify(payload));
     }
   });
 });
