@@ -164,7 +164,7 @@ export class RelayService {
       // Before any quota is held or any upstream called; one field read when the check is off.
       const promptWords = this.deps.sensitive.prompt;
       if (promptWords !== undefined) this.refuseSensitivePrompt(promptWords, caller, input);
-      const pricing = resolvePricing(context.options, input.model, caller.group);
+      const pricing = resolvePricing(context.options, input.model, caller.group, caller.user.acceptUnsetModelRatio);
       const routed = this.route(caller, input);
       const route = routed instanceof Promise ? await routed : routed;
       const payer: Payer = { userId: caller.user.id, tokenId: caller.token.id, limitedToken: !caller.token.unlimited };

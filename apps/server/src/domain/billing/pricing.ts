@@ -30,14 +30,15 @@ export const SELF_USE_MODEL_RATIO = 37.5;
 
 /**
  * Throws when the model has neither a ratio nor a price: the admin must price it first, unless
- * SelfUseModeEnabled (new-api's self-use mode), where it is billed at SELF_USE_MODEL_RATIO.
+ * SelfUseModeEnabled (new-api's self-use mode) or the caller's own setting accepts unpriced models
+ * (accept_unset_model_ratio_model), where it is billed at SELF_USE_MODEL_RATIO.
  */
-export function resolvePricing(options: OptionService, model: string, group: string): ModelPricing {
+export function resolvePricing(options: OptionService, model: string, group: string, acceptUnpriced = false): ModelPricing {
   const groupRatio = groupRatioOf(options, group);
   const price = lookup(options.json<NumberMap>('ModelPrice'), model);
   if (price !== undefined) return { modelPrice: price, modelRatio: 0, completionRatio: 1, groupRatio };
   let modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
-  if (modelRatio === undefined && options.bool('SelfUseModeEnabled')) modelRatio = SELF_USE_MODEL_RATIO;
+  if (modelRatio === undefined && (acceptUnpriced || options.bool('SelfUseModeEnabled'))) modelRatio = SELF_USE_MODEL_RATIO;
   if (modelRatio === undefined) {
     throw new AppError(
       'billing:model_price_error',

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { UsersTable } from '../../db/schema.js';
+import { parseUserSetting } from '../users/user-setting.js';
 import type { SyncLock } from './sync-lock.js';
 
 export interface CachedUser {
@@ -12,11 +13,13 @@ export interface CachedUser {
   /** The database value plus this node's unflushed changes. */
   quota: number;
   deleted: boolean;
+  /** The user's setting accept_unset_model_ratio_model: models nobody priced are served at the self-use ratio. */
+  acceptUnsetModelRatio: boolean;
 }
 
 const RELOAD_CHUNK = 500;
-type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at'>;
-const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at'] as const;
+type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'>;
+const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at', 'setting'] as const;
 
 /** Users by id, for the relay: read once, then from memory until a 'user' event or the sync. */
 export class UserCache {
@@ -87,6 +90,7 @@ export class UserCache {
       group: row.group,
       quota: Number(row.quota) + this.unflushedQuota(id),
       deleted: row.deleted_at !== null,
+      acceptUnsetModelRatio: parseUserSetting(row.setting).accept_unset_model_ratio_model === true,
     };
   }
 }
