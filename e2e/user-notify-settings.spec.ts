@@ -19,6 +19,7 @@ const TEXTS = {
     webhookInvalid: '无效的Webhook地址，须以 http:// 或 https:// 开头',
     emailInvalid: '无效的邮箱地址',
     equals: '相当于 1000000 额度',
+    acceptUnpriced: '接受未设置价格的模型',
   },
   en: {
     card: 'Quota warning',
@@ -31,6 +32,7 @@ const TEXTS = {
     webhookInvalid: 'The webhook URL must start with http:// or https://',
     emailInvalid: 'Not a valid email address',
     equals: 'Equals 1000000 quota',
+    acceptUnpriced: 'Accept models without a price',
   },
 } as const;
 
@@ -75,6 +77,7 @@ for (const language of ['zh', 'en'] as const) {
     // The site shows money: the threshold is typed in dollars ($2 = 1,000,000 quota at 500,000 a dollar).
     await card(page).locator('#mg-notify-threshold').fill('2');
     await expect(card(page).getByTestId('notify-threshold-hint')).toHaveText(text.equals);
+    await card(page).locator('.semi-checkbox').filter({ hasText: text.acceptUnpriced }).click();
     await card(page).getByRole('button', { name: text.save }).click();
     await expect(toast(page, text.saved)).toBeVisible();
     expect(await storedSetting(username)).toMatchObject({
@@ -82,6 +85,7 @@ for (const language of ['zh', 'en'] as const) {
       quota_warning_threshold: 1_000_000,
       webhook_url: 'https://hooks.example.com/quota?team=7',
       webhook_secret_set: true,
+      accept_unset_model_ratio_model: true,
     });
 
     await page.reload();
@@ -91,6 +95,7 @@ for (const language of ['zh', 'en'] as const) {
     // The secret is never sent back: the field says one is kept.
     await expect(card(page).locator('#mg-notify-secret')).toHaveValue('');
     await expect(card(page).locator('#mg-notify-secret')).toHaveAttribute('placeholder', text.secretKept);
+    await expect(card(page).locator('.semi-checkbox').filter({ hasText: text.acceptUnpriced })).toHaveClass(/semi-checkbox-checked/);
 
     await card(page).getByRole('radio', { name: text.email }).check();
     await card(page).locator('#mg-notify-email').fill('not-an-address');

@@ -33,6 +33,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
   const [webhookSecret, setWebhookSecret] = useState('');
   const [clearSecret, setClearSecret] = useState(false);
   const [notificationEmail, setNotificationEmail] = useState(stored.notificationEmail);
+  const [acceptUnpriced, setAcceptUnpriced] = useState(stored.acceptUnsetModelRatioModel);
   const [saving, setSaving] = useState(false);
 
   // A save (or another tab) changed what is stored: show it.
@@ -41,6 +42,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
     setThreshold(quotaToThreshold(stored.threshold, inCurrency, perUnit));
     setWebhookUrl(stored.webhookUrl);
     setNotificationEmail(stored.notificationEmail);
+    setAcceptUnpriced(stored.acceptUnsetModelRatioModel);
     setWebhookSecret('');
     setClearSecret(false);
   }, [stored, inCurrency, perUnit]);
@@ -58,7 +60,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
       quota_warning_threshold: thresholdQuota,
       webhook_url: notifyType === 'webhook' ? webhookUrl.trim() : '',
       notification_email: notifyType === 'email' ? notificationEmail.trim() : '',
-      accept_unset_model_ratio_model: stored.acceptUnsetModelRatioModel,
+      accept_unset_model_ratio_model: acceptUnpriced,
       record_ip_log: stored.recordIpLog,
     };
     if (notifyType === 'webhook') {
@@ -161,6 +163,12 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
             </Typography.Text>
           </>
         )}
+        <Checkbox checked={acceptUnpriced} onChange={(event) => setAcceptUnpriced(Boolean(event.target.checked))}>
+          {t('acceptUnpriced')}
+        </Checkbox>
+        <Typography.Text type="tertiary" size="small">
+          {t('acceptUnpricedHint')}
+        </Typography.Text>
         <div>
           <Button theme="solid" type="primary" loading={saving} onClick={() => void save()}>
             {t('save')}
