@@ -436,6 +436,7 @@ export class RelayService {
         triedChannelIds: done.tried,
         unpaidQuota: settlement.unpaid,
         sensitiveWords: delivery.sensitiveWords,
+        ip: caller.user.recordIpLog ? caller.clientIp : '',
       }),
     );
   }

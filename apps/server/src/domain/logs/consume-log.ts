@@ -31,6 +31,8 @@ export interface ConsumeRecord {
   unpaidQuota: number;
   /** Listed words the sensitive-word check found in the answer; named in the content as new-api does. */
   sensitiveWords?: readonly string[] | undefined;
+  /** The caller's IP, recorded only for users whose setting asks for it (record_ip_log); else empty. */
+  ip?: string;
 }
 
 const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
@@ -71,7 +73,7 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     channel_name: record.channelName,
     token_id: record.tokenId,
     group: record.group,
-    ip: '',
+    ip: record.ip ?? '',
     other: JSON.stringify(other),
   };
 }

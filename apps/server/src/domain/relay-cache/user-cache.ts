@@ -15,11 +15,18 @@ export interface CachedUser {
   deleted: boolean;
   /** The user's setting accept_unset_model_ratio_model: models nobody priced are served at the self-use ratio. */
   acceptUnsetModelRatio: boolean;
+  /** The user's setting record_ip_log: their consume logs carry the caller's IP. */
+  recordIpLog: boolean;
 }
 
 const RELOAD_CHUNK = 500;
 type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'>;
 const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at', 'setting'] as const;
+
+function settingFlags(stored: string): Pick<CachedUser, 'acceptUnsetModelRatio' | 'recordIpLog'> {
+  const setting = parseUserSetting(stored);
+  return { acceptUnsetModelRatio: setting.accept_unset_model_ratio_model === true, recordIpLog: setting.record_ip_log === true };
+}
 
 /** Users by id, for the relay: read once, then from memory until a 'user' event or the sync. */
 export class UserCache {
@@ -90,7 +97,7 @@ export class UserCache {
       group: row.group,
       quota: Number(row.quota) + this.unflushedQuota(id),
       deleted: row.deleted_at !== null,
-      acceptUnsetModelRatio: parseUserSetting(row.setting).accept_unset_model_ratio_model === true,
+      ...settingFlags(row.setting),
     };
   }
 }

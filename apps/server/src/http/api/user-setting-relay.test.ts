@@ -69,3 +69,33 @@ describe('accept_unset_model_ratio_model (PUT /api/user/setting)', () => {
     expect((await chat(accepting.apiKey, model)).status).not.toBe(200);
   });
 });
+
+describe('record_ip_log (PUT /api/user/setting)', () => {
+  it('writes the caller’s IP into that user’s consume logs only once they ask for it', async () => {
+    const username = unique('ip').slice(0, 12);
+    await env.test.app.inject({ method: 'POST', url: '/api/user/register', payload: { username, password: 'password123' } });
+    const group = unique('g');
+    await env.context.db.kysely.updateTable('users').set({ group, quota: 1_000_000 }).where('username', '=', username).execute();
+    const headers = await env.test.login(username, 'password123');
+    const userId = Number(headers['new-api-user']);
+    const token = await seedToken(env.context, userId);
+    await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups: [group] });
+    env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('ok')));
+    const logIps = async () => {
+      await env.runtime.flush();
+      const rows = await env.context.db.kysely.selectFrom('logs').select('ip').where('user_id', '=', userId).where('type', '=', 2).orderBy('id').execute();
+      return rows.map((row) => row.ip);
+    };
+
+    expect((await chat(token.apiKey, 'gpt-4o-mini')).status).toBe(200);
+    expect(await logIps()).toEqual(['']);
+
+    const saved = await env.test.app.inject({ method: 'PUT', url: '/api/user/setting', headers, payload: { notify_type: 'email', record_ip_log: true } });
+    expect(saved.json().success).toBe(true);
+    expect((await chat(token.apiKey, 'gpt-4o-mini')).status).toBe(200);
+    expect(await logIps()).toEqual(['', '127.0.0.1']);
+    // The user reads it in their own log list too.
+    const listed = (await env.test.app.inject({ method: 'GET', url: '/api/log/self?type=2', headers })).json();
+    expect(listed.data.items.map((log: { ip: string }) => log.ip)).toContain('127.0.0.1');
+  });
+});
