@@ -20,6 +20,7 @@ const TEXTS = {
     emailInvalid: '无效的邮箱地址',
     equals: '相当于 1000000 额度',
     acceptUnpriced: '接受未设置价格的模型',
+    recordIp: '记录请求 IP',
   },
   en: {
     card: 'Quota warning',
@@ -33,6 +34,7 @@ const TEXTS = {
     emailInvalid: 'Not a valid email address',
     equals: 'Equals 1000000 quota',
     acceptUnpriced: 'Accept models without a price',
+    recordIp: 'Record request IPs',
   },
 } as const;
 
@@ -102,6 +104,7 @@ for (const language of ['zh', 'en'] as const) {
     await card(page).getByRole('button', { name: text.save }).click();
     await expect(toast(page, text.emailInvalid)).toBeVisible();
     await card(page).locator('#mg-notify-email').fill(`${username}@example.com`);
+    await card(page).locator('.semi-checkbox').filter({ hasText: text.recordIp }).click();
     await card(page).getByRole('button', { name: text.save }).click();
     await expect(toast(page, text.saved)).toBeVisible();
 
@@ -110,7 +113,13 @@ for (const language of ['zh', 'en'] as const) {
     await expect(card(page).locator('#mg-notify-email')).toHaveValue(`${username}@example.com`);
     await expect(card(page).locator('#mg-notify-threshold')).toHaveValue('2.00');
     const stored = await storedSetting(username);
-    expect(stored).toMatchObject({ notify_type: 'email', quota_warning_threshold: 1_000_000, notification_email: `${username}@example.com` });
+    expect(stored).toMatchObject({
+      notify_type: 'email',
+      quota_warning_threshold: 1_000_000,
+      notification_email: `${username}@example.com`,
+      accept_unset_model_ratio_model: true,
+      record_ip_log: true,
+    });
     expect(stored).not.toHaveProperty('webhook_url');
   });
 }

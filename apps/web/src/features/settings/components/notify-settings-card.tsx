@@ -34,6 +34,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
   const [clearSecret, setClearSecret] = useState(false);
   const [notificationEmail, setNotificationEmail] = useState(stored.notificationEmail);
   const [acceptUnpriced, setAcceptUnpriced] = useState(stored.acceptUnsetModelRatioModel);
+  const [recordIp, setRecordIp] = useState(stored.recordIpLog);
   const [saving, setSaving] = useState(false);
 
   // A save (or another tab) changed what is stored: show it.
@@ -43,6 +44,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
     setWebhookUrl(stored.webhookUrl);
     setNotificationEmail(stored.notificationEmail);
     setAcceptUnpriced(stored.acceptUnsetModelRatioModel);
+    setRecordIp(stored.recordIpLog);
     setWebhookSecret('');
     setClearSecret(false);
   }, [stored, inCurrency, perUnit]);
@@ -61,7 +63,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
       webhook_url: notifyType === 'webhook' ? webhookUrl.trim() : '',
       notification_email: notifyType === 'email' ? notificationEmail.trim() : '',
       accept_unset_model_ratio_model: acceptUnpriced,
-      record_ip_log: stored.recordIpLog,
+      record_ip_log: recordIp,
     };
     if (notifyType === 'webhook') {
       if (clearSecret) update.webhook_secret = null;
@@ -168,6 +170,12 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
         </Checkbox>
         <Typography.Text type="tertiary" size="small">
           {t('acceptUnpricedHint')}
+        </Typography.Text>
+        <Checkbox checked={recordIp} onChange={(event) => setRecordIp(Boolean(event.target.checked))}>
+          {t('recordIp')}
+        </Checkbox>
+        <Typography.Text type="tertiary" size="small">
+          {t('recordIpHint')}
         </Typography.Text>
         <div>
           <Button theme="solid" type="primary" loading={saving} onClick={() => void save()}>
