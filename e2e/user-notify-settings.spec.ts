@@ -9,11 +9,11 @@ import { apiCall, apiSession, registerUser, signIn, toast, USER_PASSWORD } from 
 
 const TEXTS = {
   zh: {
-    card: '额度预警',
+    card: '通知与偏好',
     webhook: 'Webhook',
     email: '邮件',
-    save: '保存通知设置',
-    saved: '通知设置已保存',
+    save: '保存设置',
+    saved: '设置已保存',
     secretKept: '已设置，留空保持不变',
     webhookEmpty: 'Webhook地址不能为空',
     webhookInvalid: '无效的Webhook地址，须以 http:// 或 https:// 开头',
@@ -23,11 +23,11 @@ const TEXTS = {
     recordIp: '记录请求 IP',
   },
   en: {
-    card: 'Quota warning',
+    card: 'Notifications and preferences',
     webhook: 'Webhook',
     email: 'Email',
-    save: 'Save notification settings',
-    saved: 'Notification settings saved',
+    save: 'Save settings',
+    saved: 'Settings saved',
     secretKept: 'Set; leave empty to keep it',
     webhookEmpty: 'Enter the webhook URL',
     webhookInvalid: 'The webhook URL must start with http:// or https://',

@@ -16,8 +16,9 @@ import {
 import { useRefreshSelf } from '../queries';
 
 /**
- * The quota warning (new-api's notification settings): by mail or by webhook, below which balance,
- * saved with PUT /api/user/setting. The threshold is typed in dollars when the site shows money.
+ * The user's own settings (new-api's notification settings): the quota warning by mail or by
+ * webhook and below which balance, plus accepting unpriced models and recording request IPs; saved
+ * with PUT /api/user/setting. The threshold is typed in dollars when the site shows money.
  */
 export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setting?: string } }) {
   const { t } = useTranslation('settings-notify');
@@ -165,6 +166,7 @@ export function NotifySettingsCard({ profile }: { profile: SelfProfile & { setti
             </Typography.Text>
           </>
         )}
+        <span className="mg-field-label">{t('other')}</span>
         <Checkbox checked={acceptUnpriced} onChange={(event) => setAcceptUnpriced(Boolean(event.target.checked))}>
           {t('acceptUnpriced')}
         </Checkbox>
