@@ -1,11 +1,11 @@
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
-import { notFound } from './errors/app-error.js';
+import { notFound, type AppError } from './errors/app-error.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
@@ -39,6 +39,12 @@ export function protocolFor(request: FastifyRequest): ErrorProtocol {
   return 'openai';
 }
 
+/** Answers a failure in the caller's protocol; on /api by new-api's status rule (apiStatusFor). */
+function sendFailure(request: FastifyRequest, reply: FastifyReply, appError: AppError): void {
+  const protocol = protocolFor(request);
+  void reply.status(protocol === 'api' ? apiStatusFor(appError) : appError.status).send(renderError(appError, protocol));
+}
+
 const isRelayPath = (url: string) => /^\/(v1|v1beta|pg|mj|suno|dashboard)(\/|$|\?)/.test(url);
 
 function defaultWebDist(): string {
@@ -57,6 +63,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    // A path that does not decode (/api/token/%zz) never reaches a route or the error handler.
+    frameworkErrors: (error, request, reply) => sendFailure(request, reply, toAppError(error)),
   });
 
   await app.register(cookie, { secret: context.config.sessionSecret });
@@ -85,8 +93,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
     if (reply.sent) return;
-    const protocol = protocolFor(request);
-    void reply.status(protocol === 'api' ? apiStatusFor(appError) : appError.status).send(renderError(appError, protocol));
+    sendFailure(request, reply, appError);
   });
 
   statusRoutes(app, context);

@@ -88,6 +88,8 @@ function clientMessageFor(error: { statusCode?: number; code?: string; message?:
       return '不支持的 Content-Type';
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return '请求体为空，需要 JSON';
+    case 'FST_ERR_BAD_URL':
+      return '请求地址不是合法的 URL 编码';
     default:
       if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return '请求体不是合法的 JSON';
       return error.message ?? '无效的请求';

@@ -99,6 +99,7 @@ const INVALID_JSON = '请求体不是合法的 JSON';
 const TOO_LARGE = '请求体过大';
 const RATE_LIMITED = '请求过于频繁，请稍后再试';
 const INTERNAL = '服务器内部错误，请联系管理员';
+const BAD_URL = '请求地址不是合法的 URL 编码';
 
 const levelOf = (route: Route): 'public' | 'user' | 'admin' | 'root' => {
   if (PUBLIC.has(key(route))) return 'public';
@@ -436,6 +437,23 @@ describe('unknown /api paths', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('paths that do not decode', () => {
+  it('are refused like any bad input: 200 with success:false on /api, 400 in the caller’s protocol on the relay', async () => {
+    const failures: string[] = [];
+    const broken = [...routes.filter((route) => hasParams(route.path)).map((route) => withParams(route.path, '%zz')), '/api/%zz', '/api/user/%E0%A4%A'];
+    for (const path of broken) {
+      for (const who of ['root', 'anonymous'] as const) {
+        const answer = await send(test.app, { method: 'GET', url: path, headers: headersOf(who) });
+        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== BAD_URL) failures.push(`GET ${path} as ${who}: ${describeAnswer(answer)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    const relay = await send(test.app, { method: 'POST', url: '/v1/chat/%zz', headers: { authorization: 'Bearer sk-whatever' }, payload: {} });
+    expect(relay.status).toBe(400);
+    expect(relay.body).toMatchObject({ error: { message: BAD_URL, type: 'invalid_request_error' } });
   });
 });
 
