@@ -177,9 +177,9 @@ async function send(app: FastifyInstance, options: InjectOptions): Promise<Answe
 }
 
 /** Calls a route as `who`; a session the route ended (logout, deletion, a revoked session) is renewed after. */
-async function call(route: Route, who: Who, options: { path?: string; payload?: string; remoteAddress?: string } = {}): Promise<Answer> {
+async function call(route: Route, who: Who, options: { path?: string; payload?: string; contentType?: string; remoteAddress?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...headersOf(who) };
-  if (options.payload !== undefined) headers['content-type'] = 'application/json';
+  if (options.payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const answer = await send(test.app, {
     method: route.method as InjectOptions['method'],
     url: options.path ?? withParams(route.path, '1'),
@@ -345,6 +345,21 @@ describe('bad input, signed in as the super administrator', () => {
         } else if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== INVALID_JSON) {
           failures.push(`${key(route)} ${payload}: ${describeAnswer(answer)}`);
         }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('an empty JSON body or a body of an unknown media type is 200 with success:false and says so', async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter((candidate) => takesBody(candidate) && !PLAIN_TEXT.has(key(candidate)))) {
+      const cases: [string, string | undefined, string][] = [
+        ['', 'application/json', '请求体为空，需要 JSON'],
+        ['name=x', 'text/csv', '不支持的 Content-Type'],
+      ];
+      for (const [payload, contentType, message] of cases) {
+        const answer = await call(route, 'root', { payload, contentType });
+        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== message) failures.push(`${key(route)} ${contentType}: ${describeAnswer(answer)}`);
       }
     }
     expect(failures).toEqual([]);
