@@ -1,4 +1,4 @@
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
 
 /**
  * Every option key the console can read or write (spec 01 §3), with its kind and default.
@@ -68,6 +68,7 @@ export const OPTION_DEFINITIONS = {
   ModelPrice: json(DEFAULT_MODEL_PRICE, 'number-map'),
   ModelRatio: json(DEFAULT_MODEL_RATIO, 'number-map'),
   CompletionRatio: json(DEFAULT_COMPLETION_RATIO, 'number-map'),
+  CacheRatio: json(DEFAULT_CACHE_RATIO, 'number-map'),
   GroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, 'string-map'),
   TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
@@ -198,6 +199,7 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   ModelPrice: '模型固定价格',
   ModelRatio: '模型倍率',
   CompletionRatio: '补全倍率',
+  CacheRatio: '缓存倍率',
   Chats: '聊天配置',
 };
 

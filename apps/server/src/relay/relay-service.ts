@@ -429,6 +429,7 @@ export class RelayService {
         quota: settlement.charged,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedTokens ?? 0,
         useTimeSeconds: Math.floor((Date.now() - done.startedWall) / 1000),
         isStream: delivery.isStream,
         pricing,

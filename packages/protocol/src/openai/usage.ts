@@ -2,6 +2,12 @@
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Prompt tokens the upstream served from its prompt cache (`prompt_tokens_details.cached_tokens`
+   * in chat, `input_tokens_details.cached_tokens` in the Responses API), part of promptTokens and
+   * billed at the model's CacheRatio. Absent when the upstream reported none.
+   */
+  cachedTokens?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -9,6 +15,9 @@ type Json = Record<string, unknown>;
 /** A finite, non-negative count; anything else (null, strings, negatives) is no count. */
 const countOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+const cachedTokensOf = (details: unknown): number | undefined =>
+  details !== null && typeof details === 'object' && !Array.isArray(details) ? countOf((details as Json).cached_tokens) : undefined;
 
 /**
  * Normalises a `usage` value from any of the OpenAI family's shapes: chat, completions and
@@ -27,5 +36,10 @@ export function normaliseUsage(value: unknown): TokenUsage | undefined {
   const total = countOf(usage.total_tokens);
   if (prompt === undefined && total !== undefined) prompt = Math.max(0, total - (completion ?? 0));
   if (prompt === undefined && completion === undefined) return undefined;
-  return { promptTokens: Math.round(prompt ?? 0), completionTokens: Math.round(completion ?? 0) };
+  const promptTokens = Math.round(prompt ?? 0);
+  const counted: TokenUsage = { promptTokens, completionTokens: Math.round(completion ?? 0) };
+  const cached = cachedTokensOf(usage.prompt_tokens_details) ?? cachedTokensOf(usage.input_tokens_details);
+  // Never more cached tokens than prompt tokens: the cached part is a share of the prompt.
+  if (cached !== undefined && cached > 0) counted.cachedTokens = Math.min(Math.round(cached), promptTokens);
+  return counted;
 }

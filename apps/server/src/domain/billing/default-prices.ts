@@ -119,6 +119,39 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'grok-4': 5,
 };
 
+/**
+ * What a prompt token the upstream served from its prompt cache costs, relative to the model
+ * ratio: new-api's default cache ratios (setting/ratio_setting/cache_ratio.go) for the models this
+ * table prices. A model without one is billed at 1 (no discount), as in new-api.
+ */
+export const DEFAULT_CACHE_RATIO: Record<string, number> = {
+  'gpt-4': 0.5,
+  'gpt-4o': 0.5,
+  'gpt-4o-2024-08-06': 0.5,
+  'gpt-4o-2024-11-20': 0.5,
+  'gpt-4o-mini': 0.5,
+  'gpt-4.1': 0.25,
+  'gpt-4.1-mini': 0.25,
+  'gpt-4.1-nano': 0.25,
+  'gpt-5': 0.1,
+  'gpt-5-mini': 0.1,
+  'gpt-5-nano': 0.1,
+  o1: 0.5,
+  'o1-mini': 0.5,
+  'o3-mini': 0.5,
+  'claude-3-haiku-20240307': 0.1,
+  'claude-3-5-haiku-20241022': 0.1,
+  'claude-3-5-sonnet-20241022': 0.1,
+  'claude-3-7-sonnet-20250219': 0.1,
+  'claude-sonnet-4-20250514': 0.1,
+  'claude-sonnet-4-5-20250929': 0.1,
+  'claude-haiku-4-5-20251001': 0.1,
+  'claude-opus-4-20250514': 0.1,
+  'claude-opus-4-1-20250805': 0.1,
+  'deepseek-chat': 0.25,
+  'deepseek-reasoner': 0.25,
+};
+
 /** Fixed USD per call. */
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   'dall-e-2': 0.02,

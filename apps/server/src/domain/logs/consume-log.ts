@@ -20,6 +20,8 @@ export interface ConsumeRecord {
   quota: number;
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens the upstream served from its cache (billed at the cache ratio); 0 when none. */
+  cachedTokens?: number;
   useTimeSeconds: number;
   isStream: boolean;
   pricing: ModelPricing;
@@ -51,6 +53,9 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     completion_ratio: record.pricing.completionRatio,
     group_ratio: record.pricing.groupRatio,
     model_price: record.pricing.modelPrice,
+    // new-api's names; it writes both on every text call, 0 cached tokens included.
+    cache_tokens: record.cachedTokens ?? 0,
+    cache_ratio: record.pricing.cacheRatio ?? 1,
     frt: record.firstResponseMs,
     is_model_mapped: mapped,
     admin_info: adminInfo,

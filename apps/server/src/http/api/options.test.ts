@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTION_DEFINITIONS, type OptionDefinition, type OptionKey } from '../../config/option-registry.js';
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../domain/billing/default-prices.js';
+import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../domain/billing/default-prices.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { seedChannel, seedUser } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
@@ -123,6 +123,7 @@ describe('PUT then GET /api/option/', () => {
       ['ModelRatio', '{"gpt-4": 1,', '模型倍率不是合法的 JSON 字符串'],
       ['CompletionRatio', 'nope', '补全倍率不是合法的 JSON 字符串'],
       ['ModelPrice', '{', '模型固定价格不是合法的 JSON 字符串'],
+      ['CacheRatio', '{"gpt-4o": }', '缓存倍率不是合法的 JSON 字符串'],
       ['UserUsableGroups', '{default:1}', '用户可选分组不是合法的 JSON 字符串'],
       ['Chats', '[{]', '聊天配置不是合法的 JSON 字符串'],
       ['TopupGroupRatio', '[', '充值分组倍率不是合法的 JSON 字符串'],
@@ -165,6 +166,7 @@ describe('options take effect', () => {
     expect((await put('ModelRatio', JSON.stringify({ 'eff-ratio': 4, 'gpt-4o-mini': 9 }))).json().success).toBe(true);
     expect((await put('CompletionRatio', JSON.stringify({ 'eff-ratio': 2 }))).json().success).toBe(true);
     expect((await put('ModelPrice', JSON.stringify({ 'eff-fixed': 0.02 }))).json().success).toBe(true);
+    expect((await put('CacheRatio', JSON.stringify({ 'eff-ratio': 0.3 }))).json().success).toBe(true);
     const pricing = async () => (await test.app.inject({ method: 'GET', url: '/api/pricing' })).json().data as { model_name: string }[];
     const byName = async () => new Map((await pricing()).map((row) => [row.model_name, row]));
     let rows = await byName();
@@ -178,6 +180,8 @@ describe('options take effect', () => {
     expect(JSON.parse(values.get('ModelRatio')!)).toEqual(DEFAULT_MODEL_RATIO);
     expect(JSON.parse(values.get('CompletionRatio')!)).toEqual(DEFAULT_COMPLETION_RATIO);
     expect(JSON.parse(values.get('ModelPrice')!)).toEqual(DEFAULT_MODEL_PRICE);
+    expect(JSON.parse(values.get('CacheRatio')!)).toEqual(DEFAULT_CACHE_RATIO);
+    expect(test.context.options.json('CacheRatio')).toEqual(DEFAULT_CACHE_RATIO);
     rows = await byName();
     expect(rows.get('gpt-4o-mini')).toMatchObject({ model_ratio: DEFAULT_MODEL_RATIO['gpt-4o-mini'] });
     expect(rows.has('eff-ratio')).toBe(false);
