@@ -20,6 +20,15 @@ describe('billing details from a row', () => {
     expect(billingFormula(details, row, 500_000)).toBe('(100 + 50 × 1.5) × 2.5 × 1.2 = 525');
   });
 
+  it('writes out the cached part of the prompt with its cache ratio when the upstream reported cached tokens', () => {
+    const cached = parseOther('{"model_ratio":2,"completion_ratio":3,"group_ratio":1.5,"model_price":-1,"cache_tokens":800,"cache_ratio":0.25}');
+    expect(cached).toMatchObject({ cacheTokens: 800, cacheRatio: 0.25 });
+    expect(billingFormula(cached, { prompt_tokens: 1000, completion_tokens: 100, quota: 2100 }, 500_000)).toBe('(1000 − 800 + 800 × 0.25 + 100 × 3) × 2 × 1.5 = 2100');
+    // No cached tokens: the formula is the plain one.
+    const none = parseOther('{"model_ratio":2,"completion_ratio":3,"group_ratio":1.5,"model_price":-1,"cache_tokens":0,"cache_ratio":0.25}');
+    expect(billingFormula(none, { prompt_tokens: 1000, completion_tokens: 100, quota: 3900 }, 500_000)).toBe('(1000 + 100 × 3) × 2 × 1.5 = 3900');
+  });
+
   it('writes out a fixed price as price × group ratio × quota per unit', () => {
     expect(billingFormula(parseOther('{"model_price":0.02,"group_ratio":0.5}'), { ...row, quota: 5000 }, 500_000)).toBe('0.02 × 0.5 × 500000 = 5000');
   });

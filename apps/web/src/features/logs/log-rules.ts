@@ -43,6 +43,10 @@ export interface BillingDetails {
   /** Milliseconds to the first token; 0 or absent when not measured. */
   frt?: number;
   upstreamModel?: string;
+  /** Prompt tokens the upstream served from its cache (new-api's cache_tokens); 0 or absent when none. */
+  cacheTokens?: number;
+  /** What each of them cost relative to the model ratio (new-api's cache_ratio). */
+  cacheRatio?: number;
 }
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
@@ -64,6 +68,8 @@ export function parseOther(other: string | null | undefined): BillingDetails {
     modelPrice: num(record.model_price),
     frt: num(record.frt),
     upstreamModel: typeof record.upstream_model_name === 'string' ? record.upstream_model_name : undefined,
+    cacheTokens: num(record.cache_tokens),
+    cacheRatio: num(record.cache_ratio),
   };
 }
 
@@ -72,7 +78,8 @@ const trimmed = (value: number) => String(Number(value.toFixed(6)));
 /**
  * The charge written out with the row's numbers (spec 02 §9): a ratio model costs
  * (prompt + completion × completion ratio) × model ratio × group ratio quota; a fixed price is
- * price × group ratio dollars, i.e. × quota per unit.
+ * price × group ratio dollars, i.e. × quota per unit. Prompt tokens served from the upstream's
+ * cache cost the cache ratio each: (prompt − cached + cached × cache ratio + completion × ...).
  */
 export function billingFormula(
   details: BillingDetails,
@@ -85,8 +92,10 @@ export function billingFormula(
   }
   if (details.modelRatio === undefined) return null;
   const completionRatio = details.completionRatio ?? 1;
+  const cached = details.cacheTokens ?? 0;
+  const prompt = cached > 0 ? `${row.prompt_tokens} − ${cached} + ${cached} × ${trimmed(details.cacheRatio ?? 1)}` : String(row.prompt_tokens);
   return (
-    `(${row.prompt_tokens} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` +
+    `(${prompt} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` +
     `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`
   );
 }

@@ -17,6 +17,10 @@ export function LogDetails({ row }: { row: LogEntry }) {
   else if (details.modelRatio !== undefined) {
     items.push({ key: t('details.modelRatio'), value: String(details.modelRatio) });
     items.push({ key: t('details.completionRatio'), value: String(details.completionRatio ?? 1) });
+    if (details.cacheTokens) {
+      items.push({ key: t('details.cacheTokens'), value: String(details.cacheTokens) });
+      items.push({ key: t('details.cacheRatio'), value: String(details.cacheRatio ?? 1) });
+    }
   }
   if (details.groupRatio !== undefined) items.push({ key: t('details.groupRatio'), value: String(details.groupRatio) });
   if (formula) items.push({ key: t('details.formula'), value: formula });
