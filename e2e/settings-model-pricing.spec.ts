@@ -13,7 +13,7 @@ const ratioModel = `e2e-mp-${run}`;
 const fixedModel = `e2e-mp-fixed-${run}`;
 const renamedModel = `e2e-mp-renamed-${run}`;
 const screens = '.tmp/screens';
-const KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio'] as const;
+const KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio'] as const;
 type Key = (typeof KEYS)[number];
 
 // Each test walks a whole flow through the real server.
@@ -23,7 +23,7 @@ test.use({ viewport: { width: 1280, height: 1500 } });
 
 let root: ApiSession;
 let channelId: number | undefined;
-/** The three options as GET /api/option/ gave them before this file changed anything. */
+/** The four options as GET /api/option/ gave them before this file changed anything. */
 let before: Record<Key, string>;
 
 const TEXTS = {
@@ -69,7 +69,7 @@ type Texts = (typeof TEXTS)['zh'];
 async function storedOptions(): Promise<Record<Key, string>> {
   const options = await apiCall<Array<{ key: string; value: string }>>(root, 'GET', '/api/option/');
   const pick = (key: Key) => options.find((option) => option.key === key)?.value ?? '';
-  return { ModelPrice: pick('ModelPrice'), ModelRatio: pick('ModelRatio'), CompletionRatio: pick('CompletionRatio') };
+  return { ModelPrice: pick('ModelPrice'), ModelRatio: pick('ModelRatio'), CompletionRatio: pick('CompletionRatio'), CacheRatio: pick('CacheRatio') };
 }
 
 async function storedMaps(): Promise<Record<Key, Record<string, number>>> {
@@ -78,6 +78,7 @@ async function storedMaps(): Promise<Record<Key, Record<string, number>>> {
     ModelPrice: JSON.parse(options.ModelPrice) as Record<string, number>,
     ModelRatio: JSON.parse(options.ModelRatio) as Record<string, number>,
     CompletionRatio: JSON.parse(options.CompletionRatio) as Record<string, number>,
+    CacheRatio: JSON.parse(options.CacheRatio) as Record<string, number>,
   };
 }
 
@@ -142,6 +143,7 @@ test('zh, light: a model added in the table is saved, seen after a reload in the
   await dialog.getByTestId('model-pricing-field-name').fill(ratioModel);
   await dialog.getByTestId('model-pricing-field-ratio').fill('0.75');
   await dialog.getByTestId('model-pricing-field-completion').fill('3');
+  await dialog.getByTestId('model-pricing-field-cache').fill('0.5');
   await expect(dialog.getByTestId('model-pricing-preview')).toHaveText('每百万 tokens：输入 $1.5，输出 $4.5');
   await dialog.getByRole('button', { name: texts.ok }).click();
   await expect(dialog).toBeHidden();
@@ -156,17 +158,19 @@ test('zh, light: a model added in the table is saved, seen after a reload in the
   await card.getByRole('tab', { name: texts.json }).click();
   await expect(card.getByTestId('model-pricing-json-ModelRatio')).toHaveValue(new RegExp(`"${ratioModel}": 0\\.75`));
   await expect(card.getByTestId('model-pricing-json-CompletionRatio')).toHaveValue(new RegExp(`"${ratioModel}": 3`));
+  await expect(card.getByTestId('model-pricing-json-CacheRatio')).toHaveValue(new RegExp(`"${ratioModel}": 0\\.5`));
 
   await card.getByRole('button', { name: texts.save }).click();
   await expect(toast(page, texts.saved).first()).toBeVisible();
   await expect(card.getByTestId('model-pricing-draft')).toBeHidden();
 
-  // Only the two maps that changed were written; the fixed prices are as they were.
+  // Only the three maps that changed were written; the fixed prices are as they were.
   const saved = await storedOptions();
   expect(saved.ModelPrice).toBe(before.ModelPrice);
   const maps = await storedMaps();
   expect(maps.ModelRatio[ratioModel]).toBe(0.75);
   expect(maps.CompletionRatio[ratioModel]).toBe(3);
+  expect(maps.CacheRatio).toEqual({ ...(JSON.parse(before.CacheRatio) as object), [ratioModel]: 0.5 });
   expect(maps.ModelPrice[ratioModel]).toBeUndefined();
   // Every model priced before is still priced the same.
   expect(maps.ModelRatio).toEqual({ ...(JSON.parse(before.ModelRatio) as object), [ratioModel]: 0.75 });
@@ -178,7 +182,7 @@ test('zh, light: a model added in the table is saved, seen after a reload in the
   await expect(rows(card)).toHaveCount(1);
   await expect(row(card, ratioModel)).toContainText('0.75');
   await expect(row(card, ratioModel)).toContainText('3');
-  await expect(row(card, ratioModel).getByTestId('model-pricing-token-price')).toHaveText('输入 $1.5输出 $4.5');
+  await expect(row(card, ratioModel).getByTestId('model-pricing-token-price')).toHaveText('输入 $1.5输出 $4.5缓存 $0.75');
 
   // The ratio takes effect: the pricing of the served model is the saved one.
   const pricing = (await (await root.api.get('/api/pricing')).json()) as { data: Array<{ model_name: string; quota_type: number; model_ratio: number; completion_ratio: number }> };
@@ -229,6 +233,7 @@ test('en, dark: the table rules — paging, search, numbers only, duplicates, fi
   await dialog.getByTestId('model-pricing-field-price').fill('0.02');
   await expect(dialog.getByTestId('model-pricing-field-ratio')).toBeDisabled();
   await expect(dialog.getByTestId('model-pricing-field-completion')).toBeDisabled();
+  await expect(dialog.getByTestId('model-pricing-field-cache')).toBeDisabled();
   await expect(dialog.getByTestId('model-pricing-field-ratio')).toHaveAttribute('placeholder', texts.disabled);
   await dialog.getByTestId('model-pricing-field-price').fill('');
   await expect(dialog.getByTestId('model-pricing-field-ratio')).toBeEnabled();

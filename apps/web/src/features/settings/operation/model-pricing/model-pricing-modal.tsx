@@ -136,6 +136,17 @@ export function ModelPricingModal({ editing, rows, onCancel, onSubmit }: ModelPr
             />
           </ModalField>
         </div>
+        <ModalField label={t('modal.cacheRatio')} error={fixed ? undefined : shown('cacheRatio')}>
+          <Input
+            value={fixed ? '' : draft.cacheRatio}
+            onChange={change('cacheRatio')}
+            disabled={fixed}
+            placeholder={fixed ? t('modal.disabledPlaceholder') : t('modal.cachePlaceholder')}
+            validateStatus={!fixed && shown('cacheRatio') ? 'error' : 'default'}
+            aria-label={t('modal.cacheRatio')}
+            data-testid="model-pricing-field-cache"
+          />
+        </ModalField>
         {shown('row') && (
           <Typography.Text type="danger" size="small" className="mg-pricing-field-error">
             {shown('row')}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cachedTokenPrice,
   clampPage,
   deleteRow,
   draftFromRow,
@@ -24,6 +25,7 @@ const maps = (): PricingMaps => ({
   ModelPrice: { 'mj-imagine': 0.1 },
   ModelRatio: { 'gpt-4o': 1.25, 'gpt-4o-mini': 0.075 },
   CompletionRatio: { 'gpt-4o': 4, 'gpt-4o-mini': 4, 'only-completion': 2 },
+  CacheRatio: { 'gpt-4o': 0.5 },
 });
 
 describe('parsePriceMap', () => {
@@ -45,17 +47,18 @@ describe('rowsFromMaps', () => {
   it('gives one row per name found in any map, prices first, with what each map holds', () => {
     expect(rowsFromMaps(maps())).toEqual([
       { name: 'mj-imagine', price: 0.1 },
-      { name: 'gpt-4o', ratio: 1.25, completionRatio: 4 },
+      { name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 },
       { name: 'gpt-4o-mini', ratio: 0.075, completionRatio: 4 },
       { name: 'only-completion', completionRatio: 2 },
     ]);
   });
 
   it('marks a row holding a price and ratios at once', () => {
-    const rows = rowsFromMaps({ ModelPrice: { x: 1 }, ModelRatio: { x: 2 }, CompletionRatio: {} });
+    const rows = rowsFromMaps({ ModelPrice: { x: 1 }, ModelRatio: { x: 2 }, CompletionRatio: {}, CacheRatio: {} });
     expect(rows).toEqual([{ name: 'x', price: 1, ratio: 2 }]);
     expect(hasConflict(rows[0]!)).toBe(true);
     expect(hasConflict({ name: 'y', price: 1 })).toBe(false);
+    expect(hasConflict({ name: 'z', price: 1, cacheRatio: 0.5 })).toBe(true);
   });
 });
 
@@ -66,6 +69,15 @@ describe('upsertRow and deleteRow', () => {
     expect(next.ModelRatio['new-model']).toBe(0.5);
     expect(next.CompletionRatio['new-model']).toBe(3);
     expect(next.ModelPrice).toEqual(maps().ModelPrice);
+    expect(next.CacheRatio).toEqual(maps().CacheRatio);
+  });
+
+  it('adds, changes and clears a cache ratio in CacheRatio', () => {
+    const added = upsertRow(maps(), 'gpt-4o-mini', { name: 'gpt-4o-mini', ratio: 0.075, completionRatio: 4, cacheRatio: 0.25 });
+    expect(added.CacheRatio).toEqual({ 'gpt-4o': 0.5, 'gpt-4o-mini': 0.25 });
+    const cleared = upsertRow(maps(), 'gpt-4o', { name: 'gpt-4o', ratio: 1.25, completionRatio: 4 });
+    expect(cleared.CacheRatio).toEqual({});
+    expect(cleared.ModelRatio).toEqual(maps().ModelRatio);
   });
 
   it('stores a row with a fixed price in ModelPrice only, taking it out of the ratio maps', () => {
@@ -73,6 +85,8 @@ describe('upsertRow and deleteRow', () => {
     expect(next.ModelPrice).toEqual({ 'mj-imagine': 0.1, 'gpt-4o': 0.02 });
     expect(next.ModelRatio).toEqual({ 'gpt-4o-mini': 0.075 });
     expect(next.CompletionRatio).toEqual({ 'gpt-4o-mini': 4, 'only-completion': 2 });
+    // A fixed price is billed per call: the cache ratio goes with the other ratios.
+    expect(next.CacheRatio).toEqual({});
   });
 
   it('moves a row from a fixed price back to ratios', () => {
@@ -92,9 +106,9 @@ describe('upsertRow and deleteRow', () => {
   });
 
   it('leaves other rows exactly as they were, a conflicting one included', () => {
-    const start: PricingMaps = { ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 1 }, CompletionRatio: {} };
+    const start: PricingMaps = { ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 1 }, CompletionRatio: {}, CacheRatio: {} };
     const next = upsertRow(start, 'y', { name: 'y', ratio: 3 });
-    expect(next).toEqual({ ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 3 }, CompletionRatio: {} });
+    expect(next).toEqual({ ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 3 }, CompletionRatio: {}, CacheRatio: {} });
   });
 
   it('deletes a model from every map', () => {
@@ -150,36 +164,42 @@ describe('validateRowDraft', () => {
   const rows = rowsFromMaps(maps());
 
   it('turns a valid form into a row', () => {
-    expect(validateRowDraft({ name: ' new ', price: '', ratio: '0.5', completionRatio: '3' }, rows, null)).toEqual({
+    expect(validateRowDraft({ name: ' new ', price: '', ratio: '0.5', completionRatio: '3', cacheRatio: '' }, rows, null)).toEqual({
       row: { name: 'new', ratio: 0.5, completionRatio: 3 },
       errors: null,
     });
   });
 
   it('refuses a name already in the table, on add and on rename, but lets a row keep its own name', () => {
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '' }, rows, null).errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '' }, rows, 'gpt-4o').errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '' }, rows, 'gpt-4o').errors).toBeNull();
+    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '', cacheRatio: '' }, rows, null).errors).toEqual({ name: 'duplicate' });
+    expect(validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '', cacheRatio: '' }, rows, 'gpt-4o').errors).toEqual({ name: 'duplicate' });
+    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '', cacheRatio: '' }, rows, 'gpt-4o').errors).toBeNull();
     // Model names are looked up exactly, so another case is another model.
-    expect(validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '' }, rows, null).errors).toBeNull();
+    expect(validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '', cacheRatio: '' }, rows, null).errors).toBeNull();
   });
 
   it('needs a name and numbers, and a price or a ratio', () => {
-    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '' }, rows, null).errors).toEqual({ name: 'required', price: 'notNumber' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1' }, rows, null).errors).toEqual({ ratio: 'notNumber', completionRatio: 'negative' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2' }, rows, null).errors).toEqual({ row: 'noPrice' });
+    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '', cacheRatio: '' }, rows, null).errors).toEqual({ name: 'required', price: 'notNumber' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1', cacheRatio: '' }, rows, null).errors).toEqual({ ratio: 'notNumber', completionRatio: 'negative' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2', cacheRatio: '' }, rows, null).errors).toEqual({ row: 'noPrice' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: 'half' }, rows, null).errors).toEqual({ cacheRatio: 'notNumber' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '-0.1' }, rows, null).errors).toEqual({ cacheRatio: 'negative' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: ' 0.1 ' }, rows, null)).toEqual({
+      row: { name: 'n', ratio: 1, cacheRatio: 0.1 },
+      errors: null,
+    });
   });
 
   it('ignores the disabled ratio fields when a fixed price is typed', () => {
-    expect(validateRowDraft({ name: 'n', price: '0.02', ratio: 'abc', completionRatio: '4' }, rows, null)).toEqual({
+    expect(validateRowDraft({ name: 'n', price: '0.02', ratio: 'abc', completionRatio: '4', cacheRatio: 'x' }, rows, null)).toEqual({
       row: { name: 'n', price: 0.02 },
       errors: null,
     });
   });
 
   it('fills the form from a row', () => {
-    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4 })).toEqual({ name: 'gpt-4o', price: '', ratio: '1.25', completionRatio: '4' });
-    expect(draftFromRow(null)).toEqual({ name: '', price: '', ratio: '', completionRatio: '' });
+    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 })).toEqual({ name: 'gpt-4o', price: '', ratio: '1.25', completionRatio: '4', cacheRatio: '0.5' });
+    expect(draftFromRow(null)).toEqual({ name: '', price: '', ratio: '', completionRatio: '', cacheRatio: '' });
   });
 });
 
@@ -194,6 +214,13 @@ describe('tokenPrices', () => {
   it('is null for fixed-price rows and rows without a ratio', () => {
     expect(tokenPrices({ price: 0.1, ratio: 1 })).toBeNull();
     expect(tokenPrices({ completionRatio: 2 })).toBeNull();
+  });
+
+  it('prices a cached input token at ratio × cache ratio × 2 USD per 1M, null without a cache ratio or with a fixed price', () => {
+    expect(cachedTokenPrice({ ratio: 1.25, cacheRatio: 0.5 })).toBe(1.25);
+    expect(formatUsd(cachedTokenPrice({ ratio: 0.075, cacheRatio: 0.5 })!)).toBe('$0.075');
+    expect(cachedTokenPrice({ ratio: 1.25 })).toBeNull();
+    expect(cachedTokenPrice({ price: 0.1, ratio: 1, cacheRatio: 0.5 })).toBeNull();
   });
 });
 

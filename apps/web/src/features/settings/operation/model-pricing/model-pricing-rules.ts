@@ -1,12 +1,13 @@
 /**
  * The model pricing editor's rules (spec 01 §3 "Model pricing row", §5, §9), pure so they are
- * unit-tested without a browser. The three options are maps from model name to a number:
- * ModelPrice (USD per call), ModelRatio and CompletionRatio. The visual table shows one row per
+ * unit-tested without a browser. The four options are maps from model name to a number:
+ * ModelPrice (USD per call), ModelRatio, CompletionRatio and CacheRatio (what a prompt token
+ * served from the upstream's cache costs, relative to the model ratio). The visual table shows one row per
  * name found in any of them; a fixed price wins over the ratios, so a row saved with a price is
  * kept in ModelPrice only (as new-api's visual editor stores it).
  */
 
-export const PRICING_KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio'] as const;
+export const PRICING_KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio'] as const;
 export type PricingKey = (typeof PRICING_KEYS)[number];
 
 export type PriceMap = Record<string, number>;
@@ -23,6 +24,8 @@ export interface ModelPricingRow {
   ratio?: number;
   /** CompletionRatio: output tokens cost this many times the input price. */
   completionRatio?: number;
+  /** CacheRatio: cached prompt tokens cost this many times the input price (1 when unset). */
+  cacheRatio?: number;
 }
 
 export type MapProblem = { kind: 'json' } | { kind: 'shape' } | { kind: 'value'; model: string };
@@ -55,7 +58,7 @@ export function samePriceMap(a: PriceMap, b: PriceMap): boolean {
   return names.every((name) => Object.hasOwn(b, name) && b[name] === a[name]);
 }
 
-/** One row per model name in any map, in the order the names first appear (prices, ratios, completion ratios). */
+/** One row per model name in any map, in the order the names first appear (prices, ratios, completion ratios, cache ratios). */
 export function rowsFromMaps(maps: PricingMaps): ModelPricingRow[] {
   const rows = new Map<string, ModelPricingRow>();
   const rowOf = (name: string) => {
@@ -66,17 +69,18 @@ export function rowsFromMaps(maps: PricingMaps): ModelPricingRow[] {
   for (const [name, value] of Object.entries(maps.ModelPrice)) rowOf(name).price = value;
   for (const [name, value] of Object.entries(maps.ModelRatio)) rowOf(name).ratio = value;
   for (const [name, value] of Object.entries(maps.CompletionRatio)) rowOf(name).completionRatio = value;
+  for (const [name, value] of Object.entries(maps.CacheRatio)) rowOf(name).cacheRatio = value;
   return [...rows.values()];
 }
 
 /** A row with a price and ratios at once (typed so in the JSON): the server bills the price. */
 export const hasConflict = (row: ModelPricingRow): boolean =>
-  row.price !== undefined && (row.ratio !== undefined || row.completionRatio !== undefined);
+  row.price !== undefined && (row.ratio !== undefined || row.completionRatio !== undefined || row.cacheRatio !== undefined);
 
 /** What each map holds for a row: a fixed price excludes the ratios. */
 function rowValues(row: ModelPricingRow): Record<PricingKey, number | undefined> {
-  if (row.price !== undefined) return { ModelPrice: row.price, ModelRatio: undefined, CompletionRatio: undefined };
-  return { ModelPrice: undefined, ModelRatio: row.ratio, CompletionRatio: row.completionRatio };
+  if (row.price !== undefined) return { ModelPrice: row.price, ModelRatio: undefined, CompletionRatio: undefined, CacheRatio: undefined };
+  return { ModelPrice: undefined, ModelRatio: row.ratio, CompletionRatio: row.completionRatio, CacheRatio: row.cacheRatio };
 }
 
 /**
@@ -153,6 +157,7 @@ export interface RowDraft {
   price: string;
   ratio: string;
   completionRatio: string;
+  cacheRatio: string;
 }
 
 export type NameProblem = 'required' | 'duplicate';
@@ -161,6 +166,7 @@ export interface RowDraftErrors {
   price?: NumberProblem;
   ratio?: NumberProblem;
   completionRatio?: NumberProblem;
+  cacheRatio?: NumberProblem;
   /** Neither a price nor a ratio: the relay could not bill the model. */
   row?: 'noPrice';
 }
@@ -172,6 +178,7 @@ export const draftFromRow = (row: ModelPricingRow | null): RowDraft => ({
   price: row?.price === undefined ? '' : String(row.price),
   ratio: row?.ratio === undefined ? '' : String(row.ratio),
   completionRatio: row?.completionRatio === undefined ? '' : String(row.completionRatio),
+  cacheRatio: row?.cacheRatio === undefined ? '' : String(row.cacheRatio),
 });
 
 /** A name taken by another row (an edited row may keep its own name). Names compare exactly, as the relay looks them up. */
@@ -197,16 +204,19 @@ export function validateRowDraft(
   const price = parseNumberInput(draft.price);
   const ratio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.ratio);
   const completionRatio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.completionRatio);
+  const cacheRatio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.cacheRatio);
   if (!price.ok) errors.price = price.problem;
   if (!ratio.ok) errors.ratio = ratio.problem;
   if (!completionRatio.ok) errors.completionRatio = completionRatio.problem;
+  if (!cacheRatio.ok) errors.cacheRatio = cacheRatio.problem;
   if (price.ok && ratio.ok && price.value === undefined && ratio.value === undefined) errors.row = 'noPrice';
 
-  if (Object.keys(errors).length > 0 || !price.ok || !ratio.ok || !completionRatio.ok) return { row: null, errors };
+  if (Object.keys(errors).length > 0 || !price.ok || !ratio.ok || !completionRatio.ok || !cacheRatio.ok) return { row: null, errors };
   const row: ModelPricingRow = { name };
   if (price.value !== undefined) row.price = price.value;
   if (ratio.value !== undefined) row.ratio = ratio.value;
   if (completionRatio.value !== undefined) row.completionRatio = completionRatio.value;
+  if (cacheRatio.value !== undefined) row.cacheRatio = cacheRatio.value;
   return { row, errors: null };
 }
 
@@ -218,6 +228,12 @@ export function tokenPrices(row: Pick<ModelPricingRow, 'price' | 'ratio' | 'comp
   if (row.price !== undefined || row.ratio === undefined) return null;
   const input = row.ratio * 2;
   return { input, output: input * (row.completionRatio ?? 1) };
+}
+
+/** Spec 01 §9's unit for a cached prompt token: 1M of them cost ratio × cache ratio × 2 USD. Null as tokenPrices, or without a cache ratio. */
+export function cachedTokenPrice(row: Pick<ModelPricingRow, 'price' | 'ratio' | 'cacheRatio'>): number | null {
+  if (row.price !== undefined || row.ratio === undefined || row.cacheRatio === undefined) return null;
+  return row.ratio * 2 * row.cacheRatio;
 }
 
 /** Dollars without float noise (0.075 × 2 shows 0.15) or padding zeros. */

@@ -12,6 +12,7 @@ import {
   hasConflict,
   pageOf,
   pageRows,
+  cachedTokenPrice,
   PRICING_PAGE_SIZE,
   tokenPrices,
   type ModelPricingRow,
@@ -84,20 +85,20 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
     {
       title: t('table.price'),
       dataIndex: 'price',
-      width: 130,
+      width: 116,
       render: (_: unknown, row: ModelPricingRow) =>
         row.price === undefined ? <Typography.Text type="quaternary">-</Typography.Text> : t('table.perCall', { price: formatUsd(row.price) }),
     },
     {
       title: t('table.ratio'),
       dataIndex: 'ratio',
-      width: 110,
+      width: 96,
       render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.ratio} muted={row.price !== undefined} />,
     },
     {
       title: t('table.completionRatio'),
       dataIndex: 'completionRatio',
-      width: 120,
+      width: 104,
       render: (_: unknown, row: ModelPricingRow) =>
         row.completionRatio === undefined && row.price === undefined && row.ratio !== undefined ? (
           <Typography.Text type="tertiary">{t('table.defaultCompletion')}</Typography.Text>
@@ -106,9 +107,15 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
         ),
     },
     {
+      title: t('table.cacheRatio'),
+      dataIndex: 'cacheRatio',
+      width: 96,
+      render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.cacheRatio} muted={row.price !== undefined} />,
+    },
+    {
       title: t('table.tokenPrice'),
       key: 'tokenPrice',
-      width: 190,
+      width: 170,
       render: (_: unknown, row: ModelPricingRow) => <TokenPrice row={row} />,
     },
     {
@@ -168,7 +175,7 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
         pagination={false}
         size="small"
         // Phones scroll the table sideways instead of squeezing or overflowing the card.
-        scroll={narrow ? { x: 940 } : undefined}
+        scroll={narrow ? { x: 1050 } : undefined}
         empty={<Empty description={search.trim() ? t('table.emptySearch') : t('table.empty')} />}
         onRow={(row) =>
           ({
@@ -204,12 +211,18 @@ function TokenPrice({ row }: { row: ModelPricingRow }) {
   if (row.price !== undefined) return <Tag size="small" color="violet">{t('table.byCall')}</Tag>;
   const prices = tokenPrices(row);
   if (!prices) return <Typography.Text type="warning" size="small">{t('table.noRatio')}</Typography.Text>;
+  const cached = cachedTokenPrice(row);
   return (
     <span className="mg-pricing-token-price" data-testid="model-pricing-token-price">
       <Typography.Text size="small">{t('table.input', { price: formatUsd(prices.input) })}</Typography.Text>
       <Typography.Text size="small" type="secondary">
         {t('table.output', { price: formatUsd(prices.output) })}
       </Typography.Text>
+      {cached !== null && (
+        <Typography.Text size="small" type="tertiary">
+          {t('table.cached', { price: formatUsd(cached) })}
+        </Typography.Text>
+      )}
     </span>
   );
 }
