@@ -170,8 +170,11 @@ describe('options take effect', () => {
     const pricing = async () => (await test.app.inject({ method: 'GET', url: '/api/pricing' })).json().data as { model_name: string }[];
     const byName = async () => new Map((await pricing()).map((row) => [row.model_name, row]));
     let rows = await byName();
-    expect(rows.get('eff-ratio')).toMatchObject({ quota_type: 0, model_ratio: 4, completion_ratio: 2 });
+    expect(rows.get('eff-ratio')).toMatchObject({ quota_type: 0, model_ratio: 4, completion_ratio: 2, cache_ratio: 0.3 });
     expect(rows.get('eff-fixed')).toMatchObject({ quota_type: 1, model_price: 0.02 });
+    // new-api's omitempty: no cache_ratio for a model the CacheRatio option does not list.
+    expect(rows.get('eff-fixed')).not.toHaveProperty('cache_ratio');
+    expect(rows.get('gpt-4o-mini')).not.toHaveProperty('cache_ratio');
     expect(rows.get('gpt-4o-mini')).toMatchObject({ model_ratio: 9 });
 
     const reset = await test.app.inject({ method: 'POST', url: '/api/option/rest_model_ratio', headers: rootHeaders });
@@ -183,7 +186,7 @@ describe('options take effect', () => {
     expect(JSON.parse(values.get('CacheRatio')!)).toEqual(DEFAULT_CACHE_RATIO);
     expect(test.context.options.json('CacheRatio')).toEqual(DEFAULT_CACHE_RATIO);
     rows = await byName();
-    expect(rows.get('gpt-4o-mini')).toMatchObject({ model_ratio: DEFAULT_MODEL_RATIO['gpt-4o-mini'] });
+    expect(rows.get('gpt-4o-mini')).toMatchObject({ model_ratio: DEFAULT_MODEL_RATIO['gpt-4o-mini'], cache_ratio: DEFAULT_CACHE_RATIO['gpt-4o-mini'] });
     expect(rows.has('eff-ratio')).toBe(false);
   });
 

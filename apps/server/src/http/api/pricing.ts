@@ -15,6 +15,8 @@ interface PricingItem {
   model_ratio: number;
   model_price: number;
   completion_ratio: number;
+  /** Only for a model the CacheRatio option lists (new-api's omitempty): what a cached prompt token costs relative to model_ratio. */
+  cache_ratio?: number;
   enable_groups: string[];
   owner_by: string;
 }
@@ -48,7 +50,7 @@ function pricingItem(options: OptionService, model: string, groups: string[]): P
     throw error;
   }
   const fixed = pricing.modelPrice >= 0;
-  return {
+  const item: PricingItem = {
     model_name: model,
     quota_type: fixed ? 1 : 0,
     model_ratio: fixed ? 0 : pricing.modelRatio,
@@ -57,6 +59,9 @@ function pricingItem(options: OptionService, model: string, groups: string[]): P
     enable_groups: groups,
     owner_by: '',
   };
+  const cacheRatios = options.json<Record<string, number>>('CacheRatio');
+  if (Object.hasOwn(cacheRatios, model) && typeof cacheRatios[model] === 'number') item.cache_ratio = cacheRatios[model];
+  return item;
 }
 
 /**

@@ -8,6 +8,8 @@ export interface PricedModel {
   model_ratio: number;
   model_price: number;
   completion_ratio: number;
+  /** Present only for a model with a cache ratio (new-api's omitempty): cached input tokens cost this times the input price. */
+  cache_ratio?: number;
   /** The groups in which some enabled channel serves the model. */
   enable_groups: string[];
   owner_by: string;

@@ -19,11 +19,20 @@ describe('pricing page numbers (spec 02 §9)', () => {
     expect(formatDollars(prices.input!)).toBe('$0.225');
     expect(formatDollars(prices.output!)).toBe('$0.9');
     expect(prices.perCall).toBeNull();
+    // No cache_ratio in the answer (new-api leaves it out for a model without one): no cached price.
+    expect(prices.cached).toBeNull();
+  });
+
+  it('prices cached input tokens at the input price × cache_ratio when the model has one', () => {
+    const prices = pricesOf(model({ model_ratio: 1.25, completion_ratio: 4, cache_ratio: 0.5 }), 1.5);
+    expect(formatDollars(prices.input!)).toBe('$3.75');
+    expect(formatDollars(prices.cached!)).toBe('$1.875');
+    expect(pricesOf(model({ quota_type: 1, model_price: 0.04, cache_ratio: 0.5 }), 1).cached).toBeNull();
   });
 
   it('prices a fixed-price model per call, times the group ratio', () => {
     const prices = pricesOf(model({ quota_type: 1, model_price: 0.04 }), 2);
-    expect(prices).toEqual({ input: null, output: null, perCall: 0.08 });
+    expect(prices).toEqual({ input: null, output: null, cached: null, perCall: 0.08 });
     expect(formatDollars(prices.perCall!)).toBe('$0.08');
   });
 

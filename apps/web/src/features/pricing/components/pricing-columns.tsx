@@ -96,6 +96,12 @@ export function pricingColumns({ t, groupRatio, userGroup, onCopy }: ColumnOptio
       render: (_value, model) => priceCell(pricesOf(model, groupRatio).output, 'pricing-output'),
     },
     {
+      title: t('columns.cached'),
+      key: 'cached',
+      width: 150,
+      render: (_value, model) => priceCell(pricesOf(model, groupRatio).cached, 'pricing-cached'),
+    },
+    {
       title: t('columns.perCall'),
       key: 'perCall',
       width: 130,
