@@ -160,6 +160,21 @@ describe('cache ratio billing (SQLite)', () => {
       await setOption(env.context, 'CacheRatio', JSON.stringify({ [cachedModel]: CACHE_RATIO }));
     }
   });
+  it('a cache ratio above 1 costs more than the reservation held: topped up, and every total still equals the logs', async () => {
+    await setOption(env.context, 'CacheRatio', JSON.stringify({ [cachedModel]: CACHE_RATIO, [plainModel]: 2 }));
+    try {
+      const { ids, token } = await payer(env, group, [plainModel]);
+      env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('ok', chatUsage(1000, 800, 100))));
+      const answer = await post(env, '/v1/chat/completions', token.apiKey, { model: plainModel, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.status).toBe(200);
+      // (1000 − 800 + 800 × 2 + 100 × 3) × 2 × 1.5 = 2100 × 3 = 6300.
+      const logs = await expectCharged(env, ids, 6300);
+      expect(logs[0]!.other).toMatchObject({ cache_tokens: 800, cache_ratio: 2 });
+      expect(logs[0]!.other.admin_info).not.toHaveProperty('unpaid_quota');
+    } finally {
+      await setOption(env.context, 'CacheRatio', JSON.stringify({ [cachedModel]: CACHE_RATIO }));
+    }
+  });
 });
 
 describe('cache ratio billing on postgres', () => {
