@@ -21,6 +21,7 @@ export const JSON_OPTION_KEYS: ReadonlySet<string> = new Set([
   'ModelPrice',
   'ModelRatio',
   'CompletionRatio',
+  'CacheRatio',
   'Chats',
   'TopupGroupRatio',
 ]);

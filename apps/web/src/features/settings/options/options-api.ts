@@ -20,7 +20,7 @@ export async function updateOption(key: string, value: string): Promise<void> {
   await api.put<unknown>('/api/option/', { key, value }, { silent: true });
 }
 
-/** Puts ModelRatio, CompletionRatio and ModelPrice back to the built-in defaults. */
+/** Puts ModelRatio, CompletionRatio, ModelPrice and CacheRatio back to the built-in defaults. */
 export async function resetModelRatios(): Promise<string> {
   const { message } = await api.post<unknown>('/api/option/rest_model_ratio');
   return message;
