@@ -313,8 +313,9 @@ test('balances update per channel, unsupported types say so, and batch tag and d
   await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
   await expect(toast(page, /已修复 \d+ 个通道，失败 0 个通道。/)).toBeVisible();
 
+  // The repair's confirm may still be fading out: pick the delete confirm by its title.
   await page.getByRole('button', { name: '删除所选通道' }).click();
-  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await page.locator('.semi-popconfirm').filter({ hasText: '确定是否要删除所选通道？' }).getByRole('button', { name: '确定' }).click();
   await expect(toast(page, '已删除 2 个通道！')).toBeVisible();
   await expect(page.getByTestId(`channel-row-channel-${openai.id}`)).toBeHidden();
   await expect(page.getByTestId(`channel-row-channel-${claude.id}`)).toBeHidden();
