@@ -23,6 +23,17 @@ function codeOf(error: unknown): string {
   return typeof candidate?.name === 'string' ? candidate.name : '';
 }
 
+/** A few words on a failed outgoing request (webhooks, user-supplied URLs), for logs and messages. */
+export function networkFailureReason(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return 'request failed';
+  if (NOT_FOUND_CODES.has(code)) return 'no such host';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (RESET_CODES.has(code)) return 'connection reset';
+  if (TIMEOUT_CODES.has(code)) return 'connection timed out';
+  return `request failed (${code})`;
+}
+
 export function describeConnectionFailure(error: unknown, context: ConnectionFailureContext): string {
   const code = codeOf(error);
   const seconds = Number((context.timeoutMs / 1000).toFixed(1));

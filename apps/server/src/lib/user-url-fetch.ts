@@ -3,6 +3,7 @@ import { BlockList, isIP } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { OptionService } from '../domain/options/option-service.js';
 import { AppError } from '../errors/app-error.js';
+import { networkFailureReason } from './connection-failure.js';
 
 /**
  * Fetches addresses that callers put in their requests (images in prompts), as new-api's
@@ -178,20 +179,7 @@ function reasonOf(error: unknown): string {
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof PrivateAddressError) return cause.message;
   }
-  const code = (error as { code?: unknown }).code;
-  switch (code) {
-    case 'ENOTFOUND':
-      return 'no such host';
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connection timed out';
-    default:
-      return typeof code === 'string' ? `request failed (${code})` : 'request failed';
-  }
+  return networkFailureReason(error);
 }
 
 /** Addresses a fetch on a caller's behalf must not reach: this host, its networks, and the non-routable ranges. */

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { isNonPublic, publicOnlyLookup } from '../../lib/user-url-fetch.js';
+import { networkFailureReason } from '../../lib/connection-failure.js';
 
 /** new-api's dto.Notify: `{{value}}` in content is replaced by values in order. */
 export interface Notice {
@@ -97,18 +98,5 @@ function reasonOf(error: unknown): string {
     if ((cause as { code?: unknown }).code === 'EPRIVATEADDRESS') return 'the webhook address is not on the public internet';
   }
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'the webhook did not answer in time';
-  const code = (error as { code?: unknown }).code;
-  switch (code) {
-    case 'ENOTFOUND':
-      return 'no such host';
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connection timed out';
-    default:
-      return typeof code === 'string' ? `request failed (${code})` : 'request failed';
-  }
+  return networkFailureReason(error);
 }
