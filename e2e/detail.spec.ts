@@ -1,3 +1,4 @@
+import { presetLanguageAndTheme } from './wallet-helpers';
 import Database from 'better-sqlite3';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { apiSession, dataOf, signInBrowser } from './support/console-session';
@@ -113,13 +114,7 @@ test.afterAll(async () => {
 });
 
 async function openDetail(page: Page, who: string, secret: string, language: 'zh' | 'en', theme: 'light' | 'dark', query = ''): Promise<number> {
-  await page.addInitScript(
-    ([lang, mode]) => {
-      localStorage.setItem('i18nextLng', lang);
-      localStorage.setItem('theme-mode', mode);
-    },
-    [language, theme] as const,
-  );
+  await presetLanguageAndTheme(page, language, theme);
   await signInBrowser(page, who, secret);
   const openedAt = Date.now() / 1000;
   await page.goto(`/detail${query}`);

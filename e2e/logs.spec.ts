@@ -1,3 +1,4 @@
+import { presetLanguageAndTheme } from './wallet-helpers';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { apiSession, dataOf, signInBrowser } from './support/console-session';
 import { MOCK_USAGE, startMockUpstream, type MockUpstream } from './support/mock-upstream';
@@ -84,13 +85,7 @@ test.afterAll(async () => {
 });
 
 async function openLogs(page: Page, who: string, secret: string, language: 'zh' | 'en', theme: 'light' | 'dark', query = ''): Promise<void> {
-  await page.addInitScript(
-    ([lang, mode]) => {
-      localStorage.setItem('i18nextLng', lang);
-      localStorage.setItem('theme-mode', mode);
-    },
-    [language, theme] as const,
-  );
+  await presetLanguageAndTheme(page, language, theme);
   await signInBrowser(page, who, secret);
   await page.goto(`/log${query}`);
 }

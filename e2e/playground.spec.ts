@@ -1,3 +1,4 @@
+import { presetLanguageAndTheme } from './wallet-helpers';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { apiSession, dataOf, signInBrowser } from './support/console-session';
 import { BROKEN_PROMPT, MARKDOWN_PROMPT, MOCK_USAGE, SLOW_PROMPT, startMockUpstream, type MockUpstream } from './support/mock-upstream';
@@ -46,13 +47,7 @@ test.afterAll(async () => {
 });
 
 async function openPlayground(page: Page, language: 'zh' | 'en', theme: 'light' | 'dark'): Promise<void> {
-  await page.addInitScript(
-    ([lang, mode]) => {
-      localStorage.setItem('i18nextLng', lang);
-      localStorage.setItem('theme-mode', mode);
-    },
-    [language, theme] as const,
-  );
+  await presetLanguageAndTheme(page, language, theme);
   await signInBrowser(page, username, password);
   await page.goto('/playground');
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, USER_PASSWORD, type ApiSession } from './wallet-helpers';
+import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, USER_PASSWORD, type ApiSession, presetLanguageAndTheme } from './wallet-helpers';
 
 /**
  * The operation tab of /setting (spec 01 §2, §5, §9) over the real server, as root: cards are
@@ -70,13 +70,7 @@ test.afterAll(async () => {
 });
 
 async function openOperation(page: Page, language: Language, theme: Theme): Promise<void> {
-  await page.addInitScript(
-    ([lang, mode]) => {
-      localStorage.setItem('i18nextLng', lang);
-      localStorage.setItem('theme-mode', mode);
-    },
-    [language, theme] as const,
-  );
+  await presetLanguageAndTheme(page, language, theme);
   await signIn(page, ROOT.username, ROOT.password);
   await page.goto('/setting?tab=operation');
   await expect(page.getByTestId('op-card-general').locator('#op-field-TopUpLink')).toBeVisible();

@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { expect, request as playwrightRequest, test, type Locator, type Page } from '@playwright/test';
 import { startSmtpCatcher, type SmtpCatcher } from '../apps/server/src/test-support/smtp-catcher';
-import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, toast, type ApiSession } from './wallet-helpers';
+import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, toast, type ApiSession, presetLanguageAndTheme } from './wallet-helpers';
 
 /**
  * The system settings tab (/setting?tab=system) over the real server, in Chinese (light) and
@@ -183,13 +183,7 @@ async function closedPort(): Promise<number> {
 }
 
 async function openSystemTab(page: Page, language: Language, theme: Theme): Promise<void> {
-  await page.addInitScript(
-    ([lang, mode]) => {
-      localStorage.setItem('i18nextLng', lang);
-      localStorage.setItem('theme-mode', mode);
-    },
-    [language, theme] as const,
-  );
+  await presetLanguageAndTheme(page, language, theme);
   await signIn(page, ROOT.username, ROOT.password);
   await page.goto('/setting?tab=system');
   await expect(page.getByRole('tab', { name: TEXTS[language].tab })).toHaveAttribute('aria-selected', 'true');

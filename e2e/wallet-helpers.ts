@@ -66,3 +66,14 @@ export async function signIn(page: Page, username: string, password: string): Pr
 export function toast(page: Page, text: string | RegExp) {
   return page.locator('.semi-toast-content').filter({ hasText: text });
 }
+
+/** The console's language and theme for the next page loads, as a user's earlier choice stored them. */
+export async function presetLanguageAndTheme(page: Page, language: 'zh' | 'en', theme: 'light' | 'dark'): Promise<void> {
+  await page.addInitScript(
+    ([lang, mode]) => {
+      localStorage.setItem('i18nextLng', lang);
+      localStorage.setItem('theme-mode', mode);
+    },
+    [language, theme] as const,
+  );
+}
