@@ -5,3 +5,5 @@ export * from './openai/error-body.js';
 export * from './openai/stream-observer.js';
 export * from './openai/token-text.js';
 export * from './openai/stream-reader.js';
+export * from './openai/chat-types.js';
+export * from './convert/codec.js';

@@ -1,4 +1,4 @@
-import type { OpenAIEndpoint, StreamBytes, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
+import type { ChatFormat, OpenAIEndpoint, StreamBytes, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
 import type { FormData } from 'undici';
 
 /**
@@ -52,6 +52,8 @@ export interface UpstreamRequest {
   origin: string;
   /** Path and query. */
   path: string;
+  /** POST unless said (model lists are GETs). */
+  method?: 'GET' | 'POST' | undefined;
   headers: Record<string, string>;
   body: string | Buffer | FormData;
 }
@@ -94,4 +96,55 @@ export interface ProviderAdaptor {
   /** A reader for one answer stream: chunks in, bytes to forward out, usage and text observed. */
   readStream(endpoint: OpenAIEndpoint, dropUsageOnly: boolean): StreamReader;
   classifyError(failure: UpstreamFailure): ErrorVerdict;
+  /**
+   * Present for providers whose chat API is not OpenAI's (Claude, Gemini, Vertex, Bedrock, Cohere):
+   * the relay converts chat calls to and from the provider's format through the codecs in
+   * `@modelgate/protocol`, and `buildRequest` is used only for the other endpoints `supports` names.
+   */
+  readonly nativeChat?: NativeChat;
+  /** How to list the models the upstream offers (the console's 获取模型列表); absent: OpenAI's GET /v1/models with a Bearer key. */
+  readonly modelList?: ModelListing;
+}
+
+/** A chat format other than OpenAI's. */
+export type NativeChatFormat = Exclude<ChatFormat, 'openai'>;
+
+export interface NativeChatCall {
+  channel: ChannelEndpoint;
+  key: string;
+  /** The model to call upstream (after the channel's mapping; Bedrock and Vertex map it further to their ids). */
+  upstreamModel: string;
+  stream: boolean;
+  /**
+   * The request in the provider's format, with `model` and `stream` where that format keeps them
+   * (Anthropic: in the body; Gemini: nowhere, the URL says both). Owned by the adaptor: it may change it.
+   */
+  body: Record<string, unknown>;
+  /**
+   * The client's own request text when it came in this very format and needs no change (model
+   * included): an adaptor that sends the body as it is sends these bytes.
+   */
+  raw: string | undefined;
+  /** Request headers from the client that the upstream should see (anthropic-beta, anthropic-version). */
+  clientHeaders: Readonly<Record<string, string>>;
+}
+
+/** Splits an upstream's streamed answer into event payloads; SSE unless the adaptor says otherwise. */
+export interface FrameDecoder {
+  push(chunk: Buffer): { data: string; event?: string | undefined }[];
+}
+
+export interface NativeChat {
+  /** The format the upstream speaks for this model (Vertex: Claude models speak Anthropic's, the rest Gemini's). */
+  formatFor(upstreamModel: string): NativeChatFormat;
+  /** May be asynchronous (Vertex fetches an access token, cached until it expires). */
+  buildRequest(call: NativeChatCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Bedrock's binary event-stream framing; absent: SSE. */
+  frameDecoder?(): FrameDecoder;
+}
+
+export interface ModelListing {
+  request(channel: ChannelEndpoint, key: string): UpstreamRequest | Promise<UpstreamRequest>;
+  /** The model ids in the upstream's answer. */
+  parse(answer: unknown): string[];
 }
