@@ -143,8 +143,12 @@ export interface NativeChat {
   frameDecoder?(): FrameDecoder;
 }
 
-export interface ModelListing {
-  request(channel: ChannelEndpoint, key: string): UpstreamRequest | Promise<UpstreamRequest>;
-  /** The model ids in the upstream's answer. */
-  parse(answer: unknown): string[];
-}
+export type ModelListing =
+  | {
+      kind: 'fetch';
+      request(channel: ChannelEndpoint, key: string): UpstreamRequest | Promise<UpstreamRequest>;
+      /** The model ids in the upstream's answer. */
+      parse(answer: unknown): string[];
+    }
+  /** Upstreams without a usable list call (Vertex's publisher models): the ids this version knows. */
+  | { kind: 'known'; models: readonly string[] };
