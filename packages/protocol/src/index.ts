@@ -7,3 +7,4 @@ export * from './openai/token-text.js';
 export * from './openai/stream-reader.js';
 export * from './openai/chat-types.js';
 export * from './convert/codec.js';
+export * from './cohere/index.js';
