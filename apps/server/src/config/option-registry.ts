@@ -1,4 +1,10 @@
-import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import {
+  DEFAULT_CACHE_RATIO,
+  DEFAULT_COMPLETION_RATIO,
+  DEFAULT_CREATE_CACHE_RATIO,
+  DEFAULT_MODEL_PRICE,
+  DEFAULT_MODEL_RATIO,
+} from '../domain/billing/default-prices.js';
 
 /**
  * Every option key the console can read or write (spec 01 §3), with its kind and default.
@@ -19,13 +25,46 @@ export interface OptionDefinition {
   oneOf?: readonly string[];
   /** Minimum for numbers. */
   min?: number;
-  /** For JSON options: what the value must be shaped like. */
-  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map';
+  /** Maximum for numbers. */
+  max?: number;
+  /**
+   * For JSON options: what the value must be shaped like. int-map: non-negative whole numbers;
+   * header-map: model → {header name: [values]}; string-list: an array of strings.
+   */
+  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map' | 'int-map' | 'header-map' | 'string-list';
+  /** For string-map options: the values an entry may take ('' too: it falls back to "default"). */
+  mapValues?: readonly string[];
+  /** For string-map options: what every value must look like (it goes into an upstream path). */
+  mapValuePattern?: RegExp;
 }
+
+/** An API version as it appears in a provider's path: v1, v1beta, v1alpha, v1beta1. */
+const API_VERSION = /^v\d+[a-z0-9]*$/;
+
+/** The thresholds Gemini's safetySettings take (new-api's validGeminiSafetySettings). */
+export const GEMINI_SAFETY_THRESHOLDS = [
+  'OFF',
+  'BLOCK_NONE',
+  'BLOCK_ONLY_HIGH',
+  'BLOCK_MEDIUM_AND_ABOVE',
+  'BLOCK_LOW_AND_ABOVE',
+  'HARM_BLOCK_THRESHOLD_UNSPECIFIED',
+] as const;
+
+/** new-api's gemini.supported_imagine_models: the models asked for image output as well as text. */
+const GEMINI_IMAGE_MODELS = [
+  'gemini-2.0-flash-exp-image-generation',
+  'gemini-2.0-flash-exp',
+  'gemini-3-pro-image-preview',
+  'gemini-3-pro-image',
+  'gemini-2.5-flash-image',
+  'gemini-3.1-flash-image',
+  'gemini-3.1-flash-image-preview',
+];
 
 // Each helper keeps its literal `kind` so the typed getters below accept only keys of that kind.
 const int = (value: number, min?: number) => ({ kind: 'int' as const, default: String(value), min });
-const float = (value: number, min?: number) => ({ kind: 'float' as const, default: String(value), min });
+const float = (value: number, min?: number, max?: number) => ({ kind: 'float' as const, default: String(value), min, max });
 const bool = (value: boolean) => ({ kind: 'bool' as const, default: String(value) });
 const str = (value = '', extra: Partial<Omit<OptionDefinition, 'kind'>> = {}) => ({ kind: 'string' as const, default: value, ...extra });
 const secret = () => ({ kind: 'string' as const, default: '', secret: true });
@@ -69,6 +108,9 @@ export const OPTION_DEFINITIONS = {
   ModelRatio: json(DEFAULT_MODEL_RATIO, 'number-map'),
   CompletionRatio: json(DEFAULT_COMPLETION_RATIO, 'number-map'),
   CacheRatio: json(DEFAULT_CACHE_RATIO, 'number-map'),
+  // What a prompt token written into the upstream's cache costs relative to the model ratio
+  // (new-api's CreateCacheRatio; 1.25 for a model it does not list).
+  CreateCacheRatio: json(DEFAULT_CREATE_CACHE_RATIO, 'number-map'),
   GroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, 'string-map'),
   TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
@@ -105,6 +147,23 @@ export const OPTION_DEFINITIONS = {
   CustomCallbackAddress: url(),
   EpayId: str(''),
   EpayKey: secret(),
+
+  // Model settings under new-api's `claude.*` and `gemini.*` keys (setting/model_setting), read by
+  // the relay through domain/options/model-settings.ts. Headers: model → {header: [values]},
+  // empty by default as in new-api. Default max tokens: model → max_tokens for a Claude request
+  // that names none, "default" for the others. The thinking adapters turn a `-thinking` model
+  // suffix into a thinking budget of max_tokens × the percentage.
+  'claude.model_headers_settings': json({}, 'header-map'),
+  'claude.default_max_tokens': json({ default: 8192 }, 'int-map'),
+  'claude.thinking_adapter_enabled': bool(true),
+  'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),
+  // Safety: category → threshold, "default" for the categories not listed (OFF as in new-api).
+  // Versions: model → API version in the upstream path, "default" for the others.
+  'gemini.safety_settings': { ...json({ default: 'OFF' }, 'string-map'), mapValues: GEMINI_SAFETY_THRESHOLDS },
+  'gemini.version_settings': { ...json({ default: 'v1beta', 'gemini-1.0-pro': 'v1' }, 'string-map'), mapValuePattern: API_VERSION },
+  'gemini.supported_imagine_models': json(GEMINI_IMAGE_MODELS, 'string-list'),
+  'gemini.thinking_adapter_enabled': bool(false),
+  'gemini.thinking_adapter_budget_tokens_percentage': float(0.6, 0.002, 1),
 
   // Login and registration
   PasswordLoginEnabled: bool(true),
@@ -200,7 +259,13 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   ModelRatio: '模型倍率',
   CompletionRatio: '补全倍率',
   CacheRatio: '缓存倍率',
+  CreateCacheRatio: '缓存创建倍率',
   Chats: '聊天配置',
+  'claude.model_headers_settings': 'Claude请求头覆盖',
+  'claude.default_max_tokens': '缺省 MaxTokens',
+  'gemini.safety_settings': 'Gemini安全设置',
+  'gemini.version_settings': 'Gemini版本设置',
+  'gemini.supported_imagine_models': '支持的图像模型',
 };
 
 /**
@@ -229,6 +294,9 @@ export function normaliseOptionValue(key: string, raw: unknown): string {
       if (definition.min !== undefined && number < definition.min) {
         throw new OptionValidationError(`${key} 不能小于 ${definition.min}`);
       }
+      if (definition.max !== undefined && number > definition.max) {
+        throw new OptionValidationError(`${key} 不能大于 ${definition.max}`);
+      }
       return String(number);
     }
     case 'bool': {
@@ -243,6 +311,12 @@ export function normaliseOptionValue(key: string, raw: unknown): string {
         throw new OptionValidationError(`${JSON_OPTION_NAMES[key] ?? key}不是合法的 JSON 字符串`);
       }
       checkJsonShape(key, definition.jsonShape, parsed);
+      if (definition.mapValues) checkMapValues(key, definition.mapValues, parsed as Record<string, string>);
+      if (definition.mapValuePattern) {
+        for (const [name, entry] of Object.entries(parsed as Record<string, string>)) {
+          if (!definition.mapValuePattern.test(entry)) throw new OptionValidationError(`${key} 中 ${name} 的值 ${entry} 不是合法的版本号（如 v1、v1beta）`);
+        }
+      }
       return value;
     }
     case 'string': {
@@ -264,7 +338,10 @@ export function normaliseOptionValue(key: string, raw: unknown): string {
 function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parsed: unknown): void {
   const isPlainObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
   if (shape === 'array' && !Array.isArray(parsed)) throw new OptionValidationError(`${key} 必须是 JSON 数组`);
-  if ((shape === 'object' || shape === 'number-map' || shape === 'string-map') && !isPlainObject) {
+  if (shape === 'string-list' && !(Array.isArray(parsed) && parsed.every((item) => typeof item === 'string'))) {
+    throw new OptionValidationError(`${key} 必须是字符串组成的 JSON 数组`);
+  }
+  if (shape !== undefined && shape !== 'array' && shape !== 'string-list' && !isPlainObject) {
     throw new OptionValidationError(`${key} 必须是 JSON 对象`);
   }
   if (shape === 'number-map') {
@@ -277,6 +354,37 @@ function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parse
   if (shape === 'string-map') {
     for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
       if (typeof value !== 'string') throw new OptionValidationError(`${key} 中 ${name} 的值必须是字符串`);
+    }
+  }
+  if (shape === 'int-map') {
+    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        throw new OptionValidationError(`${key} 中 ${name} 的值必须是非负整数`);
+      }
+    }
+  }
+  if (shape === 'header-map') {
+    for (const [model, headers] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+        throw new OptionValidationError(`${key} 中 ${model} 的值必须是 {"请求头": ["值", ...]} 形式的 JSON 对象`);
+      }
+      for (const [header, values] of Object.entries(headers as Record<string, unknown>)) {
+        if (!HEADER_NAME.test(header)) throw new OptionValidationError(`${key} 中 ${model} 的请求头名称 ${header} 不合法`);
+        if (!Array.isArray(values) || !values.every((item) => typeof item === 'string' && !/[\r\n\0]/.test(item))) {
+          throw new OptionValidationError(`${key} 中 ${model} 的 ${header} 必须是字符串数组（不含换行）`);
+        }
+      }
+    }
+  }
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function checkMapValues(key: string, allowed: readonly string[], map: Record<string, string>): void {
+  for (const [name, value] of Object.entries(map)) {
+    if (value !== '' && !allowed.includes(value)) {
+      throw new OptionValidationError(`${key} 中 ${name} 的值 ${value} 不是可用的取值（${allowed.join('、')}）`);
     }
   }
 }

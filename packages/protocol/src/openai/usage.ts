@@ -8,6 +8,12 @@ export interface TokenUsage {
    * billed at the model's CacheRatio. Absent when the upstream reported none.
    */
   cachedTokens?: number;
+  /**
+   * Prompt tokens the upstream wrote into its prompt cache (`prompt_tokens_details.cached_creation_tokens`,
+   * Anthropic's cache_creation_input_tokens once converted), part of promptTokens as cached tokens
+   * are, billed at the model's CreateCacheRatio. Absent when the upstream reported none.
+   */
+  cacheCreationTokens?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -16,8 +22,8 @@ type Json = Record<string, unknown>;
 const countOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 
-const cachedTokensOf = (details: unknown): number | undefined =>
-  details !== null && typeof details === 'object' && !Array.isArray(details) ? countOf((details as Json).cached_tokens) : undefined;
+const detailOf = (details: unknown, field: string): number | undefined =>
+  details !== null && typeof details === 'object' && !Array.isArray(details) ? countOf((details as Json)[field]) : undefined;
 
 /**
  * Normalises a `usage` value from any of the OpenAI family's shapes: chat, completions and
@@ -38,8 +44,13 @@ export function normaliseUsage(value: unknown): TokenUsage | undefined {
   if (prompt === undefined && completion === undefined) return undefined;
   const promptTokens = Math.round(prompt ?? 0);
   const counted: TokenUsage = { promptTokens, completionTokens: Math.round(completion ?? 0) };
-  const cached = cachedTokensOf(usage.prompt_tokens_details) ?? cachedTokensOf(usage.input_tokens_details);
-  // Never more cached tokens than prompt tokens: the cached part is a share of the prompt.
-  if (cached !== undefined && cached > 0) counted.cachedTokens = Math.min(Math.round(cached), promptTokens);
+  const cached = detailOf(usage.prompt_tokens_details, 'cached_tokens') ?? detailOf(usage.input_tokens_details, 'cached_tokens');
+  const created = detailOf(usage.prompt_tokens_details, 'cached_creation_tokens') ?? detailOf(usage.input_tokens_details, 'cached_creation_tokens');
+  // Never more cached tokens than prompt tokens: cache reads and writes are shares of the prompt
+  // (reads first, then writes up to what is left), so no prompt token is billed twice.
+  const readTokens = cached !== undefined && cached > 0 ? Math.min(Math.round(cached), promptTokens) : 0;
+  if (readTokens > 0) counted.cachedTokens = readTokens;
+  const writeTokens = created !== undefined && created > 0 ? Math.min(Math.round(created), promptTokens - readTokens) : 0;
+  if (writeTokens > 0) counted.cacheCreationTokens = writeTokens;
   return counted;
 }

@@ -152,6 +152,27 @@ export const DEFAULT_CACHE_RATIO: Record<string, number> = {
   'deepseek-reasoner': 0.25,
 };
 
+/**
+ * What a prompt token written into the upstream's prompt cache costs, relative to the model ratio
+ * (CreateCacheRatio): new-api's cache-creation ratios for the models this table knows (Anthropic
+ * bills a 5-minute cache write at 1.25 × the input price). A model not listed is billed at
+ * CREATE_CACHE_RATIO_FALLBACK (new-api's GetCreateCacheRatio).
+ */
+export const DEFAULT_CREATE_CACHE_RATIO: Record<string, number> = {
+  'claude-3-haiku-20240307': 1.25,
+  'claude-3-5-haiku-20241022': 1.25,
+  'claude-3-5-sonnet-20241022': 1.25,
+  'claude-3-7-sonnet-20250219': 1.25,
+  'claude-sonnet-4-20250514': 1.25,
+  'claude-sonnet-4-5-20250929': 1.25,
+  'claude-haiku-4-5-20251001': 1.25,
+  'claude-opus-4-20250514': 1.25,
+  'claude-opus-4-1-20250805': 1.25,
+};
+
+/** new-api's cache-creation ratio for a model CreateCacheRatio does not list. */
+export const CREATE_CACHE_RATIO_FALLBACK = 1.25;
+
 /** Fixed USD per call. */
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   'dall-e-2': 0.02,

@@ -1,9 +1,10 @@
 import { AppError } from '../../errors/app-error.js';
 import type { OptionService } from '../options/option-service.js';
+import { CREATE_CACHE_RATIO_FALLBACK } from './default-prices.js';
 
 /**
  * How one call of a model is priced for a group, from the ModelPrice, ModelRatio,
- * CompletionRatio, CacheRatio and GroupRatio options.
+ * CompletionRatio, CacheRatio, CreateCacheRatio and GroupRatio options.
  */
 export interface ModelPricing {
   /** Fixed USD per call; -1 when the model is billed by tokens. */
@@ -15,6 +16,11 @@ export interface ModelPricing {
    * ratio (CacheRatio; new-api's fallback for a model without one is 1, no discount).
    */
   cacheRatio?: number;
+  /**
+   * What a prompt token written into the upstream's prompt cache costs, relative to the model
+   * ratio (CreateCacheRatio; new-api's fallback for a model without one is 1.25).
+   */
+  createCacheRatio?: number;
   groupRatio: number;
 }
 
@@ -42,7 +48,8 @@ export function resolvePricing(options: OptionService, model: string, group: str
   const groupRatio = groupRatioOf(options, group);
   const price = lookup(options.json<NumberMap>('ModelPrice'), model);
   const cacheRatio = lookup(options.json<NumberMap>('CacheRatio'), model) ?? 1;
-  if (price !== undefined) return { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, groupRatio };
+  const createCacheRatio = lookup(options.json<NumberMap>('CreateCacheRatio'), model) ?? CREATE_CACHE_RATIO_FALLBACK;
+  if (price !== undefined) return { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, createCacheRatio, groupRatio };
   let modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
   if (modelRatio === undefined && (acceptUnpriced || options.bool('SelfUseModeEnabled'))) modelRatio = SELF_USE_MODEL_RATIO;
   if (modelRatio === undefined) {
@@ -54,30 +61,51 @@ export function resolvePricing(options: OptionService, model: string, group: str
     );
   }
   const completionRatio = lookup(options.json<NumberMap>('CompletionRatio'), model) ?? 1;
-  return { modelPrice: -1, modelRatio, completionRatio, cacheRatio, groupRatio };
+  return { modelPrice: -1, modelRatio, completionRatio, cacheRatio, createCacheRatio, groupRatio };
 }
 
 export const isFixedPrice = (pricing: ModelPricing): boolean => pricing.modelPrice >= 0;
 
 /**
- * The charge for a call, exactly as the issue states it:
- * - by tokens: round(groupRatio × modelRatio × (prompt + completion × completionRatio)), at least
- *   1 when tokens were used and the model is not free (a ratio of 0 stays free); prompt tokens the
- *   upstream served from its cache count cacheRatio each instead of 1 (new-api's rule:
- *   (prompt − cached) + cached × cacheRatio), so cached tokens only ever lower the price when
- *   cacheRatio ≤ 1 and the reservation, made without them, stays an upper bound;
- * - fixed price: round(modelPrice × QuotaPerUnit × groupRatio) per call (`calls` images for the
- *   images endpoint).
+ * The most a prompt token can cost relative to the model ratio: 1 for a plain token, cacheRatio
+ * for a cache read, createCacheRatio for a cache write. A reservation made for P prompt tokens
+ * as plain tokens is an upper bound of their cost only when multiplied by this factor.
  */
-export function quotaFor(
-  pricing: ModelPricing,
-  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | undefined; calls: number },
-  quotaPerUnit: number,
-): number {
+export function promptCostFactor(pricing: ModelPricing): number {
+  return Math.max(1, pricing.cacheRatio ?? 1, pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK);
+}
+
+/** Token counts a call is billed by (TokenUsage of @modelgate/protocol, plus the images count). */
+export interface BilledUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens read from the upstream's cache: a share of promptTokens. */
+  cachedTokens?: number | undefined;
+  /** Prompt tokens written into the upstream's cache: a share of promptTokens. */
+  cacheCreationTokens?: number | undefined;
+  calls: number;
+}
+
+/**
+ * The charge for a call, new-api's formula:
+ * - by tokens: round(groupRatio × modelRatio × ((prompt − cached − creation) + cached × cacheRatio
+ *   + creation × createCacheRatio + completion × completionRatio)), at least 1 when tokens were
+ *   used and the model is not free (a ratio of 0 stays free). Cache reads and writes are shares
+ *   of the prompt (clamped to it here too: reads first, then writes).
+ *   The reservation, made for the prompt as plain tokens, is therefore no longer always an upper
+ *   bound: a cache read with cacheRatio > 1 or a cache write with createCacheRatio > 1 (1.25 by
+ *   default) costs more than a plain token. The relay raises the reservation by
+ *   promptCostFactor(pricing) for that, and tops up the difference when it still falls short;
+ * - fixed price: round(modelPrice × QuotaPerUnit × groupRatio) per call (`calls` images for the
+ *   images endpoint); cache tokens change nothing.
+ */
+export function quotaFor(pricing: ModelPricing, usage: BilledUsage, quotaPerUnit: number): number {
   if (isFixedPrice(pricing)) return Math.round(pricing.modelPrice * quotaPerUnit * pricing.groupRatio * usage.calls);
   const tokens = usage.promptTokens + usage.completionTokens;
-  const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
-  const prompt = cached > 0 ? usage.promptTokens - cached + cached * (pricing.cacheRatio ?? 1) : usage.promptTokens;
+  const cached = Math.min(Math.max(usage.cachedTokens ?? 0, 0), usage.promptTokens);
+  const created = Math.min(Math.max(usage.cacheCreationTokens ?? 0, 0), usage.promptTokens - cached);
+  const prompt =
+    usage.promptTokens - cached - created + cached * (pricing.cacheRatio ?? 1) + created * (pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK);
   const quota = Math.round(pricing.groupRatio * pricing.modelRatio * (prompt + usage.completionTokens * pricing.completionRatio));
   if (quota <= 0 && tokens > 0 && pricing.groupRatio * pricing.modelRatio > 0) return 1;
   return quota;

@@ -1,4 +1,5 @@
 import { LogType } from '@modelgate/contract';
+import { CREATE_CACHE_RATIO_FALLBACK } from '../billing/default-prices.js';
 import type { ModelPricing } from '../billing/pricing.js';
 import type { LogInsert } from './log-buffer.js';
 
@@ -22,6 +23,8 @@ export interface ConsumeRecord {
   completionTokens: number;
   /** Prompt tokens the upstream served from its cache (billed at the cache ratio); 0 when none. */
   cachedTokens?: number;
+  /** Prompt tokens the upstream wrote into its cache (billed at the cache-creation ratio); 0 when none. */
+  cacheCreationTokens?: number;
   useTimeSeconds: number;
   isStream: boolean;
   pricing: ModelPricing;
@@ -60,6 +63,11 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     is_model_mapped: mapped,
     admin_info: adminInfo,
   };
+  // new-api writes these two only when the upstream reported a cache write.
+  if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {
+    other.cache_creation_tokens = record.cacheCreationTokens;
+    other.cache_creation_ratio = record.pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK;
+  }
   if (mapped) other.upstream_model_name = record.upstreamModel;
   return {
     user_id: record.userId,

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTION_DEFINITIONS, type OptionDefinition, type OptionKey } from '../../config/option-registry.js';
-import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from '../../domain/billing/default-prices.js';
+import {
+  DEFAULT_CACHE_RATIO,
+  DEFAULT_COMPLETION_RATIO,
+  DEFAULT_CREATE_CACHE_RATIO,
+  DEFAULT_MODEL_PRICE,
+  DEFAULT_MODEL_RATIO,
+} from '../../domain/billing/default-prices.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { seedChannel, seedUser } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
@@ -17,14 +23,15 @@ const definition = (key: OptionKey) => OPTION_DEFINITIONS[key] as OptionDefiniti
 
 /** A valid value for `key` that differs from its default, and what the server stores for it. */
 function sampleFor(key: OptionKey): { sent: string; stored: string } {
-  const { kind, default: fallback, oneOf, url, jsonShape, min } = definition(key);
+  const { kind, default: fallback, oneOf, url, jsonShape, min, max, mapValues, mapValuePattern } = definition(key);
   switch (kind) {
     case 'int': {
       const value = String(Math.max(Number(fallback) + 7, min ?? 0));
       return { sent: value, stored: value };
     }
     case 'float': {
-      const value = String(Number(fallback) + 1.5);
+      // Bounded ones (percentages up to 1) move halfway to their maximum.
+      const value = String(max === undefined ? Number(fallback) + 1.5 : (Number(fallback) + max) / 2);
       return { sent: value, stored: value };
     }
     case 'bool': {
@@ -32,12 +39,20 @@ function sampleFor(key: OptionKey): { sent: string; stored: string } {
       return { sent: value, stored: value };
     }
     case 'json': {
-      const value =
-        jsonShape === 'array'
-          ? JSON.stringify([{ 'Sample Chat': 'https://chat.example.com/?key={key}' }])
-          : jsonShape === 'string-map'
-            ? JSON.stringify({ default: '默认', [`g-${key}`]: `G ${key}` })
-            : JSON.stringify({ [`m-${key}`]: 1.25, default: 1 });
+      const samples: Record<NonNullable<OptionDefinition['jsonShape']>, unknown> = {
+        array: [{ 'Sample Chat': 'https://chat.example.com/?key={key}' }],
+        'string-list': [`m-${key}`, 'gemini-x-image'],
+        'string-map': mapValues
+          ? { default: mapValues[1], [`HARM_CATEGORY_${key.length}`]: mapValues[2] }
+          : mapValuePattern
+            ? { default: 'v1', [`m-${key}`]: 'v1alpha' }
+            : { default: '默认', [`g-${key}`]: `G ${key}` },
+        'int-map': { default: 4096, [`m-${key}`]: 1024 },
+        'header-map': { [`m-${key}`]: { 'anthropic-beta': ['output-128k-2025-02-19', 'token-efficient-tools-2025-02-19'] } },
+        'number-map': { [`m-${key}`]: 1.25, default: 1 },
+        object: { [`m-${key}`]: 1.25, default: 1 },
+      };
+      const value = JSON.stringify(samples[jsonShape ?? 'object']);
       return { sent: value, stored: value };
     }
     case 'string': {
@@ -124,6 +139,17 @@ describe('PUT then GET /api/option/', () => {
       ['CompletionRatio', 'nope', '补全倍率不是合法的 JSON 字符串'],
       ['ModelPrice', '{', '模型固定价格不是合法的 JSON 字符串'],
       ['CacheRatio', '{"gpt-4o": }', '缓存倍率不是合法的 JSON 字符串'],
+      ['CreateCacheRatio', '{"claude": 1.25,}', '缓存创建倍率不是合法的 JSON 字符串'],
+      ['claude.model_headers_settings', '{"claude-x": {"anthropic-beta": []}', 'Claude请求头覆盖不是合法的 JSON 字符串'],
+      ['claude.model_headers_settings', '{"claude-x": {"anthropic-beta": "a"}}', 'claude.model_headers_settings 中 claude-x 的 anthropic-beta 必须是字符串数组（不含换行）'],
+      ['claude.default_max_tokens', 'default: 8192', '缺省 MaxTokens不是合法的 JSON 字符串'],
+      ['claude.default_max_tokens', '{"default": "8192"}', 'claude.default_max_tokens 中 default 的值必须是非负整数'],
+      ['claude.thinking_adapter_budget_tokens_percentage', 2, 'claude.thinking_adapter_budget_tokens_percentage 不能大于 1'],
+      ['claude.thinking_adapter_enabled', 'on', 'claude.thinking_adapter_enabled 必须是 true 或 false'],
+      ['gemini.safety_settings', '{"default": OFF}', 'Gemini安全设置不是合法的 JSON 字符串'],
+      ['gemini.version_settings', '{"default": 1}', 'gemini.version_settings 中 default 的值必须是字符串'],
+      ['gemini.supported_imagine_models', '{"a": 1}', 'gemini.supported_imagine_models 必须是字符串组成的 JSON 数组'],
+      ['gemini.thinking_adapter_budget_tokens_percentage', 0, 'gemini.thinking_adapter_budget_tokens_percentage 不能小于 0.002'],
       ['UserUsableGroups', '{default:1}', '用户可选分组不是合法的 JSON 字符串'],
       ['Chats', '[{]', '聊天配置不是合法的 JSON 字符串'],
       ['TopupGroupRatio', '[', '充值分组倍率不是合法的 JSON 字符串'],
@@ -167,6 +193,7 @@ describe('options take effect', () => {
     expect((await put('CompletionRatio', JSON.stringify({ 'eff-ratio': 2 }))).json().success).toBe(true);
     expect((await put('ModelPrice', JSON.stringify({ 'eff-fixed': 0.02 }))).json().success).toBe(true);
     expect((await put('CacheRatio', JSON.stringify({ 'eff-ratio': 0.3 }))).json().success).toBe(true);
+    expect((await put('CreateCacheRatio', JSON.stringify({ 'eff-ratio': 2 }))).json().success).toBe(true);
     const pricing = async () => (await test.app.inject({ method: 'GET', url: '/api/pricing' })).json().data as { model_name: string }[];
     const byName = async () => new Map((await pricing()).map((row) => [row.model_name, row]));
     let rows = await byName();
@@ -185,6 +212,8 @@ describe('options take effect', () => {
     expect(JSON.parse(values.get('ModelPrice')!)).toEqual(DEFAULT_MODEL_PRICE);
     expect(JSON.parse(values.get('CacheRatio')!)).toEqual(DEFAULT_CACHE_RATIO);
     expect(test.context.options.json('CacheRatio')).toEqual(DEFAULT_CACHE_RATIO);
+    expect(JSON.parse(values.get('CreateCacheRatio')!)).toEqual(DEFAULT_CREATE_CACHE_RATIO);
+    expect(test.context.options.json('CreateCacheRatio')).toEqual(DEFAULT_CREATE_CACHE_RATIO);
     rows = await byName();
     expect(rows.get('gpt-4o-mini')).toMatchObject({ model_ratio: DEFAULT_MODEL_RATIO['gpt-4o-mini'], cache_ratio: DEFAULT_CACHE_RATIO['gpt-4o-mini'] });
     expect(rows.has('eff-ratio')).toBe(false);

@@ -17,8 +17,8 @@ const putOptionBody = z.object({
     .transform((value) => value ?? ''),
 });
 
-/** The model ratio editor's four options, put back to the built-in tables by rest_model_ratio. */
-const MODEL_PRICING_KEYS = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio'] as const;
+/** The model ratio editor's options, put back to the built-in tables by rest_model_ratio. */
+const MODEL_PRICING_KEYS = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio'] as const;
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
