@@ -7,4 +7,7 @@ export * from './openai/token-text.js';
 export * from './openai/stream-reader.js';
 export * from './openai/chat-types.js';
 export * from './convert/codec.js';
+export * from './openai/openai-codec.js';
 export * from './cohere/index.js';
+export * from './anthropic/index.js';
+export * from './gemini/index.js';

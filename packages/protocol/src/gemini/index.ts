@@ -1,0 +1,10 @@
+export { geminiCodec } from './gemini-codec.js';
+export { geminiRequestToChat, effortForBudget } from './gemini-request-to-chat.js';
+export { chatRequestToGemini, GEMINI_SAFETY_CATEGORIES, SKIP_THOUGHT_SIGNATURE, mimeTypeFromAddress } from './gemini-request-from-chat.js';
+export { geminiResponseToChat, chatResponseToGemini, geminiFinishReason, chatFinishReasonToGemini } from './gemini-response.js';
+export { GeminiStreamDecoder } from './gemini-stream-decoder.js';
+export { GeminiStreamEncoder } from './gemini-stream-encoder.js';
+export { geminiUsageToChat, chatUsageToGemini } from './gemini-usage.js';
+export { cleanSchemaForGemini, geminiSchemaToJsonSchema } from './gemini-schema-cleaner.js';
+export { parseGeminiRequest } from './gemini-types.js';
+export type { GeminiContent, GeminiPart, GeminiRequest, GeminiResponse, GeminiUsageMetadata, GeminiCandidate } from './gemini-types.js';
