@@ -1,0 +1,66 @@
+import type { ChatFinishReason, ChatUsage } from '../openai/chat-types.js';
+import type { AnthropicStopReason, AnthropicUsage } from './anthropic-types.js';
+
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+
+/**
+ * Anthropic usage in the canonical (OpenAI) shape. Anthropic's input_tokens leaves out the cache
+ * reads and writes; OpenAI's prompt_tokens counts every input token, so both are added in and
+ * named again in prompt_tokens_details (reads as cached_tokens, writes as cached_creation_tokens).
+ */
+export function anthropicUsageToChat(usage: Partial<AnthropicUsage> | Record<string, unknown> | null | undefined): ChatUsage {
+  const input = count(usage?.input_tokens);
+  const cacheRead = count(usage?.cache_read_input_tokens);
+  const cacheCreation = count(usage?.cache_creation_input_tokens);
+  const output = count(usage?.output_tokens);
+  const prompt = input + cacheRead + cacheCreation;
+  const chat: ChatUsage = { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output };
+  if (cacheRead > 0 || cacheCreation > 0) chat.prompt_tokens_details = { cached_tokens: cacheRead, cached_creation_tokens: cacheCreation };
+  return chat;
+}
+
+/** Canonical usage as Anthropic reports it: the uncached input apart from the cache reads and writes. */
+export function chatUsageToAnthropic(usage: ChatUsage | null | undefined): Required<{ [K in keyof AnthropicUsage]: number }> {
+  const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens);
+  const cacheCreation = count(usage?.prompt_tokens_details?.cached_creation_tokens);
+  return {
+    input_tokens: Math.max(0, count(usage?.prompt_tokens) - cacheRead - cacheCreation),
+    output_tokens: count(usage?.completion_tokens),
+    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: cacheCreation,
+  };
+}
+
+/** Claude's stop_reason as OpenAI's finish_reason (pause_turn: a server tool paused; the turn ended). */
+export function anthropicStopToFinish(reason: unknown): ChatFinishReason {
+  switch (reason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      // end_turn, stop_sequence, pause_turn, and whatever a newer API adds
+      return 'stop';
+  }
+}
+
+export function finishToAnthropicStop(reason: ChatFinishReason | null | undefined): AnthropicStopReason {
+  if (reason === null || reason === undefined) return 'end_turn';
+  switch (reason) {
+    case 'stop':
+      return 'end_turn';
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    default: {
+      const unreachable: never = reason;
+      return unreachable;
+    }
+  }
+}
