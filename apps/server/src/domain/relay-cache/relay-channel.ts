@@ -102,8 +102,9 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
   const baseUrl = row.base_url.trim() || channelTypeInfo(type)?.baseUrl || '';
   let endpoint: ChannelEndpoint = { type, origin: '', basePath: '', other: row.other, organization: row.openai_organization };
   let endpointProblem: string | undefined;
-  if (baseUrl === '') endpointProblem = '渠道未设置 Base URL (the channel has no base URL)';
-  else {
+  if (baseUrl === '') {
+    if (!adaptorFor(type)?.ownOrigin) endpointProblem = '渠道未设置 Base URL (the channel has no base URL)';
+  } else {
     try {
       endpoint = { ...endpoint, ...parseBaseUrl(type, baseUrl) };
     } catch {
