@@ -3,7 +3,10 @@
  * scripts and clients keep their meaning. This table is the only place the numbers live.
  *
  * `openaiCompatible` marks the types whose upstream speaks the OpenAI wire format and is served
- * by the OpenAI-compatible adaptor factory.
+ * by the OpenAI-compatible adaptor factory (their paths in the server's vendor-overrides.ts).
+ * 智谱 (16, 26) is served on its v4 API with a Bearer API key (new-api's type 16 signed a JWT for
+ * v3, which Zhipu has retired); 腾讯混元 (23) on its OpenAI-compatible endpoint with a Hunyuan API
+ * key, not the SecretId/SecretKey of the TC3-signed API new-api calls.
  */
 export interface ChannelTypeInfo {
   readonly value: number;
@@ -35,32 +38,32 @@ export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
   t(13, 'AIGC2D', 'https://api.aigc2d.com', true),
   t(14, 'Anthropic Claude', 'https://api.anthropic.com'),
   t(15, '百度文心千帆', 'https://aip.baidubce.com'),
-  t(16, '智谱 ChatGLM', 'https://open.bigmodel.cn'),
-  t(17, '阿里通义千问', 'https://dashscope.aliyuncs.com'),
+  t(16, '智谱 ChatGLM', 'https://open.bigmodel.cn', true),
+  t(17, '阿里通义千问', 'https://dashscope.aliyuncs.com', true),
   t(18, '讯飞星火认知', ''),
   t(19, '360 智脑', 'https://ai.360.cn', true),
   t(20, 'OpenRouter', 'https://openrouter.ai/api', true),
   t(21, '知识库：AI Proxy', 'https://api.aiproxy.io'),
   t(22, '知识库：FastGPT', 'https://fastgpt.run/api/openapi', true),
-  t(23, '腾讯混元', 'https://hunyuan.tencentcloudapi.com'),
+  t(23, '腾讯混元', 'https://api.hunyuan.cloud.tencent.com', true),
   t(24, 'Google Gemini', 'https://generativelanguage.googleapis.com'),
   t(25, 'Moonshot', 'https://api.moonshot.cn', true),
-  t(26, '智谱 GLM-4V', 'https://open.bigmodel.cn'),
+  t(26, '智谱 GLM-4V', 'https://open.bigmodel.cn', true),
   t(27, 'Perplexity', 'https://api.perplexity.ai', true),
   t(31, '零一万物', 'https://api.lingyiwanwu.com', true),
   t(33, 'AWS Claude', ''),
-  t(34, 'Cohere', 'https://api.cohere.ai'),
+  t(34, 'Cohere', 'https://api.cohere.com'),
   t(35, 'MiniMax', 'https://api.minimax.chat', true),
   t(36, 'Suno API', ''),
   t(37, 'Dify', 'https://api.dify.ai'),
   t(38, 'Jina', 'https://api.jina.ai', true),
-  t(39, 'Cloudflare', 'https://api.cloudflare.com'),
+  t(39, 'Cloudflare', 'https://api.cloudflare.com', true),
   t(40, 'SiliconCloud', 'https://api.siliconflow.cn', true),
   t(41, 'Vertex AI', ''),
   t(42, 'Mistral AI', 'https://api.mistral.ai', true),
   t(43, 'DeepSeek', 'https://api.deepseek.com', true),
   t(44, 'MokaAI M3E', 'https://api.moka.ai', true),
-  t(45, '字节火山方舟、豆包', 'https://ark.cn-beijing.volces.com'),
+  t(45, '字节火山方舟、豆包', 'https://ark.cn-beijing.volces.com', true),
   t(46, '百度文心千帆 V2', 'https://qianfan.baidubce.com', true),
   t(47, 'Xinference', '', true),
   t(48, 'xAI', 'https://api.x.ai', true),
@@ -83,7 +86,9 @@ export const ChannelType = {
   Custom: 8,
   Anthropic: 14,
   Gemini: 24,
+  Cohere: 34,
   SunoAPI: 36,
+  Cloudflare: 39,
   VertexAI: 41,
 } as const;
 

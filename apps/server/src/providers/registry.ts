@@ -1,5 +1,6 @@
 import { CHANNEL_TYPES, ChannelType } from '@modelgate/contract';
 import { azureAdaptor } from './azure/azure-adaptor.js';
+import { cohereAdaptor } from './cohere/cohere-adaptor.js';
 import { customAdaptor } from './custom/custom-adaptor.js';
 import { createOpenAICompatibleAdaptor } from './openai-compatible/openai-compatible-adaptor.js';
 import { VENDOR_OVERRIDES } from './openai-compatible/vendor-overrides.js';
@@ -12,6 +13,7 @@ import type { ProviderAdaptor } from './provider-types.js';
 const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
   [ChannelType.Azure, azureAdaptor],
   [ChannelType.Custom, customAdaptor],
+  [ChannelType.Cohere, cohereAdaptor],
 ]);
 
 const adaptors = new Map<number, ProviderAdaptor>();
