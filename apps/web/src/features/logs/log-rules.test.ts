@@ -29,6 +29,18 @@ describe('billing details from a row', () => {
     expect(billingFormula(none, { prompt_tokens: 1000, completion_tokens: 100, quota: 3900 }, 500_000)).toBe('(1000 + 100 × 3) × 2 × 1.5 = 3900');
   });
 
+  it('writes out the part written into the cache with its cache-creation ratio (new-api’s cache_creation_tokens and cache_creation_ratio)', () => {
+    const both = parseOther(
+      '{"model_ratio":1.5,"completion_ratio":5,"group_ratio":2,"model_price":-1,"cache_tokens":2000,"cache_ratio":0.1,"cache_creation_tokens":800,"cache_creation_ratio":1.25}',
+    );
+    expect(both).toMatchObject({ cacheCreationTokens: 800, cacheCreationRatio: 1.25 });
+    expect(billingFormula(both, { prompt_tokens: 2950, completion_tokens: 120, quota: 5850 }, 500_000)).toBe(
+      '(2950 − 2000 − 800 + 2000 × 0.1 + 800 × 1.25 + 120 × 5) × 1.5 × 2 = 5850',
+    );
+    const written = parseOther('{"model_ratio":1,"completion_ratio":1,"group_ratio":1,"model_price":-1,"cache_tokens":0,"cache_ratio":1,"cache_creation_tokens":300,"cache_creation_ratio":2}');
+    expect(billingFormula(written, { prompt_tokens: 400, completion_tokens: 0, quota: 700 }, 500_000)).toBe('(400 − 300 + 300 × 2 + 0 × 1) × 1 × 1 = 700');
+  });
+
   it('writes out a fixed price as price × group ratio × quota per unit', () => {
     expect(billingFormula(parseOther('{"model_price":0.02,"group_ratio":0.5}'), { ...row, quota: 5000 }, 500_000)).toBe('0.02 × 0.5 × 500000 = 5000');
   });

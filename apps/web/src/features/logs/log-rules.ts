@@ -47,6 +47,10 @@ export interface BillingDetails {
   cacheTokens?: number;
   /** What each of them cost relative to the model ratio (new-api's cache_ratio). */
   cacheRatio?: number;
+  /** Prompt tokens the upstream wrote into its cache (new-api's cache_creation_tokens); absent when none. */
+  cacheCreationTokens?: number;
+  /** What each of them cost relative to the model ratio (new-api's cache_creation_ratio). */
+  cacheCreationRatio?: number;
 }
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
@@ -70,6 +74,8 @@ export function parseOther(other: string | null | undefined): BillingDetails {
     upstreamModel: typeof record.upstream_model_name === 'string' ? record.upstream_model_name : undefined,
     cacheTokens: num(record.cache_tokens),
     cacheRatio: num(record.cache_ratio),
+    cacheCreationTokens: num(record.cache_creation_tokens),
+    cacheCreationRatio: num(record.cache_creation_ratio),
   };
 }
 
@@ -79,7 +85,8 @@ const trimmed = (value: number) => String(Number(value.toFixed(6)));
  * The charge written out with the row's numbers (spec 02 §9): a ratio model costs
  * (prompt + completion × completion ratio) × model ratio × group ratio quota; a fixed price is
  * price × group ratio dollars, i.e. × quota per unit. Prompt tokens served from the upstream's
- * cache cost the cache ratio each: (prompt − cached + cached × cache ratio + completion × ...).
+ * cache cost the cache ratio each, those written into it the cache-creation ratio each:
+ * (prompt − cached − written + cached × cache ratio + written × creation ratio + completion × ...).
  */
 export function billingFormula(
   details: BillingDetails,
@@ -93,7 +100,13 @@ export function billingFormula(
   if (details.modelRatio === undefined) return null;
   const completionRatio = details.completionRatio ?? 1;
   const cached = details.cacheTokens ?? 0;
-  const prompt = cached > 0 ? `${row.prompt_tokens} − ${cached} + ${cached} × ${trimmed(details.cacheRatio ?? 1)}` : String(row.prompt_tokens);
+  const written = details.cacheCreationTokens ?? 0;
+  const minus = [cached, written].filter((count) => count > 0).map((count) => ` − ${count}`).join('');
+  const plus = [
+    cached > 0 ? ` + ${cached} × ${trimmed(details.cacheRatio ?? 1)}` : '',
+    written > 0 ? ` + ${written} × ${trimmed(details.cacheCreationRatio ?? 1.25)}` : '',
+  ].join('');
+  const prompt = `${row.prompt_tokens}${minus}${plus}`;
   return (
     `(${prompt} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` +
     `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`

@@ -21,6 +21,10 @@ export function LogDetails({ row }: { row: LogEntry }) {
       items.push({ key: t('details.cacheTokens'), value: String(details.cacheTokens) });
       items.push({ key: t('details.cacheRatio'), value: String(details.cacheRatio ?? 1) });
     }
+    if (details.cacheCreationTokens) {
+      items.push({ key: t('details.cacheCreationTokens'), value: String(details.cacheCreationTokens) });
+      items.push({ key: t('details.cacheCreationRatio'), value: String(details.cacheCreationRatio ?? 1.25) });
+    }
   }
   if (details.groupRatio !== undefined) items.push({ key: t('details.groupRatio'), value: String(details.groupRatio) });
   if (formula) items.push({ key: t('details.formula'), value: formula });

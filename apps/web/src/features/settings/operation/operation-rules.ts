@@ -13,9 +13,11 @@ export interface NumberRule {
   min: number;
   /** The minimum itself is refused too (QuotaPerUnit must be above 0). */
   exclusive?: boolean;
+  /** The largest value taken (percentages). */
+  max?: number;
 }
 
-export type NumberProblem = 'required' | 'notNumber' | 'notInteger' | 'belowMin' | 'notAboveMin';
+export type NumberProblem = 'required' | 'notNumber' | 'notInteger' | 'belowMin' | 'notAboveMin' | 'aboveMax';
 
 /** Spec 01 §5 and §9: the dashboard interval is at least 1, monitoring and quota fields at least 0. */
 export const NUMBER_RULES = {
@@ -36,6 +38,9 @@ export const NUMBER_RULES = {
   ModelRequestRateLimitDurationMinutes: { integer: true, min: 0 },
   ModelRequestRateLimitCount: { integer: true, min: 0 },
   ModelRequestRateLimitSuccessCount: { integer: true, min: 0 },
+  // new-api's thinking adapters: budget_tokens = max_tokens × this share.
+  'claude.thinking_adapter_budget_tokens_percentage': { integer: false, min: 0.1, max: 1 },
+  'gemini.thinking_adapter_budget_tokens_percentage': { integer: false, min: 0.002, max: 1 },
 } as const satisfies Record<string, NumberRule>;
 
 export type NumberOptionKey = keyof typeof NUMBER_RULES;
@@ -50,6 +55,12 @@ export function acceptsNumberInput(raw: string, rule: NumberRule): boolean {
 
 /** What is wrong with a numeric field's text, or null when the server will take it. */
 export function numberProblem(raw: string, rule: NumberRule): NumberProblem | null {
+  const problem = numberProblemBelow(raw, rule);
+  if (problem) return problem;
+  return rule.max !== undefined && Number(raw.trim()) > rule.max ? 'aboveMax' : null;
+}
+
+function numberProblemBelow(raw: string, rule: NumberRule): NumberProblem | null {
   const text = raw.trim();
   if (text === '') return 'required';
   if (!/^-?(\d+\.?\d*|\.\d+)$/.test(text)) return 'notNumber';
@@ -79,7 +90,19 @@ export function groupRatioColour(ratio: number): GroupRatioColour {
   return 'green';
 }
 
-export type JsonShapeProblem = 'notObject' | 'notNumber' | 'notString' | 'notArray' | 'badChatEntry';
+export type JsonShapeProblem =
+  | 'notObject'
+  | 'notNumber'
+  | 'notString'
+  | 'notArray'
+  | 'badChatEntry'
+  // The model settings (model-settings-rules.ts).
+  | 'notInteger'
+  | 'notHeaderList'
+  | 'badHeaderName'
+  | 'notStringList'
+  | 'badThreshold'
+  | 'badVersion';
 
 export interface JsonShapeIssue {
   problem: JsonShapeProblem;

@@ -1,6 +1,8 @@
 import { ChatsCard } from './chats-card';
+import { ClaudeSettingsCard } from './claude-settings-card';
 import { DataDashboardCard } from './data-dashboard-card';
 import { DrawingCard } from './drawing-card';
+import { GeminiSettingsCard } from './gemini-settings-card';
 import { GeneralCard } from './general-card';
 import { GroupRatioCard } from './group-ratio-card';
 import { LogCard } from './log-card';
@@ -28,6 +30,8 @@ export function OperationSettings() {
       <QuotaCard />
       <ChatsCard />
       <GroupRatioCard />
+      <ClaudeSettingsCard />
+      <GeminiSettingsCard />
       {/* The model ratios card (./model-pricing) is mounted last, below. */}
       <ModelPricingCard />
     </div>

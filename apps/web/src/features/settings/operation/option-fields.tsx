@@ -5,7 +5,15 @@ import type fieldTexts from '../../../i18n/locales/zh/settings-operation.json';
 import type { OptionValues } from '../options/options-api';
 import { isValidJson } from '../options/option-rules';
 import type { OptionCard } from '../options/use-option-card';
-import { acceptsNumberInput, firstNumberProblem, NUMBER_RULES, numberProblem, type NumberOptionKey, type NumberProblem } from './operation-rules';
+import {
+  acceptsNumberInput,
+  firstNumberProblem,
+  NUMBER_RULES,
+  numberProblem,
+  type NumberOptionKey,
+  type NumberProblem,
+  type NumberRule,
+} from './operation-rules';
 
 /**
  * The fields of the operation cards. Each takes the option's key; its label, hint and placeholder
@@ -76,12 +84,22 @@ export function OptionTextField({ card, optionKey, hint }: FieldProps) {
   );
 }
 
-/** The message for a refused number, naming the field and its minimum. */
+/** The name of an option in the current language (keys with dots, such as claude.*, included). */
+export function useFieldLabel(): (key: FieldKey) => string {
+  const { t } = useTranslation('settings-operation');
+  return useCallback((key: FieldKey) => (t('fields', { returnObjects: true }) as Record<string, FieldTexts>)[key]?.label ?? key, [t]);
+}
+
+/** The message for a refused number, naming the field and its minimum or maximum. */
 export function useNumberProblemText(): (key: NumberOptionKey, problem: NumberProblem) => string {
   const { t } = useTranslation('settings-operation');
+  const label = useFieldLabel();
   return useCallback(
-    (key: NumberOptionKey, problem: NumberProblem) => t(`number.${problem}`, { name: t(`fields.${key}.label`), min: NUMBER_RULES[key].min }),
-    [t],
+    (key: NumberOptionKey, problem: NumberProblem) => {
+      const rule: NumberRule = NUMBER_RULES[key];
+      return t(`number.${problem}`, { name: label(key), min: rule.min, max: rule.max });
+    },
+    [t, label],
   );
 }
 

@@ -22,8 +22,14 @@ export const JSON_OPTION_KEYS: ReadonlySet<string> = new Set([
   'ModelRatio',
   'CompletionRatio',
   'CacheRatio',
+  'CreateCacheRatio',
   'Chats',
   'TopupGroupRatio',
+  'claude.model_headers_settings',
+  'claude.default_max_tokens',
+  'gemini.safety_settings',
+  'gemini.version_settings',
+  'gemini.supported_imagine_models',
 ]);
 
 /** The form's value as it will be stored. */

@@ -24,7 +24,7 @@ import './model-pricing.css';
 type EditorTab = 'json' | 'visual';
 
 /**
- * Model ratios (spec 01 §2): ModelPrice, ModelRatio, CompletionRatio and CacheRatio, edited as JSON or in a
+ * Model ratios (spec 01 §2): ModelPrice, ModelRatio, CompletionRatio, CacheRatio and CreateCacheRatio, edited as JSON or in a
  * table. Both tabs edit one draft (the card's), so what is typed in one is seen in the other before
  * saving, and one save writes the changed options key by key with the §7 messages.
  */
@@ -65,8 +65,15 @@ export function ModelPricingCard() {
   const ratioText = card.value('ModelRatio');
   const completionText = card.value('CompletionRatio');
   const cacheText = card.value('CacheRatio');
+  const createCacheText = card.value('CreateCacheRatio');
   const { maps, problems } = useMemo(() => {
-    const texts: Record<PricingKey, string> = { ModelPrice: priceText, ModelRatio: ratioText, CompletionRatio: completionText, CacheRatio: cacheText };
+    const texts: Record<PricingKey, string> = {
+      ModelPrice: priceText,
+      ModelRatio: ratioText,
+      CompletionRatio: completionText,
+      CacheRatio: cacheText,
+      CreateCacheRatio: createCacheText,
+    };
     const parsedMaps = {} as PricingMaps;
     const found: Partial<Record<PricingKey, MapProblem>> = {};
     for (const key of PRICING_KEYS) {
@@ -75,7 +82,7 @@ export function ModelPricingCard() {
       else found[key] = parsed.problem;
     }
     return { maps: Object.keys(found).length === 0 ? parsedMaps : null, problems: found };
-  }, [priceText, ratioText, completionText, cacheText]);
+  }, [priceText, ratioText, completionText, cacheText, createCacheText]);
   const rows = useMemo(() => (maps ? rowsFromMaps(maps) : []), [maps]);
 
   /** Writes the table's edit into the draft: only the maps it changed, and the stored text back when it undoes a change. */

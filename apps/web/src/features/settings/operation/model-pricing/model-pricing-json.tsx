@@ -11,7 +11,7 @@ interface ModelPricingJsonProps {
   describe: (key: (typeof PRICING_KEYS)[number], problem: MapProblem) => string;
 }
 
-/** The JSON tab: the four options as text, checked as they are typed and again before saving. */
+/** The JSON tab: the five options as text, checked as they are typed and again before saving. */
 export function ModelPricingJson({ card, problems, describe }: ModelPricingJsonProps) {
   const { t } = useTranslation('settings-model-pricing');
   return (

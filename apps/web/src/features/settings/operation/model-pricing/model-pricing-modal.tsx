@@ -136,17 +136,30 @@ export function ModelPricingModal({ editing, rows, onCancel, onSubmit }: ModelPr
             />
           </ModalField>
         </div>
-        <ModalField label={t('modal.cacheRatio')} error={fixed ? undefined : shown('cacheRatio')}>
-          <Input
-            value={fixed ? '' : draft.cacheRatio}
-            onChange={change('cacheRatio')}
-            disabled={fixed}
-            placeholder={fixed ? t('modal.disabledPlaceholder') : t('modal.cachePlaceholder')}
-            validateStatus={!fixed && shown('cacheRatio') ? 'error' : 'default'}
-            aria-label={t('modal.cacheRatio')}
-            data-testid="model-pricing-field-cache"
-          />
-        </ModalField>
+        <div className="mg-pricing-modal-pair">
+          <ModalField label={t('modal.cacheRatio')} error={fixed ? undefined : shown('cacheRatio')}>
+            <Input
+              value={fixed ? '' : draft.cacheRatio}
+              onChange={change('cacheRatio')}
+              disabled={fixed}
+              placeholder={fixed ? t('modal.disabledPlaceholder') : t('modal.cachePlaceholder')}
+              validateStatus={!fixed && shown('cacheRatio') ? 'error' : 'default'}
+              aria-label={t('modal.cacheRatio')}
+              data-testid="model-pricing-field-cache"
+            />
+          </ModalField>
+          <ModalField label={t('modal.createCacheRatio')} error={fixed ? undefined : shown('createCacheRatio')}>
+            <Input
+              value={fixed ? '' : draft.createCacheRatio}
+              onChange={change('createCacheRatio')}
+              disabled={fixed}
+              placeholder={fixed ? t('modal.disabledPlaceholder') : t('modal.createCachePlaceholder')}
+              validateStatus={!fixed && shown('createCacheRatio') ? 'error' : 'default'}
+              aria-label={t('modal.createCacheRatio')}
+              data-testid="model-pricing-field-create-cache"
+            />
+          </ModalField>
+        </div>
         {shown('row') && (
           <Typography.Text type="danger" size="small" className="mg-pricing-field-error">
             {shown('row')}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cachedTokenPrice,
+  cacheWriteTokenPrice,
   clampPage,
   deleteRow,
   draftFromRow,
@@ -26,6 +27,7 @@ const maps = (): PricingMaps => ({
   ModelRatio: { 'gpt-4o': 1.25, 'gpt-4o-mini': 0.075 },
   CompletionRatio: { 'gpt-4o': 4, 'gpt-4o-mini': 4, 'only-completion': 2 },
   CacheRatio: { 'gpt-4o': 0.5 },
+  CreateCacheRatio: { 'claude-sonnet-4-20250514': 1.25 },
 });
 
 describe('parsePriceMap', () => {
@@ -50,15 +52,17 @@ describe('rowsFromMaps', () => {
       { name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 },
       { name: 'gpt-4o-mini', ratio: 0.075, completionRatio: 4 },
       { name: 'only-completion', completionRatio: 2 },
+      { name: 'claude-sonnet-4-20250514', createCacheRatio: 1.25 },
     ]);
   });
 
   it('marks a row holding a price and ratios at once', () => {
-    const rows = rowsFromMaps({ ModelPrice: { x: 1 }, ModelRatio: { x: 2 }, CompletionRatio: {}, CacheRatio: {} });
+    const rows = rowsFromMaps({ ModelPrice: { x: 1 }, ModelRatio: { x: 2 }, CompletionRatio: {}, CacheRatio: {}, CreateCacheRatio: {} });
     expect(rows).toEqual([{ name: 'x', price: 1, ratio: 2 }]);
     expect(hasConflict(rows[0]!)).toBe(true);
     expect(hasConflict({ name: 'y', price: 1 })).toBe(false);
     expect(hasConflict({ name: 'z', price: 1, cacheRatio: 0.5 })).toBe(true);
+    expect(hasConflict({ name: 'w', price: 1, createCacheRatio: 1.25 })).toBe(true);
   });
 });
 
@@ -78,6 +82,17 @@ describe('upsertRow and deleteRow', () => {
     const cleared = upsertRow(maps(), 'gpt-4o', { name: 'gpt-4o', ratio: 1.25, completionRatio: 4 });
     expect(cleared.CacheRatio).toEqual({});
     expect(cleared.ModelRatio).toEqual(maps().ModelRatio);
+  });
+
+  it('adds, changes and clears a cache-creation ratio in CreateCacheRatio', () => {
+    const added = upsertRow(maps(), 'gpt-4o', { name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5, createCacheRatio: 2 });
+    expect(added.CreateCacheRatio).toEqual({ 'claude-sonnet-4-20250514': 1.25, 'gpt-4o': 2 });
+    expect(added.CacheRatio).toEqual(maps().CacheRatio);
+    const cleared = upsertRow(maps(), 'claude-sonnet-4-20250514', { name: 'claude-sonnet-4-20250514', ratio: 1.5 });
+    expect(cleared.CreateCacheRatio).toEqual({});
+    expect(cleared.ModelRatio['claude-sonnet-4-20250514']).toBe(1.5);
+    // A fixed price takes it out with the other ratios.
+    expect(upsertRow(added, 'gpt-4o', { name: 'gpt-4o', price: 0.01 }).CreateCacheRatio).toEqual({ 'claude-sonnet-4-20250514': 1.25 });
   });
 
   it('stores a row with a fixed price in ModelPrice only, taking it out of the ratio maps', () => {
@@ -106,14 +121,15 @@ describe('upsertRow and deleteRow', () => {
   });
 
   it('leaves other rows exactly as they were, a conflicting one included', () => {
-    const start: PricingMaps = { ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 1 }, CompletionRatio: {}, CacheRatio: {} };
+    const start: PricingMaps = { ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 1 }, CompletionRatio: {}, CacheRatio: {}, CreateCacheRatio: {} };
     const next = upsertRow(start, 'y', { name: 'y', ratio: 3 });
-    expect(next).toEqual({ ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 3 }, CompletionRatio: {}, CacheRatio: {} });
+    expect(next).toEqual({ ModelPrice: { x: 1 }, ModelRatio: { x: 2, y: 3 }, CompletionRatio: {}, CacheRatio: {}, CreateCacheRatio: {} });
   });
 
   it('deletes a model from every map', () => {
     const next = deleteRow(maps(), 'gpt-4o');
-    expect(rowsFromMaps(next).map((row) => row.name)).toEqual(['mj-imagine', 'gpt-4o-mini', 'only-completion']);
+    expect(rowsFromMaps(next).map((row) => row.name)).toEqual(['mj-imagine', 'gpt-4o-mini', 'only-completion', 'claude-sonnet-4-20250514']);
+    expect(deleteRow(maps(), 'claude-sonnet-4-20250514').CreateCacheRatio).toEqual({});
     expect(deleteRow(maps(), 'absent')).toEqual(maps());
   });
 });
@@ -164,42 +180,47 @@ describe('validateRowDraft', () => {
   const rows = rowsFromMaps(maps());
 
   it('turns a valid form into a row', () => {
-    expect(validateRowDraft({ name: ' new ', price: '', ratio: '0.5', completionRatio: '3', cacheRatio: '' }, rows, null)).toEqual({
+    expect(validateRowDraft({ name: ' new ', price: '', ratio: '0.5', completionRatio: '3', cacheRatio: '', createCacheRatio: '' }, rows, null)).toEqual({
       row: { name: 'new', ratio: 0.5, completionRatio: 3 },
       errors: null,
     });
   });
 
   it('refuses a name already in the table, on add and on rename, but lets a row keep its own name', () => {
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '', cacheRatio: '' }, rows, null).errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '', cacheRatio: '' }, rows, 'gpt-4o').errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '', cacheRatio: '' }, rows, 'gpt-4o').errors).toBeNull();
+    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ name: 'duplicate' });
+    expect(validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors).toEqual({ name: 'duplicate' });
+    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors).toBeNull();
     // Model names are looked up exactly, so another case is another model.
-    expect(validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '', cacheRatio: '' }, rows, null).errors).toBeNull();
+    expect(validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toBeNull();
   });
 
   it('needs a name and numbers, and a price or a ratio', () => {
-    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '', cacheRatio: '' }, rows, null).errors).toEqual({ name: 'required', price: 'notNumber' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1', cacheRatio: '' }, rows, null).errors).toEqual({ ratio: 'notNumber', completionRatio: 'negative' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2', cacheRatio: '' }, rows, null).errors).toEqual({ row: 'noPrice' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: 'half' }, rows, null).errors).toEqual({ cacheRatio: 'notNumber' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '-0.1' }, rows, null).errors).toEqual({ cacheRatio: 'negative' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: ' 0.1 ' }, rows, null)).toEqual({
+    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ name: 'required', price: 'notNumber' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ ratio: 'notNumber', completionRatio: 'negative' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ row: 'noPrice' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: 'half', createCacheRatio: '' }, rows, null).errors).toEqual({ cacheRatio: 'notNumber' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '-0.1', createCacheRatio: '' }, rows, null).errors).toEqual({ cacheRatio: 'negative' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: 'more' }, rows, null).errors).toEqual({ createCacheRatio: 'notNumber' });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '0.1', createCacheRatio: ' 1.25 ' }, rows, null)).toEqual({
+      row: { name: 'n', ratio: 1, cacheRatio: 0.1, createCacheRatio: 1.25 },
+      errors: null,
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: ' 0.1 ', createCacheRatio: '' }, rows, null)).toEqual({
       row: { name: 'n', ratio: 1, cacheRatio: 0.1 },
       errors: null,
     });
   });
 
   it('ignores the disabled ratio fields when a fixed price is typed', () => {
-    expect(validateRowDraft({ name: 'n', price: '0.02', ratio: 'abc', completionRatio: '4', cacheRatio: 'x' }, rows, null)).toEqual({
+    expect(validateRowDraft({ name: 'n', price: '0.02', ratio: 'abc', completionRatio: '4', cacheRatio: 'x', createCacheRatio: 'y' }, rows, null)).toEqual({
       row: { name: 'n', price: 0.02 },
       errors: null,
     });
   });
 
   it('fills the form from a row', () => {
-    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 })).toEqual({ name: 'gpt-4o', price: '', ratio: '1.25', completionRatio: '4', cacheRatio: '0.5' });
-    expect(draftFromRow(null)).toEqual({ name: '', price: '', ratio: '', completionRatio: '', cacheRatio: '' });
+    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 })).toEqual({ name: 'gpt-4o', price: '', ratio: '1.25', completionRatio: '4', cacheRatio: '0.5', createCacheRatio: '' });
+    expect(draftFromRow(null)).toEqual({ name: '', price: '', ratio: '', completionRatio: '', cacheRatio: '', createCacheRatio: '' });
   });
 });
 
@@ -222,6 +243,12 @@ describe('tokenPrices', () => {
     expect(cachedTokenPrice({ ratio: 1.25 })).toBeNull();
     expect(cachedTokenPrice({ price: 0.1, ratio: 1, cacheRatio: 0.5 })).toBeNull();
   });
+
+  it('prices a token written to the cache at ratio × cache-creation ratio × 2 USD per 1M, null without one or with a fixed price', () => {
+    expect(cacheWriteTokenPrice({ ratio: 1.5, createCacheRatio: 1.25 })).toBe(3.75);
+    expect(cacheWriteTokenPrice({ ratio: 1.5 })).toBeNull();
+    expect(cacheWriteTokenPrice({ price: 0.1, ratio: 1, createCacheRatio: 1.25 })).toBeNull();
+  });
 });
 
 describe('search and paging', () => {
@@ -229,7 +256,7 @@ describe('search and paging', () => {
 
   it('finds names containing the search text in any case', () => {
     expect(filterRows(rowsFromMaps(maps()), 'GPT-4O').map((row) => row.name)).toEqual(['gpt-4o', 'gpt-4o-mini']);
-    expect(filterRows(rowsFromMaps(maps()), '  ')).toHaveLength(4);
+    expect(filterRows(rowsFromMaps(maps()), '  ')).toHaveLength(5);
     expect(filterRows(rowsFromMaps(maps()), 'nothing')).toEqual([]);
   });
 

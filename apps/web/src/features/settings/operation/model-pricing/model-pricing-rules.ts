@@ -1,13 +1,14 @@
 /**
  * The model pricing editor's rules (spec 01 §3 "Model pricing row", §5, §9), pure so they are
- * unit-tested without a browser. The four options are maps from model name to a number:
- * ModelPrice (USD per call), ModelRatio, CompletionRatio and CacheRatio (what a prompt token
- * served from the upstream's cache costs, relative to the model ratio). The visual table shows one row per
+ * unit-tested without a browser. The five options are maps from model name to a number:
+ * ModelPrice (USD per call), ModelRatio, CompletionRatio, CacheRatio (what a prompt token
+ * served from the upstream's cache costs, relative to the model ratio) and CreateCacheRatio (what
+ * a prompt token written into that cache costs). The visual table shows one row per
  * name found in any of them; a fixed price wins over the ratios, so a row saved with a price is
  * kept in ModelPrice only (as new-api's visual editor stores it).
  */
 
-export const PRICING_KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio'] as const;
+export const PRICING_KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio', 'CreateCacheRatio'] as const;
 export type PricingKey = (typeof PRICING_KEYS)[number];
 
 export type PriceMap = Record<string, number>;
@@ -26,7 +27,12 @@ export interface ModelPricingRow {
   completionRatio?: number;
   /** CacheRatio: cached prompt tokens cost this many times the input price (1 when unset). */
   cacheRatio?: number;
+  /** CreateCacheRatio: prompt tokens written into the cache cost this many times the input price (1.25 when unset). */
+  createCacheRatio?: number;
 }
+
+/** What the relay bills a cache write at for a model CreateCacheRatio does not list (new-api's). */
+export const CREATE_CACHE_RATIO_FALLBACK = 1.25;
 
 export type MapProblem = { kind: 'json' } | { kind: 'shape' } | { kind: 'value'; model: string };
 export type ParsedMap = { ok: true; map: PriceMap } | { ok: false; problem: MapProblem };
@@ -58,7 +64,7 @@ export function samePriceMap(a: PriceMap, b: PriceMap): boolean {
   return names.every((name) => Object.hasOwn(b, name) && b[name] === a[name]);
 }
 
-/** One row per model name in any map, in the order the names first appear (prices, ratios, completion ratios, cache ratios). */
+/** One row per model name in any map, in the order the names first appear (prices, ratios, completion ratios, cache ratios, cache-creation ratios). */
 export function rowsFromMaps(maps: PricingMaps): ModelPricingRow[] {
   const rows = new Map<string, ModelPricingRow>();
   const rowOf = (name: string) => {
@@ -70,17 +76,27 @@ export function rowsFromMaps(maps: PricingMaps): ModelPricingRow[] {
   for (const [name, value] of Object.entries(maps.ModelRatio)) rowOf(name).ratio = value;
   for (const [name, value] of Object.entries(maps.CompletionRatio)) rowOf(name).completionRatio = value;
   for (const [name, value] of Object.entries(maps.CacheRatio)) rowOf(name).cacheRatio = value;
+  for (const [name, value] of Object.entries(maps.CreateCacheRatio)) rowOf(name).createCacheRatio = value;
   return [...rows.values()];
 }
 
 /** A row with a price and ratios at once (typed so in the JSON): the server bills the price. */
 export const hasConflict = (row: ModelPricingRow): boolean =>
-  row.price !== undefined && (row.ratio !== undefined || row.completionRatio !== undefined || row.cacheRatio !== undefined);
+  row.price !== undefined &&
+  (row.ratio !== undefined || row.completionRatio !== undefined || row.cacheRatio !== undefined || row.createCacheRatio !== undefined);
 
 /** What each map holds for a row: a fixed price excludes the ratios. */
 function rowValues(row: ModelPricingRow): Record<PricingKey, number | undefined> {
-  if (row.price !== undefined) return { ModelPrice: row.price, ModelRatio: undefined, CompletionRatio: undefined, CacheRatio: undefined };
-  return { ModelPrice: undefined, ModelRatio: row.ratio, CompletionRatio: row.completionRatio, CacheRatio: row.cacheRatio };
+  if (row.price !== undefined) {
+    return { ModelPrice: row.price, ModelRatio: undefined, CompletionRatio: undefined, CacheRatio: undefined, CreateCacheRatio: undefined };
+  }
+  return {
+    ModelPrice: undefined,
+    ModelRatio: row.ratio,
+    CompletionRatio: row.completionRatio,
+    CacheRatio: row.cacheRatio,
+    CreateCacheRatio: row.createCacheRatio,
+  };
 }
 
 /**
@@ -158,6 +174,7 @@ export interface RowDraft {
   ratio: string;
   completionRatio: string;
   cacheRatio: string;
+  createCacheRatio: string;
 }
 
 export type NameProblem = 'required' | 'duplicate';
@@ -167,6 +184,7 @@ export interface RowDraftErrors {
   ratio?: NumberProblem;
   completionRatio?: NumberProblem;
   cacheRatio?: NumberProblem;
+  createCacheRatio?: NumberProblem;
   /** Neither a price nor a ratio: the relay could not bill the model. */
   row?: 'noPrice';
 }
@@ -179,6 +197,7 @@ export const draftFromRow = (row: ModelPricingRow | null): RowDraft => ({
   ratio: row?.ratio === undefined ? '' : String(row.ratio),
   completionRatio: row?.completionRatio === undefined ? '' : String(row.completionRatio),
   cacheRatio: row?.cacheRatio === undefined ? '' : String(row.cacheRatio),
+  createCacheRatio: row?.createCacheRatio === undefined ? '' : String(row.createCacheRatio),
 });
 
 /** A name taken by another row (an edited row may keep its own name). Names compare exactly, as the relay looks them up. */
@@ -205,18 +224,23 @@ export function validateRowDraft(
   const ratio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.ratio);
   const completionRatio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.completionRatio);
   const cacheRatio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.cacheRatio);
+  const createCacheRatio = fixed ? ({ ok: true, value: undefined } as const) : parseNumberInput(draft.createCacheRatio);
   if (!price.ok) errors.price = price.problem;
   if (!ratio.ok) errors.ratio = ratio.problem;
   if (!completionRatio.ok) errors.completionRatio = completionRatio.problem;
   if (!cacheRatio.ok) errors.cacheRatio = cacheRatio.problem;
+  if (!createCacheRatio.ok) errors.createCacheRatio = createCacheRatio.problem;
   if (price.ok && ratio.ok && price.value === undefined && ratio.value === undefined) errors.row = 'noPrice';
 
-  if (Object.keys(errors).length > 0 || !price.ok || !ratio.ok || !completionRatio.ok || !cacheRatio.ok) return { row: null, errors };
+  if (Object.keys(errors).length > 0 || !price.ok || !ratio.ok || !completionRatio.ok || !cacheRatio.ok || !createCacheRatio.ok) {
+    return { row: null, errors };
+  }
   const row: ModelPricingRow = { name };
   if (price.value !== undefined) row.price = price.value;
   if (ratio.value !== undefined) row.ratio = ratio.value;
   if (completionRatio.value !== undefined) row.completionRatio = completionRatio.value;
   if (cacheRatio.value !== undefined) row.cacheRatio = cacheRatio.value;
+  if (createCacheRatio.value !== undefined) row.createCacheRatio = createCacheRatio.value;
   return { row, errors: null };
 }
 
@@ -234,6 +258,15 @@ export function tokenPrices(row: Pick<ModelPricingRow, 'price' | 'ratio' | 'comp
 export function cachedTokenPrice(row: Pick<ModelPricingRow, 'price' | 'ratio' | 'cacheRatio'>): number | null {
   if (row.price !== undefined || row.ratio === undefined || row.cacheRatio === undefined) return null;
   return row.ratio * 2 * row.cacheRatio;
+}
+
+/**
+ * 1M prompt tokens written into the upstream's cache cost ratio × cache-creation ratio × 2 USD.
+ * Null as tokenPrices, or without a cache-creation ratio (the relay then bills new-api's 1.25).
+ */
+export function cacheWriteTokenPrice(row: Pick<ModelPricingRow, 'price' | 'ratio' | 'createCacheRatio'>): number | null {
+  if (row.price !== undefined || row.ratio === undefined || row.createCacheRatio === undefined) return null;
+  return row.ratio * 2 * row.createCacheRatio;
 }
 
 /** Dollars without float noise (0.075 × 2 shows 0.15) or padding zeros. */

@@ -13,6 +13,7 @@ import {
   pageOf,
   pageRows,
   cachedTokenPrice,
+  cacheWriteTokenPrice,
   PRICING_PAGE_SIZE,
   tokenPrices,
   type ModelPricingRow,
@@ -113,6 +114,12 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
       render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.cacheRatio} muted={row.price !== undefined} />,
     },
     {
+      title: t('table.createCacheRatio'),
+      dataIndex: 'createCacheRatio',
+      width: 108,
+      render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.createCacheRatio} muted={row.price !== undefined} />,
+    },
+    {
       title: t('table.tokenPrice'),
       key: 'tokenPrice',
       width: 170,
@@ -175,7 +182,7 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
         pagination={false}
         size="small"
         // Phones scroll the table sideways instead of squeezing or overflowing the card.
-        scroll={narrow ? { x: 1050 } : undefined}
+        scroll={narrow ? { x: 1160 } : undefined}
         empty={<Empty description={search.trim() ? t('table.emptySearch') : t('table.empty')} />}
         onRow={(row) =>
           ({
@@ -212,6 +219,7 @@ function TokenPrice({ row }: { row: ModelPricingRow }) {
   const prices = tokenPrices(row);
   if (!prices) return <Typography.Text type="warning" size="small">{t('table.noRatio')}</Typography.Text>;
   const cached = cachedTokenPrice(row);
+  const written = cacheWriteTokenPrice(row);
   return (
     <span className="mg-pricing-token-price" data-testid="model-pricing-token-price">
       <Typography.Text size="small">{t('table.input', { price: formatUsd(prices.input) })}</Typography.Text>
@@ -221,6 +229,11 @@ function TokenPrice({ row }: { row: ModelPricingRow }) {
       {cached !== null && (
         <Typography.Text size="small" type="tertiary">
           {t('table.cached', { price: formatUsd(cached) })}
+        </Typography.Text>
+      )}
+      {written !== null && (
+        <Typography.Text size="small" type="tertiary">
+          {t('table.cacheWrite', { price: formatUsd(written) })}
         </Typography.Text>
       )}
     </span>
