@@ -96,3 +96,19 @@ const byValue = new Map(CHANNEL_TYPES.map((info) => [info.value, info]));
 
 export const channelTypeInfo = (value: number): ChannelTypeInfo | undefined => byValue.get(value);
 export const isKnownChannelType = (value: number): boolean => byValue.has(value);
+
+/**
+ * Types served by an adaptor of their own rather than the OpenAI-compatible factory (the server's
+ * providers/registry.ts registers each; a server test keeps the two lists equal).
+ */
+const NATIVE_RELAY_TYPES: ReadonlySet<number> = new Set([14, 24, 33, 34, 41]);
+
+/** Types the task relays serve (Midjourney-proxy and Suno): channels of their own, not chat upstreams. */
+export const TASK_CHANNEL_TYPES: ReadonlySet<number> = new Set([ChannelType.Midjourney, ChannelType.MidjourneyPlus, ChannelType.SunoAPI]);
+
+/**
+ * Whether a channel of this type can be saved: this version relays to it (or runs its tasks). The
+ * console disables the others in its type picker; the server refuses them on save.
+ */
+export const canRelayChannelType = (value: number): boolean =>
+  byValue.get(value)?.openaiCompatible === true || NATIVE_RELAY_TYPES.has(value) || TASK_CHANNEL_TYPES.has(value);

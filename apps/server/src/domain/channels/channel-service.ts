@@ -19,6 +19,7 @@ import {
   type ChannelWritable,
 } from './channel-fields.js';
 import { ChannelRepository, type ChannelList, type ChannelListOptions, type TagEdit } from './channel-repository.js';
+import { checkRelayable } from './channel-relayable.js';
 
 const createModes = ['single', 'batch', 'multi_to_single'] as const;
 const wrappedCreateSchema = z.object({
@@ -116,6 +117,7 @@ export class ChannelService {
       ...columns,
     };
     checkRequired(base, true);
+    checkRelayable(base.type, base.other);
 
     const keys = splitKeys(request.channel.key ?? '');
     let rows: ChannelWritable[];
@@ -152,9 +154,11 @@ export class ChannelService {
   async update(body: unknown): Promise<ChannelRow> {
     const input = parseInput(channelInputSchema, body);
     if (input.id === undefined) throw badRequest('渠道 ID 不能为空', 'channel:missing_id');
-    await this.get(input.id);
+    const current = await this.get(input.id);
     const columns = toChannelColumns(input);
     checkRequired(columns, false);
+    // A status, priority or weight change of a stored channel is not a save of its type.
+    if (columns.type !== undefined || columns.other !== undefined) checkRelayable(columns.type ?? Number(current.type), columns.other ?? current.other);
     const row = await this.repository.update(input.id, columns);
     if (!row) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
     this.changed();
