@@ -207,6 +207,11 @@ export function chatRequestToGemini(request: ChatRequest, context: OutboundConte
       }
     }
   }
+  // Gemini refuses a request without contents; a conversation of system text alone is sent as the user's.
+  if (contents.length === 0 && systemParts.length > 0) {
+    contents.push({ role: 'user', parts: systemParts.splice(0) });
+    warnings.push('no user or assistant messages: the system text was sent as the user turn');
+  }
   const body: GeminiRequest = { contents };
   if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
   const tools = request.tools ?? [];

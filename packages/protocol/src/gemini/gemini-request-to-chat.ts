@@ -202,6 +202,9 @@ function readGenerationConfig(config: Json, request: ChatRequest, warnings: stri
   const thinking = objectField(config, 'thinkingConfig');
   const budget = thinking ? numberField(thinking, 'thinkingBudget') : undefined;
   if (budget !== undefined) set('reasoning_effort', effortForBudget(budget));
+  // Gemini 3's thinkingLevel names an effort directly.
+  const level = thinking ? stringField(thinking, 'thinkingLevel')?.toLowerCase() : undefined;
+  if (budget === undefined && (level === 'minimal' || level === 'low' || level === 'medium' || level === 'high')) set('reasoning_effort', level);
   for (const key of Object.keys(config)) {
     if (!CARRIED_GENERATION_FIELDS.has(camelCase(key))) warnings.push(`generationConfig: ${camelCase(key)} has no OpenAI equivalent and was dropped`);
   }

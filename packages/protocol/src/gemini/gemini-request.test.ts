@@ -127,6 +127,20 @@ describe('geminiRequestToChat', () => {
     expect([choice({ mode: 'AUTO' }), choice({ mode: 'NONE' }), choice({ mode: 'ANY' })]).toEqual(['auto', 'none', 'required']);
   });
 
+  it('reads Gemini 3 thinkingLevel as the effort, and warns for model parts and fields it drops', () => {
+    const { value, warnings } = geminiRequestToChat({
+      contents: [
+        { role: 'user', parts: [{ text: 'Run it' }] },
+        { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }, { text: 'Done.', thoughtSignature: 'c2ln' }] },
+      ],
+      cachedContent: 'cachedContents/abc',
+      generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } },
+    });
+    expect(value.reasoning_effort).toBe('high');
+    expect(value.messages[1]).toEqual({ role: 'assistant', content: 'Done.' });
+    expect(warnings).toEqual(['contents[1].parts[0]: a model part of this kind has no OpenAI equivalent and was dropped', 'cachedContent has no OpenAI equivalent and was dropped']);
+  });
+
   it('drops built-in tools with a warning and reads parametersJsonSchema as is', () => {
     const { value, warnings } = geminiRequestToChat({
       contents: [{ parts: [{ text: 'hi' }] }],
@@ -280,6 +294,12 @@ describe('chatRequestToGemini', () => {
       'logprobs has no Gemini equivalent and was dropped',
       'user has no Gemini equivalent and was dropped',
     ]);
+  });
+
+  it('sends a conversation of system text alone as the user turn (Gemini refuses empty contents)', () => {
+    const { value, warnings } = chatRequestToGemini({ model: 'm', messages: [{ role: 'system', content: 'Say hi.' }] }, context);
+    expect(value).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Say hi.' }] }] });
+    expect(warnings).toEqual(['no user or assistant messages: the system text was sent as the user turn']);
   });
 
   it('prefers the thinking budget the model name asked for, and maps each tool_choice string', () => {

@@ -1,6 +1,7 @@
 import { GoogleGenAI, Type } from '@google/genai';
-import { chatRequestToGemini, GeminiStreamDecoder, geminiResponseToChat, SseSplitter, type ChatChunk } from '@modelgate/protocol';
+import { chatRequestToGemini, geminiCodec, GeminiStreamDecoder, geminiResponseToChat, SseSplitter, type ChatChunk, type ChatCompletion } from '@modelgate/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalServer } from '../../../lib/testing/local-server.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
 
 const KEY = 'AIza-mock-key';
@@ -146,5 +147,58 @@ describe('mock Gemini over plain HTTP', () => {
     const response = await post('/v1beta/models/gemini-2.5-flash:streamGenerateContent', { contents: [{ parts: [{ text: 'hi' }] }] });
     const chunks = (await response.json()) as { candidates: { content: { parts: { text: string }[] } }[] }[];
     expect(chunks.map((chunk) => chunk.candidates[0]!.content.parts[0]!.text)).toEqual(['abcd', 'efgh']);
+  });
+});
+
+describe('the codec’s Gemini answers, read by the official @google/genai client', () => {
+  const base = { id: 'chatcmpl-7', object: 'chat.completion.chunk' as const, created: 1, model: 'gpt-4o' };
+  const stream: ChatChunk[] = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { content: 'Checking ' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { content: 'the weather.' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_w', type: 'function', function: { name: 'weather', arguments: '{"ci' } }] }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    { ...base, choices: [], usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 } },
+  ];
+  const completion: ChatCompletion = {
+    id: 'chatcmpl-8',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+  };
+  let server: LocalServer;
+  beforeAll(async () => {
+    server = await new LocalServer((request, response) => {
+      if (request.url.includes(':streamGenerateContent')) {
+        const encoder = geminiCodec.streamEncoder!('gpt-4o', { includeUsage: false });
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(stream.map((chunk) => encoder.push(chunk)).join('') + encoder.finish());
+      } else {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(geminiCodec.responseFromCanonical!(completion)));
+      }
+    }).start();
+  });
+  afterAll(() => server.close());
+
+  it('reads a whole answer and a stream with a function call and usage', async () => {
+    const reader = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: server.url } });
+    const whole = await reader.models.generateContent({ model: 'gpt-4o', contents: 'hi' });
+    expect(whole.text).toBe('Hello!');
+    expect(whole.usageMetadata).toMatchObject({ promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 });
+    let text = '';
+    const calls: unknown[] = [];
+    let usage: unknown;
+    for await (const chunk of await reader.models.generateContentStream({ model: 'gpt-4o', contents: 'weather?' })) {
+      text += chunk.text ?? '';
+      calls.push(...(chunk.functionCalls ?? []));
+      usage = chunk.usageMetadata ?? usage;
+    }
+    expect(text).toBe('Checking the weather.');
+    expect(calls).toEqual([{ id: 'call_w', name: 'weather', args: { city: 'Oslo' } }]);
+    expect(usage).toMatchObject({ promptTokenCount: 20, candidatesTokenCount: 9, totalTokenCount: 29 });
   });
 });
