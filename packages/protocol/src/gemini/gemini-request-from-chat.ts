@@ -17,7 +17,7 @@ export const GEMINI_SAFETY_CATEGORIES = [
  * rejects a history whose model turn calls a function without a thought signature, and calls that
  * come from another model (or through OpenAI's shape, which has no place for one) have none.
  */
-export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+export const GEMINI_SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 /** Request fields that Gemini has no place for. */
 const DROPPED_FIELDS = ['parallel_tool_calls', 'logprobs', 'top_logprobs', 'user', 'logit_bias', 'modalities', 'audio', 'prediction', 'service_tier'] as const;
@@ -38,7 +38,7 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
 };
 
 /** The media type an address's file extension names, or `fallback`. */
-export function mimeTypeFromAddress(address: string, fallback: string): string {
+export function geminiMimeTypeFromAddress(address: string, fallback: string): string {
   const path = address.split(/[?#]/)[0] ?? '';
   const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
   return (extension !== undefined ? MIME_BY_EXTENSION[extension] : undefined) ?? fallback;
@@ -57,12 +57,12 @@ function contentPart(part: ChatContentPart, where: string, warnings: string[]): 
       const url = part.image_url.url;
       const inline = parseDataUrl(url);
       if (inline) return { inlineData: inline };
-      return { fileData: { mimeType: mimeTypeFromAddress(url, 'image/jpeg'), fileUri: url } };
+      return { fileData: { mimeType: geminiMimeTypeFromAddress(url, 'image/jpeg'), fileUri: url } };
     }
     case 'file': {
       const inline = part.file.file_data !== undefined ? parseDataUrl(part.file.file_data) : undefined;
       if (inline) return { inlineData: inline };
-      if (part.file.file_id) return { fileData: { mimeType: mimeTypeFromAddress(part.file.filename ?? part.file.file_id, 'application/pdf'), fileUri: part.file.file_id } };
+      if (part.file.file_id) return { fileData: { mimeType: geminiMimeTypeFromAddress(part.file.filename ?? part.file.file_id, 'application/pdf'), fileUri: part.file.file_id } };
       warnings.push(`${where}: a file part without data or a file id was dropped`);
       return undefined;
     }
@@ -189,7 +189,7 @@ export function chatRequestToGemini(request: ChatRequest, context: OutboundConte
             warnings.push(`${where}.tool_calls[${callIndex}]: arguments are not valid JSON; sent as {}`);
           }
           const part: GeminiPart = { functionCall: { name: call.function.name, args } };
-          if (callIndex === 0) part.thoughtSignature = SKIP_THOUGHT_SIGNATURE;
+          if (callIndex === 0) part.thoughtSignature = GEMINI_SKIP_THOUGHT_SIGNATURE;
           parts.push(part);
         }
         appendContent(contents, 'model', parts);

@@ -129,7 +129,7 @@ class ContentReader {
 }
 
 /** The nearest effort for a thinking budget (-1, dynamic, is medium; 0 asks for none). */
-export function effortForBudget(budget: number): ReasoningEffort | undefined {
+export function geminiEffortForBudget(budget: number): ReasoningEffort | undefined {
   if (budget === 0) return undefined;
   if (budget < 0) return 'medium';
   const efforts: ReasoningEffort[] = ['low', 'medium', 'high'];
@@ -201,7 +201,7 @@ function readGenerationConfig(config: Json, request: ChatRequest, warnings: stri
   }
   const thinking = objectField(config, 'thinkingConfig');
   const budget = thinking ? numberField(thinking, 'thinkingBudget') : undefined;
-  if (budget !== undefined) set('reasoning_effort', effortForBudget(budget));
+  if (budget !== undefined) set('reasoning_effort', geminiEffortForBudget(budget));
   // Gemini 3's thinkingLevel names an effort directly.
   const level = thinking ? stringField(thinking, 'thinkingLevel')?.toLowerCase() : undefined;
   if (budget === undefined && (level === 'minimal' || level === 'low' || level === 'medium' || level === 'high')) set('reasoning_effort', level);

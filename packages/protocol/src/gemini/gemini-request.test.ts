@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConversionError, type OutboundContext } from '../convert/codec.js';
 import type { ChatRequest } from '../openai/chat-types.js';
 import { geminiCodec } from './gemini-codec.js';
-import { chatRequestToGemini, SKIP_THOUGHT_SIGNATURE } from './gemini-request-from-chat.js';
+import { chatRequestToGemini, GEMINI_SKIP_THOUGHT_SIGNATURE } from './gemini-request-from-chat.js';
 import { geminiRequestToChat } from './gemini-request-to-chat.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -210,7 +210,7 @@ describe('chatRequestToGemini', () => {
         {
           role: 'model',
           parts: [
-            { functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: SKIP_THOUGHT_SIGNATURE },
+            { functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: GEMINI_SKIP_THOUGHT_SIGNATURE },
             { functionCall: { name: 'time', args: {} } },
           ],
         },

@@ -1,6 +1,6 @@
 export { geminiCodec } from './gemini-codec.js';
-export { geminiRequestToChat, effortForBudget } from './gemini-request-to-chat.js';
-export { chatRequestToGemini, GEMINI_SAFETY_CATEGORIES, SKIP_THOUGHT_SIGNATURE, mimeTypeFromAddress } from './gemini-request-from-chat.js';
+export { geminiRequestToChat, geminiEffortForBudget } from './gemini-request-to-chat.js';
+export { chatRequestToGemini, GEMINI_SAFETY_CATEGORIES, GEMINI_SKIP_THOUGHT_SIGNATURE, geminiMimeTypeFromAddress } from './gemini-request-from-chat.js';
 export { geminiResponseToChat, chatResponseToGemini, geminiFinishReason, chatFinishReasonToGemini } from './gemini-response.js';
 export { GeminiStreamDecoder } from './gemini-stream-decoder.js';
 export { GeminiStreamEncoder } from './gemini-stream-encoder.js';
