@@ -128,13 +128,13 @@ function assistantMessage(content: Json[] | string, warnings: Warnings, where: s
   return message;
 }
 
-function systemMessage(system: unknown, warnings: Warnings): ChatMessage | undefined {
+function systemMessage(system: unknown, warnings: Warnings, where = 'system'): ChatMessage | undefined {
   if (system === undefined || system === null) return undefined;
   if (typeof system === 'string') return system === '' ? undefined : { role: 'system', content: system };
-  if (!Array.isArray(system)) throw new ConversionError('system must be a string or an array of text blocks');
+  if (!Array.isArray(system)) throw new ConversionError(`${where} must be a string or an array of text blocks`);
   const parts = system.map((block, index): ChatContentPart => {
     if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
-      throw new ConversionError(`system[${index}] must be a text block`);
+      throw new ConversionError(`${where}[${index}] must be a text block`);
     }
     if (block.cache_control !== undefined) warnings.add('cache_control dropped: the target format has no prompt-cache markers');
     return { type: 'text', text: block.text };
@@ -179,6 +179,27 @@ function toolChoice(value: unknown): { choice?: ChatToolChoice; parallel?: false
   }
 }
 
+/**
+ * Thinking as an effort: an enabled budget → the nearest effort; adaptive thinking or
+ * output_config.effort (low … max) → that effort, xhigh and max as high.
+ */
+function reasoningEffort(body: Json): ReasoningEffort | undefined {
+  const thinking = isJsonObject(body.thinking) ? body.thinking : {};
+  if (thinking.type === 'enabled') return effortForBudget(num(thinking.budget_tokens) ?? REASONING_BUDGETS.medium);
+  if (thinking.type === 'disabled') return undefined;
+  const effort = isJsonObject(body.output_config) ? body.output_config.effort : undefined;
+  if (effort === 'low' || effort === 'medium' || effort === 'high') return effort;
+  if (effort === 'xhigh' || effort === 'max') return 'high';
+  return thinking.type === 'adaptive' ? 'medium' : undefined;
+}
+
+/** output_config.format (structured JSON output) as OpenAI's json_schema response format. */
+function responseFormat(outputConfig: unknown): ChatRequest['response_format'] {
+  const format = isJsonObject(outputConfig) && isJsonObject(outputConfig.format) ? outputConfig.format : undefined;
+  if (format?.type !== 'json_schema' || !isJsonObject(format.schema)) return undefined;
+  return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+}
+
 /** An Anthropic Messages request as a canonical (OpenAI chat) request. */
 export function anthropicRequestToCanonical(body: Record<string, unknown>): Converted<ChatRequest> {
   if (!isJsonObject(body)) throw new ConversionError('the request body must be a JSON object');
@@ -194,7 +215,11 @@ export function anthropicRequestToCanonical(body: Record<string, unknown>): Conv
     const content = blocksOf(message.content, where);
     if (message.role === 'user') messages.push(...userMessages(content, warnings, where));
     else if (message.role === 'assistant') messages.push(assistantMessage(content, warnings, where));
-    else throw new ConversionError(`${where}.role must be "user" or "assistant"`);
+    else if (message.role === 'system') {
+      // API version 2026-10-21 takes system messages among the turns (text only).
+      const system = systemMessage(content, warnings, where);
+      if (system) messages.push(system);
+    } else throw new ConversionError(`${where}.role must be "user", "assistant" or "system"`);
   });
 
   const request: ChatRequest = { model: parsed.data.model, messages };
@@ -214,9 +239,10 @@ export function anthropicRequestToCanonical(body: Record<string, unknown>): Conv
   const { choice, parallel } = toolChoice(body.tool_choice);
   if (choice !== undefined && (chatTools || choice === 'none')) request.tool_choice = choice;
   if (parallel === false && chatTools) request.parallel_tool_calls = false;
-  if (isJsonObject(body.thinking) && body.thinking.type === 'enabled') {
-    request.reasoning_effort = effortForBudget(num(body.thinking.budget_tokens) ?? REASONING_BUDGETS.medium);
-  }
+  const effort = reasoningEffort(body);
+  if (effort) request.reasoning_effort = effort;
+  const format = responseFormat(body.output_config);
+  if (format) request.response_format = format;
   if (isJsonObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
   if (body.stream === true) {
     request.stream = true;

@@ -101,12 +101,31 @@ describe('anthropicRequestToCanonical', () => {
     expect(warnings.join('\n')).toMatch(/tool_result content of type image dropped/);
   });
 
+  it('takes what API version 2026-10-21 adds: system messages among the turns, adaptive thinking and effort, JSON output format', () => {
+    const { value } = anthropicRequestToCanonical({
+      model: 'm',
+      max_tokens: 100,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'max', format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } } } } },
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: [{ type: 'text', text: 'Now answer in French.' }] },
+        { role: 'user', content: 'b' },
+      ],
+    });
+    expect(value.messages[1]).toEqual({ role: 'system', content: [{ type: 'text', text: 'Now answer in French.' }] });
+    expect(value.reasoning_effort).toBe('high');
+    expect(value.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } });
+    expect(anthropicRequestToCanonical({ model: 'm', messages: [], thinking: { type: 'adaptive' } }).value.reasoning_effort).toBe('medium');
+    expect(anthropicRequestToCanonical({ model: 'm', messages: [], thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).value.reasoning_effort).toBeUndefined();
+  });
+
   it('throws ConversionError with the place of the mistake for malformed requests', () => {
     expect(() => anthropicRequestToCanonical([] as unknown as Record<string, unknown>)).toThrow(ConversionError);
     expect(() => anthropicRequestToCanonical({ model: 'm', messages: 'hi' })).toThrow(/messages/);
     expect(() => anthropicRequestToCanonical({ messages: [] })).toThrow(/model/);
     expect(() => anthropicRequestToCanonical({ model: 'm', max_tokens: -1, messages: [] })).toThrow(/max_tokens/);
-    expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'system', content: 'x' }] })).toThrow(/messages\[0\]\.role/);
+    expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'tool', content: 'x' }] })).toThrow(/messages\[0\]\.role/);
     expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'user', content: 5 }] })).toThrow(/messages\[0\]\.content/);
     expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] })).toThrow(/messages\[0\]\.content\[0\]/);
   });

@@ -41,6 +41,7 @@ describe('usage', () => {
       prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 },
     });
     expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: null })).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } }).completion_tokens_details).toEqual({ reasoning_tokens: 30 });
   });
 
   it('takes them back out for an Anthropic client', () => {

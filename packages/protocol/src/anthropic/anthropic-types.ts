@@ -117,6 +117,7 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number } | null;
 }
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';

@@ -16,11 +16,22 @@ export function anthropicUsageToChat(usage: Partial<AnthropicUsage> | Record<str
   const prompt = input + cacheRead + cacheCreation;
   const chat: ChatUsage = { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output };
   if (cacheRead > 0 || cacheCreation > 0) chat.prompt_tokens_details = { cached_tokens: cacheRead, cached_creation_tokens: cacheCreation };
+  // output_tokens_details.thinking_tokens (API version 2026-10-21): the thinking share of output_tokens.
+  const details = usage?.output_tokens_details;
+  const thinking = details !== null && typeof details === 'object' ? count((details as Record<string, unknown>).thinking_tokens) : 0;
+  if (thinking > 0) chat.completion_tokens_details = { reasoning_tokens: Math.min(thinking, output) };
   return chat;
 }
 
 /** Canonical usage as Anthropic reports it: the uncached input apart from the cache reads and writes. */
-export function chatUsageToAnthropic(usage: ChatUsage | null | undefined): Required<{ [K in keyof AnthropicUsage]: number }> {
+export interface AnthropicUsageCounts {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export function chatUsageToAnthropic(usage: ChatUsage | null | undefined): AnthropicUsageCounts {
   const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens);
   const cacheCreation = count(usage?.prompt_tokens_details?.cached_creation_tokens);
   return {

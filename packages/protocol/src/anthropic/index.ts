@@ -18,7 +18,7 @@ export {
   type AnthropicToolUseBlock,
   type AnthropicUsage,
 } from './anthropic-types.js';
-export { anthropicUsageToChat, chatUsageToAnthropic, anthropicStopToFinish, finishToAnthropicStop } from './anthropic-usage.js';
+export { anthropicUsageToChat, chatUsageToAnthropic, anthropicStopToFinish, finishToAnthropicStop, type AnthropicUsageCounts } from './anthropic-usage.js';
 export { anthropicRequestToCanonical, effortForBudget as anthropicEffortForBudget } from './anthropic-request-to-canonical.js';
 export { anthropicRequestFromCanonical } from './anthropic-request-from-canonical.js';
 export { anthropicResponseToCanonical, anthropicResponseFromCanonical, anthropicMessageId } from './anthropic-response.js';

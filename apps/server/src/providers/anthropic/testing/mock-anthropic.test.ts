@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { AnthropicStreamEncoder, anthropicResponseFromCanonical, type ChatChunk, type ChatCompletion } from '@modelgate/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalServer } from '../../../lib/testing/local-server.js';
 import type { MockTurn } from '../../testing/mock-turn.js';
 import { mockAnthropicTokenCount, startMockAnthropic, type MockAnthropic } from './mock-anthropic.js';
 
@@ -136,6 +138,73 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
       expect(listed.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/models']);
     } finally {
       await listed.close();
+    }
+  });
+});
+
+describe('the codec speaks to the official client (what /v1/messages writes for a canonical answer)', () => {
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: ChatChunk['choices'][number]['finish_reason'] = null): ChatChunk => ({
+    id: 'chatcmpl-9',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const usage = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } };
+
+  it('AnthropicStreamEncoder output is assembled by the SDK into the same message', async () => {
+    const encoder = new AnthropicStreamEncoder('gpt-4o');
+    const chunks = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ reasoning_content: 'think' }),
+      chunk({ content: 'Hel' }),
+      chunk({ content: 'lo' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
+      chunk({}, 'tool_calls'),
+      { ...chunk({}), choices: [], usage },
+    ];
+    const sse = chunks.map((item) => encoder.push(item)).join('') + encoder.finish();
+    const server = await new LocalServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(sse);
+    }).start();
+    try {
+      const sdk = new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
+      const texts: string[] = [];
+      const stream = sdk.messages.stream({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).on('text', (text) => texts.push(text));
+      const message = await stream.finalMessage();
+      expect(texts).toEqual(['Hel', 'lo']);
+      expect(message.content).toEqual([
+        { type: 'thinking', thinking: 'think', signature: '' },
+        { type: 'text', text: 'Hello' },
+        { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { location: 'Oslo' } },
+      ]);
+      expect(message.stop_reason).toBe('tool_use');
+      expect(message.usage).toMatchObject({ input_tokens: 20, output_tokens: 12, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('anthropicResponseFromCanonical is a Message the SDK returns as is', async () => {
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-9',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi there' }, finish_reason: 'length' }],
+      usage,
+    };
+    const server = await new LocalServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(anthropicResponseFromCanonical(completion)));
+    }).start();
+    try {
+      const message = await new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 }).messages.create({ model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
+      expect(message).toMatchObject({ id: 'msg_chatcmpl-9', type: 'message', content: [{ type: 'text', text: 'Hi there' }], stop_reason: 'max_tokens', usage: { input_tokens: 20, output_tokens: 12 } });
+    } finally {
+      await server.close();
     }
   });
 });
