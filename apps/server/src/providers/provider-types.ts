@@ -104,6 +104,11 @@ export interface ProviderAdaptor {
   readonly nativeChat?: NativeChat;
   /** How to list the models the upstream offers (the console's 获取模型列表); absent: OpenAI's GET /v1/models with a Bearer key. */
   readonly modelList?: ModelListing;
+  /**
+   * The adaptor finds the upstream's address itself (Bedrock from the key's region, Vertex from the
+   * channel's region): a channel needs no base URL. One that is set still overrides it.
+   */
+  readonly ownOrigin?: boolean;
 }
 
 /** A chat format other than OpenAI's. */
@@ -125,13 +130,17 @@ export interface NativeChatCall {
    * included): an adaptor that sends the body as it is sends these bytes.
    */
   raw: string | undefined;
-  /** Request headers from the client that the upstream should see (anthropic-beta, anthropic-version). */
+  /** Request headers the upstream should see: the client's anthropic-version and anthropic-beta, claude.model_headers_settings. */
   clientHeaders: Readonly<Record<string, string>>;
+  /** gemini.version_settings for this model (v1beta unless set): the API version in Gemini's paths. */
+  apiVersion: string;
 }
 
 /** Splits an upstream's streamed answer into event payloads; SSE unless the adaptor says otherwise. */
 export interface FrameDecoder {
   push(chunk: Buffer): { data: string; event?: string | undefined }[];
+  /** The stream ended: a last frame the upstream left unterminated, if any. */
+  finish?(): { data: string; event?: string | undefined }[];
 }
 
 export interface NativeChat {

@@ -1,7 +1,9 @@
 import { CHANNEL_TYPES, ChannelType } from '@modelgate/contract';
+import { anthropicAdaptor } from './anthropic/anthropic-adaptor.js';
 import { azureAdaptor } from './azure/azure-adaptor.js';
 import { cohereAdaptor } from './cohere/cohere-adaptor.js';
 import { customAdaptor } from './custom/custom-adaptor.js';
+import { geminiAdaptor } from './gemini/gemini-adaptor.js';
 import { createOpenAICompatibleAdaptor } from './openai-compatible/openai-compatible-adaptor.js';
 import { VENDOR_OVERRIDES } from './openai-compatible/vendor-overrides.js';
 import type { ProviderAdaptor } from './provider-types.js';
@@ -14,6 +16,8 @@ const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
   [ChannelType.Azure, azureAdaptor],
   [ChannelType.Custom, customAdaptor],
   [ChannelType.Cohere, cohereAdaptor],
+  [ChannelType.Anthropic, anthropicAdaptor],
+  [ChannelType.Gemini, geminiAdaptor],
 ]);
 
 const adaptors = new Map<number, ProviderAdaptor>();

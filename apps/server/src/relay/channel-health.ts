@@ -6,7 +6,11 @@ import { parseSensitiveWords, WordMatcher } from '../domain/sensitive/word-match
 import { describeConnectionFailure } from '../lib/connection-failure.js';
 import { channelSecrets, maskSecrets } from '../lib/mask-secrets.js';
 import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
+import { AppError } from '../errors/app-error.js';
 import { ChannelBreakers } from './channel-breaker.js';
+import { planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import type { RelayEndpointSpec } from './relay-endpoints.js';
+import type { RelayInput } from './relay-input.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { readUpstreamFailure } from './upstream-failure.js';
 
@@ -241,15 +245,14 @@ export class ChannelHealth {
     const json: Record<string, unknown> =
       endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
     const keyIndex = Math.floor(Math.random() * channel.keys.length);
-    const upstreamRequest = adaptor.buildRequest({
-      endpoint,
-      channel: channel.endpoint,
-      key: channel.keys[keyIndex]!,
-      model,
-      upstreamModel: channel.modelMapping?.get(model) ?? model,
-      body: { kind: 'json', json, raw: JSON.stringify(json) },
-      askStreamUsage: false,
-    });
+    const key = channel.keys[keyIndex]!;
+    const upstreamModel = channel.modelMapping?.get(model) ?? model;
+    const body = { kind: 'json' as const, json, raw: JSON.stringify(json) };
+    // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format.
+    const chat =
+      endpoint === 'chat' && adaptor.nativeChat
+        ? planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {})
+        : undefined;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const timeoutMs = this.context.config.channelTestTimeoutSeconds * 1000;
@@ -258,8 +261,11 @@ export class ChannelHealth {
       fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.keys), elapsed());
     let response;
     try {
+      const upstreamRequest = chat ? await chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model, upstreamModel, body, askStreamUsage: false });
       response = await this.upstream.send(upstreamRequest, { signal: deadline, stream: false });
     } catch (error) {
+      // An adaptor's own refusal (a malformed key, a token endpoint's answer) says what is wrong.
+      if (error instanceof AppError) return fail(maskSecrets(error.message, channel.keys), elapsed());
       return unreachable(error);
     }
     if (response.statusCode >= 300) {
@@ -281,9 +287,37 @@ export class ChannelHealth {
       return fail('上游返回的不是 JSON (the upstream answer is not JSON)', elapsed());
     }
     const elapsedMs = elapsed();
-    const shaped = typeof answer === 'object' && answer !== null && (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
+    const shaped = chat ? nativeAnswerShaped(chat, answer) : typeof answer === 'object' && answer !== null && (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
     if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
     return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex };
+  }
+}
+
+/** The test's chat request as the relay reads an OpenAI client's. */
+function testChatInput(model: string, body: { kind: 'json'; json: Record<string, unknown>; raw: string }): RelayInput {
+  return {
+    spec: TEST_CHAT_ENDPOINT,
+    model,
+    stream: false,
+    clientAskedUsage: false,
+    body,
+    fields: body.json,
+    maxTokens: undefined,
+    calls: 1,
+    byteLength: body.raw.length,
+    format: 'openai',
+  };
+}
+
+const TEST_CHAT_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/v1/chat/completions', body: 'json' };
+
+/** A native answer the relay can read: one that converts to a completion with a choice. */
+function nativeAnswerShaped(chat: ChatAttempt, answer: unknown): boolean {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return false;
+  try {
+    return chat.translation.completion(answer as Record<string, unknown>).choices.length > 0;
+  } catch {
+    return false;
   }
 }
 

@@ -59,7 +59,7 @@ describe('pickChannel', () => {
   it('leaves disabled channels and unserved types out of the index', () => {
     const byId = new Map([
       [1, toRelayChannel({ id: 1, type: 1, key: 'k', status: 2, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'off' } as unknown as ChannelRow)],
-      [2, toRelayChannel({ id: 2, type: 14, key: 'k', status: 1, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'claude' } as unknown as ChannelRow)],
+      [2, toRelayChannel({ id: 2, type: 11, key: 'k', status: 1, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'palm' } as unknown as ChannelRow)],
     ]);
     expect(new ChannelIndex(byId, [{ group: 'g', model: 'm', channel_id: 1 }, { group: 'g', model: 'm', channel_id: 2 }]).tiers('g', 'm')).toBeUndefined();
   });

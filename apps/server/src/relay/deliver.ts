@@ -3,7 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import { renderError } from '../errors/render.js';
-import type { ProviderAdaptor } from '../providers/provider-types.js';
+import type { ProviderAdaptor, StreamReader } from '../providers/provider-types.js';
+import type { ChatTranslation } from './chat-translation.js';
 import { AnswerTail, estimatedUsage, passAnswerThrough, usageFromTail } from './oversized-answer.js';
 import type { RequestAbort } from './request-abort.js';
 import { checkAnswer, sensitiveAnswerRefusal } from './sensitive-answer.js';
@@ -58,6 +59,8 @@ export interface BufferedOptions extends DeliverOptions {
    * so the stream watchdog bounds the silence instead (its first-byte limit).
    */
   watchdog?: StreamWatchdog;
+  /** A chat answer in another format than the client's (or a native one passed through): read and converted by it. */
+  translation?: ChatTranslation | undefined;
 }
 
 /**
@@ -74,14 +77,25 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
   const declared = Number(upstream.headers['content-length'] ?? Number.NaN);
   const silence = options.watchdog && watchSilence(options.watchdog, upstream.body);
   let body: Buffer;
+  const translation = options.translation;
   try {
-    if (declared > options.maxBufferedBytes) return await deliverOversized(options, [], contentType, firstResponseMs, silence);
+    // A converted answer must be read whole; one past the cap cannot be converted.
+    if (declared > options.maxBufferedBytes) {
+      if (translation) throw badResponseBody(`${declared} bytes, too large to convert`);
+      return await deliverOversized(options, [], contentType, firstResponseMs, silence);
+    }
     if (declared >= 0 && !silence) {
       // The usual answer: of a known length within the cap, taken whole by undici's own reader.
       body = Buffer.from(await upstream.body.arrayBuffer());
     } else {
       const read = await readCapped(upstream.body, options.maxBufferedBytes, silence);
-      if (read.body === undefined) return await deliverOversized(options, read.head, contentType, firstResponseMs, silence);
+      if (read.body === undefined) {
+        if (translation) {
+          upstream.body.destroy();
+          throw badResponseBody(`more than ${options.maxBufferedBytes} bytes, too large to convert`);
+        }
+        return await deliverOversized(options, read.head, contentType, firstResponseMs, silence);
+      }
       body = read.body;
     }
   } catch (error) {
@@ -102,6 +116,7 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
     // response_format text/srt/vtt: the body is the transcript.
     completionTexts = [body.toString('utf8')];
   }
+  if (translation && answer !== undefined) return deliverTranslated(options, translation, answer as Record<string, unknown>, body, contentType, firstResponseMs);
   const usage = answer === undefined ? undefined : adaptor.parseUsage(endpoint, answer);
   if (usage === undefined && answer !== undefined) completionTexts = adaptor.completionText(endpoint, answer);
   // After usage and text are read: billing counts what the upstream generated, words and all.
@@ -122,6 +137,31 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
     finish: () => {
       if (refusal) void reply.code(refusal.status).send(renderError(refusal, 'openai'));
       else void reply.code(upstream.statusCode).header('content-type', contentType).send(sent);
+    },
+  };
+}
+
+/** A whole chat answer converted to the client's format (or a native one passed on as it came). */
+function deliverTranslated(
+  options: BufferedOptions,
+  translation: ChatTranslation,
+  answer: Record<string, unknown>,
+  body: Buffer,
+  contentType: string,
+  firstResponseMs: number,
+): Delivery {
+  const { reply, upstream } = options;
+  const translated = translation.whole(answer);
+  return {
+    isStream: false,
+    usage: translated.usage,
+    completionTexts: translated.usage === undefined ? translated.texts : [],
+    billable: true,
+    firstResponseMs,
+    streamEnd: undefined,
+    finish: () => {
+      if (translated.body) void reply.code(200).header('content-type', 'application/json').send(translated.body);
+      else void reply.code(upstream.statusCode).header('content-type', contentType).send(body);
     },
   };
 }
@@ -244,7 +284,13 @@ export function deliverPiped(options: DeliverOptions): Delivery {
  * may be tried.
  */
 export async function deliverStream(
-  options: DeliverOptions & { forwardUsage: boolean; watchdog: StreamWatchdog; queueLength?: number },
+  options: DeliverOptions & {
+    forwardUsage: boolean;
+    watchdog: StreamWatchdog;
+    queueLength?: number;
+    reader?: StreamReader | undefined;
+    errorEvent?: ((message: string, code: string) => string | undefined) | undefined;
+  },
 ): Promise<Delivery> {
   const { reply } = options;
   const result = await relayStream({
@@ -259,6 +305,8 @@ export async function deliverStream(
     startedAt: options.startedAt,
     completionCheck: options.completionCheck,
     queueLength: options.queueLength,
+    reader: options.reader,
+    errorEvent: options.errorEvent,
   });
   if (!result.committed) {
     throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));

@@ -35,6 +35,21 @@ export function parseRelayKey(header: string | undefined): ParsedKey | undefined
   return { key: value.slice(0, dash), channelPart: value.slice(dash + 1) };
 }
 
+/**
+ * Where the key travels: `Authorization: Bearer` (OpenAI), `x-api-key` (Anthropic), `x-goog-api-key`
+ * or `?key=` (Gemini), as each protocol's official clients send it.
+ */
+export function relayKeyOf(request: FastifyRequest): string | undefined {
+  const headers = request.headers;
+  if (headers.authorization) return headers.authorization;
+  const anthropic = headers['x-api-key'];
+  if (typeof anthropic === 'string' && anthropic !== '') return anthropic;
+  const google = headers['x-goog-api-key'];
+  if (typeof google === 'string' && google !== '') return google;
+  const query = request.query as Record<string, unknown> | undefined;
+  return typeof query?.key === 'string' && query.key !== '' ? query.key : undefined;
+}
+
 export class RelayAuthenticator {
   constructor(
     private readonly context: AppContext,
@@ -46,7 +61,7 @@ export class RelayAuthenticator {
    * synchronous; only a cache miss returns a promise.
    */
   authenticate(request: FastifyRequest): RelayCaller | Promise<RelayCaller> {
-    const parsed = parseRelayKey(request.headers.authorization);
+    const parsed = parseRelayKey(relayKeyOf(request));
     if (!parsed) {
       throw authError('missing_api_key', '未提供令牌：请在请求头中携带 Authorization: Bearer sk-... (no API key provided)');
     }

@@ -1,4 +1,4 @@
-import type { OpenAIEndpoint } from '@modelgate/protocol';
+import type { ChatFormat, OpenAIEndpoint } from '@modelgate/protocol';
 
 /** One relayed OpenAI endpoint: where clients call it and what its body is. */
 export interface RelayEndpointSpec {
@@ -9,6 +9,8 @@ export interface RelayEndpointSpec {
   defaultModel?: string;
   /** 'session': the console's playground, a signed-in user billed without a token (playground-caller.ts). */
   caller?: 'key' | 'session';
+  /** The wire format of the client's request and of the answer it expects; OpenAI's unless said. */
+  format?: ChatFormat;
 }
 
 export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
@@ -26,3 +28,9 @@ export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
 
 /** The console's playground: chat completions for the signed-in user (new-api's /pg/chat/completions). */
 export const PLAYGROUND_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/pg/chat/completions', body: 'json', caller: 'session' };
+
+/** Anthropic's Messages API (`@anthropic-ai/sdk` and Claude Code call it). */
+export const ANTHROPIC_MESSAGES_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/v1/messages', body: 'json', format: 'anthropic' };
+
+/** Gemini's generateContent and streamGenerateContent; the model and the stream are named in the URL. */
+export const GEMINI_GENERATE_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/v1beta/models/*', body: 'json', format: 'gemini' };

@@ -1,7 +1,8 @@
-import { requestedMaxTokens, STREAMING_ENDPOINTS } from '@modelgate/protocol';
+import { ConversionError, requestedMaxTokens, STREAMING_ENDPOINTS, type ChatFormat, type ChatRequest } from '@modelgate/protocol';
 import { FormData, Response } from 'undici';
 import { badRequest } from '../errors/app-error.js';
 import type { UpstreamBody } from '../providers/provider-types.js';
+import { codecFor } from './chat-codecs.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 
 /** A relay request body as the relay's content-type parsers hand it over. */
@@ -25,6 +26,21 @@ export interface RelayInput {
   calls: number;
   /** Size of the request text, an upper bound on its prompt tokens (a token is at least a byte). */
   byteLength: number;
+  /** The wire format the client spoke (and expects its answer in). */
+  format: ChatFormat;
+  /**
+   * A chat request in another format than OpenAI's, converted to the canonical shape (then also
+   * `fields`); `body` keeps the client's own request for an upstream of its format.
+   */
+  canonical?: ChatRequest | undefined;
+  /** What the conversion to canonical could not carry (logged once the call is routed). */
+  warnings?: string[] | undefined;
+}
+
+/** Where the URL, not the body, names the model and the stream (Gemini's `models/{model}:streamGenerateContent`). */
+export interface UrlTarget {
+  model: string;
+  stream: boolean;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -37,7 +53,7 @@ function modelOf(value: unknown, spec: RelayEndpointSpec): string {
 }
 
 /** Reads a request body: at once for JSON, asynchronously for multipart (its form is parsed). */
-export function readRelayInput(spec: RelayEndpointSpec, body: unknown): RelayInput | Promise<RelayInput> {
+export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: UrlTarget): RelayInput | Promise<RelayInput> {
   const parsed = body as RelayRequestBody | undefined;
   if (spec.body === 'multipart') {
     if (parsed?.kind !== 'multipart') {
@@ -49,6 +65,7 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown): RelayInp
     throw badRequest('请求体必须是 JSON 对象 (the request body must be a JSON object)', 'request:invalid_body');
   }
   const json = parsed.json;
+  if (spec.format !== undefined && spec.format !== 'openai') return readNativeChat(spec, spec.format, parsed.raw, json, target);
   const stream = json.stream === true && STREAMING_ENDPOINTS.has(spec.endpoint);
   const n = typeof json.n === 'number' && Number.isInteger(json.n) && json.n > 0 ? json.n : 1;
   return {
@@ -61,6 +78,40 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown): RelayInp
     maxTokens: requestedMaxTokens(json),
     calls: spec.endpoint === 'images' ? n : 1,
     byteLength: Buffer.byteLength(parsed.raw),
+    format: 'openai',
+  };
+}
+
+/**
+ * A chat request in Anthropic's or Gemini's format: converted to the canonical shape at once,
+ * which the token counter, the prompt check and any upstream of another format read.
+ */
+function readNativeChat(spec: RelayEndpointSpec, format: ChatFormat, raw: string, json: Record<string, unknown>, target: UrlTarget | undefined): RelayInput {
+  let converted;
+  try {
+    converted = codecFor(format).requestToCanonical!(json);
+  } catch (error) {
+    if (error instanceof ConversionError) throw badRequest(error.message, 'request:invalid_body');
+    throw error;
+  }
+  const canonical = converted.value;
+  const model = target ? target.model : modelOf(json.model, spec);
+  const stream = target ? target.stream : json.stream === true;
+  canonical.model = model;
+  canonical.stream = stream;
+  return {
+    spec,
+    model,
+    stream,
+    clientAskedUsage: true,
+    body: { kind: 'json', json, raw },
+    fields: canonical,
+    maxTokens: requestedMaxTokens(canonical),
+    calls: 1,
+    byteLength: Buffer.byteLength(raw),
+    format,
+    canonical,
+    warnings: converted.warnings,
   };
 }
 
@@ -83,5 +134,6 @@ async function readMultipart(spec: RelayEndpointSpec, parsed: { raw: Buffer; con
     maxTokens: undefined,
     calls: 1,
     byteLength: 0,
+    format: 'openai',
   };
 }

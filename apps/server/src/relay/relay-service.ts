@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { AppError, badRequest } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
 import { CompletionEstimates } from '../domain/billing/completion-estimates.js';
-import { isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
+import { isFixedPrice, promptCostFactor, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/payer.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
@@ -16,12 +16,13 @@ import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
-import { deliverBuffered, deliverPiped, deliverStream, type Delivery } from './deliver.js';
+import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import { deliverBuffered, deliverPiped, deliverStream, type DeliverOptions, type Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { ModelRequestLimits } from './model-request-limit.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
-import { readRelayInput, type RelayInput } from './relay-input.js';
+import { readRelayInput, type RelayInput, type UrlTarget } from './relay-input.js';
 import { RequestAbort } from './request-abort.js';
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
@@ -62,10 +63,23 @@ class ReservationEstimate {
 
   readonly estimate = (): Promise<number> => {
     this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields, this.service.images);
+    const factor = promptFactor(this.input, this.pricing);
     return this.promptTokens.then((promptTokens) =>
-      quotaFor(this.pricing, { promptTokens, completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
+      quotaFor(this.pricing, { promptTokens: Math.ceil(promptTokens * factor), completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
     );
   };
+}
+
+/**
+ * What a prompt token may cost at most, in plain prompt tokens: more than 1 for cache reads when
+ * CacheRatio is above 1, and for cache writes (CreateCacheRatio, 1.25 by default) when the request
+ * can cause them: an Anthropic request that marks blocks with cache_control (only Claude writes
+ * caches, and only where asked; conversions from other formats carry no such marks).
+ */
+function promptFactor(input: RelayInput, pricing: ModelPricing): number {
+  const reads = Math.max(1, pricing.cacheRatio ?? 1);
+  if (input.format !== 'anthropic' || input.body.kind !== 'json' || !input.body.raw.includes('"cache_control"')) return reads;
+  return promptCostFactor(pricing);
 }
 
 /** Endpoints whose answers are text of a length the caller may leave open. */
@@ -147,7 +161,7 @@ export class RelayService {
    * when they did go to the database: every async step costs the hot path an allocation.
    * Resolves to nothing once the answer is sent (or hijacked), so Fastify does not wait on it.
    */
-  async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec): Promise<FastifyReply | undefined> {
+  async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec, target?: UrlTarget): Promise<FastifyReply | undefined> {
     this.active += 1;
     try {
       const startedAt = performance.now();
@@ -158,7 +172,7 @@ export class RelayService {
       // As in new-api, the playground (a session, no API key) is not limited; nothing to await while the limits are off.
       const admitted = spec.caller === 'session' ? undefined : this.deps.modelLimits.admit(caller.user.id);
       if (admitted !== undefined) await admitted;
-      const read = readRelayInput(spec, request.body);
+      const read = readRelayInput(spec, request.body, target);
       const input = read instanceof Promise ? await read : read;
       auth.checkModel(caller, input.model);
       // Before any quota is held or any upstream called; one field read when the check is off.
@@ -261,7 +275,7 @@ export class RelayService {
       const cost = quotaFor(pricing, { promptTokens: 0, completionTokens: 0, calls }, quotaPerUnit);
       return this.deps.charges.reserveFromLease(payer, cost) ?? this.deps.charges.reserve(payer, undefined, () => cost);
     }
-    const quick = quotaFor(pricing, { promptTokens: input.byteLength, completionTokens: this.outputEstimate(input), calls }, quotaPerUnit);
+    const quick = quotaFor(pricing, { promptTokens: Math.ceil(input.byteLength * promptFactor(input, pricing)), completionTokens: this.outputEstimate(input), calls }, quotaPerUnit);
     return this.deps.charges.reserveFromLease(payer, quick) ?? this.deps.charges.reserve(payer, quick, new ReservationEstimate(this, input, pricing, quotaPerUnit).estimate);
   }
 
@@ -320,26 +334,29 @@ export class RelayService {
     const { health } = this.deps;
     // A key whose breaker is open is skipped; past its cool-down this request may be its probe.
     const keyIndex = health.breakers.drawKey(channel);
-    const upstreamRequest = adaptor.buildRequest({
-      endpoint,
-      channel: channel.endpoint,
-      key: channel.keys[keyIndex]!,
-      model: input.model,
-      upstreamModel,
-      body: input.body,
-      askStreamUsage,
-    });
+    const key = channel.keys[keyIndex]!;
+    // Another client format, or a provider with its own: converted through the canonical shape.
+    const chat = needsChatAttempt(input, adaptor)
+      ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers)
+      : undefined;
+    if (chat && chat.warnings.length > 0) {
+      this.deps.context.logger.warn({ channelId: channel.id, model: input.model, dropped: chat.warnings }, 'request fields the upstream format cannot carry were dropped');
+    }
 
     let upstream;
     try {
-      upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream });
+      let upstreamRequest = chat ? chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model: input.model, upstreamModel, body: input.body, askStreamUsage });
+      // Vertex fetches (or reuses) an access token first.
+      if (upstreamRequest instanceof Promise) upstreamRequest = await upstreamRequest;
+      upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
     } catch (error) {
       if (call.clientGone()) {
         health.breakers.abandoned(channel, keyIndex);
         return { kind: 'client_gone' };
       }
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream request failed');
-      const unreachable = clientErrorForConnection(error);
+      // An adaptor's own refusal (a malformed channel key, a token endpoint's answer) says what is wrong.
+      const unreachable = error instanceof AppError ? error : clientErrorForConnection(error);
       health.onUnreachable(channel, unreachable.message);
       return { kind: 'failed', error: unreachable };
     }
@@ -351,7 +368,7 @@ export class RelayService {
     }
 
     const contentType = String(upstream.headers['content-type'] ?? '');
-    const options = {
+    const options: DeliverOptions = {
       reply: call.reply,
       upstream,
       adaptor,
@@ -362,7 +379,9 @@ export class RelayService {
     };
     try {
       let delivery: Delivery;
-      if (contentType.includes('text/event-stream')) {
+      if (chat) {
+        delivery = await this.deliverChat(call, chat, options, contentType);
+      } else if (contentType.includes('text/event-stream')) {
         delivery = await deliverStream({
           ...options,
           forwardUsage: !askStreamUsage,
@@ -390,6 +409,34 @@ export class RelayService {
       health.onUnreachable(channel, broken.message);
       return { kind: 'failed', error: broken };
     }
+  }
+
+  /**
+   * A converted (or native pass-through) chat answer: streamed when the client asked for a stream
+   * and the upstream did not answer JSON (Bedrock streams are not SSE), else read whole.
+   */
+  private deliverChat(call: Call, chat: ChatAttempt, options: DeliverOptions, contentType: string): Promise<Delivery> {
+    const { input } = call;
+    if (input.stream && !contentType.includes('application/json')) {
+      const reader = chat.translation.streamReader(chat.frames);
+      const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
+      return deliverStream({
+        ...options,
+        forwardUsage: true,
+        watchdog: this.watchdog,
+        queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
+        reader,
+        errorEvent: (message) => reader.errorEvent(message, errorType),
+      });
+    }
+    const guard = input.stream ? this.watchdog : undefined;
+    return deliverBuffered({
+      ...options,
+      maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
+      fields: input.fields,
+      watchdog: guard,
+      translation: chat.translation,
+    });
   }
 
   /** Charges the call and queues its log; synchronous unless tokens must be counted or the database settles. */
@@ -430,6 +477,7 @@ export class RelayService {
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens ?? 0,
+        cacheCreationTokens: usage.cacheCreationTokens ?? 0,
         useTimeSeconds: Math.floor((Date.now() - done.startedWall) / 1000),
         isStream: delivery.isStream,
         pricing,

@@ -2,7 +2,7 @@ import type { OpenAIEndpoint, StreamBytes, StreamObservation } from '@modelgate/
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
-import type { ProviderAdaptor } from '../providers/provider-types.js';
+import type { ProviderAdaptor, StreamReader } from '../providers/provider-types.js';
 import type { RequestAbort } from './request-abort.js';
 import { SensitiveStreamReader } from './sensitive-answer.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
@@ -47,6 +47,13 @@ export interface StreamRelayOptions {
    * reads keep a fast upstream streaming through a client's short stalls.
    */
   queueLength?: number;
+  /**
+   * The reader of a stream whose format the relay converts (chat-translation.ts); absent: the
+   * adaptor's own OpenAI reader. The answer check reads OpenAI streams only.
+   */
+  reader?: StreamReader | undefined;
+  /** The error event in the client's format; absent: OpenAI's `data: {"error": …}`. */
+  errorEvent?: ((message: string, code: string) => string | undefined) | undefined;
 }
 
 export const SSE_HEADERS = {
@@ -81,8 +88,8 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     response.writeHead(200, SSE_HEADERS);
   };
 
-  const read = options.adaptor.readStream(options.endpoint, !options.forwardUsage);
-  const reader = options.completionCheck ? new SensitiveStreamReader(read, options.endpoint, options.completionCheck) : read;
+  const read = options.reader ?? options.adaptor.readStream(options.endpoint, !options.forwardUsage);
+  const reader = options.completionCheck && !options.reader ? new SensitiveStreamReader(read, options.endpoint, options.completionCheck) : read;
   const sensitiveWords = reader instanceof SensitiveStreamReader ? reader.words : undefined;
   // The reader ended the answer (a listed word with StopOnSensitiveEnabled): the upstream is let go.
   let stopped = false;
@@ -171,7 +178,8 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
         ? `上游超过 ${Math.round(watchdog.idleMs / 1000)} 秒没有返回数据，流已中断 (the upstream went silent; stream aborted)`
         : '上游连接中断，流已结束 (the upstream connection broke mid-stream)';
     const code = end === 'timeout' ? 'stream_timeout' : 'upstream_stream_broken';
-    write(response, `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`, abort);
+    const event = options.errorEvent?.(message, code) ?? `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`;
+    write(response, event, abort);
   }
   return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords };
 }

@@ -12,6 +12,7 @@ const errorObject = z
     message: z.unknown().optional(),
     type: z.unknown().optional(),
     code: z.unknown().optional(),
+    status: z.unknown().optional(),
   })
   .loose();
 
@@ -48,7 +49,8 @@ export function parseUpstreamErrorBody(text: string): UpstreamErrorBody {
   if (typeof body.error === 'string') return { message: body.error, type: asText(body.type), code: asText(body.code) };
   if (body.error) {
     const message = typeof body.error.message === 'string' ? body.error.message : JSON.stringify(body.error.message ?? '');
-    return { message, type: asText(body.error.type), code: asText(body.error.code) };
+    // Google's errors name their kind in `status` (PERMISSION_DENIED, RESOURCE_EXHAUSTED) and put the HTTP status in `code`.
+    return { message, type: asText(body.error.type) || asText(body.error.status), code: asText(body.error.code) };
   }
   const detail = typeof body.detail === 'string' ? body.detail : body.detail === undefined ? '' : JSON.stringify(body.detail);
   return { message: asText(body.message) || detail || text.trim().slice(0, 500), type: asText(body.type), code: asText(body.code) };

@@ -1,8 +1,11 @@
 import { ChannelType, channelTypeInfo } from '@modelgate/contract';
 import { z } from 'zod';
-import { badRequest } from '../../errors/app-error.js';
+import { AppError, badRequest } from '../../errors/app-error.js';
 import { splitList } from './channel-fields.js';
-import { channelSecrets } from '../../lib/mask-secrets.js';
+import { channelSecrets, maskSecrets } from '../../lib/mask-secrets.js';
+import type { ChannelEndpoint, ModelListing } from '../../providers/provider-types.js';
+import { adaptorFor } from '../../providers/registry.js';
+import { parseBaseUrl } from '../relay-cache/relay-channel.js';
 import { firstKey, getUpstreamJson, type UpstreamCall } from './upstream-http.js';
 
 /**
@@ -84,6 +87,9 @@ const GEMINI_MAX_PAGES = 10;
 export async function fetchUpstreamModels(source: ModelSource, options: { timeoutMs: number }): Promise<string[]> {
   const info = channelTypeInfo(source.type);
   if (!info) throw badRequest(`未知的渠道类型：${source.type}`, 'channel:unknown_type');
+  const listing = adaptorFor(source.type)?.modelList;
+  // Gemini and Anthropic are listed below (Gemini's pages are followed); other native providers list their own way.
+  if (listing && source.type !== ChannelType.Gemini && source.type !== ChannelType.Anthropic) return listWithAdaptor(source, listing, options);
   const base = (source.base_url || info.baseUrl).trim().replace(/\/+$/, '');
   if (base === '') throw badRequest('请先填写渠道的 Base URL', 'channel:missing_base_url');
   if (!/^https?:\/\//i.test(base)) throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
@@ -112,4 +118,35 @@ export async function fetchUpstreamModels(source: ModelSource, options: { timeou
     ids = (await getUpstreamJson(call, url, { authorization: `Bearer ${key}` }, openAiModels)).data.map((model) => model.id);
   }
   return [...new Set(ids)];
+}
+
+/** Bedrock (a signed call), Vertex (the models this version knows) and Cohere list models through their adaptors. */
+async function listWithAdaptor(source: ModelSource, listing: ModelListing, options: { timeoutMs: number }): Promise<string[]> {
+  if (listing.kind === 'known') return [...listing.models];
+  const key = firstKey(source.key);
+  if (key === '') throw badRequest('请先填写渠道密钥', 'channel:missing_key');
+  const base = source.base_url.trim();
+  let endpoint: ChannelEndpoint = { type: source.type, origin: '', basePath: '', other: '', organization: '' };
+  if (base !== '') {
+    try {
+      endpoint = { ...endpoint, ...parseBaseUrl(source.type, base) };
+    } catch {
+      throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
+    }
+  } else if (!adaptorFor(source.type)?.ownOrigin) {
+    const fallback = channelTypeInfo(source.type)?.baseUrl ?? '';
+    if (fallback === '') throw badRequest('请先填写渠道的 Base URL', 'channel:missing_base_url');
+    endpoint = { ...endpoint, ...parseBaseUrl(source.type, fallback) };
+  }
+  let request;
+  try {
+    request = await listing.request(endpoint, key);
+  } catch (error) {
+    // A malformed key (Bedrock's AK|SK|Region) is described by the adaptor, without the secret.
+    if (error instanceof AppError) throw badRequest(`${WHAT}失败：${maskSecrets(error.message, channelSecrets(source.key))}`, 'channel:fetch_models_failed');
+    throw error;
+  }
+  const call: UpstreamCall = { what: WHAT, secrets: channelSecrets(source.key), timeoutMs: options.timeoutMs };
+  const answer = await getUpstreamJson(call, `${request.origin}${request.path}`, request.headers, z.unknown());
+  return [...new Set(listing.parse(answer))];
 }

@@ -21,10 +21,12 @@ const OWNERS: readonly [RegExp, string][] = [
 
 export const ownerOf = (model: string): string => OWNERS.find(([pattern]) => pattern.test(model))?.[1] ?? 'custom';
 
+const ANTHROPIC_CREATED_AT = new Date(MODEL_CREATED * 1000).toISOString();
+
 const modelObject = (id: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: ownerOf(id) });
 
 /** The models this key may use: those with a channel in its group, within its model limits. */
-async function usableModels(runtime: RelayRuntime, caller: RelayCaller): Promise<readonly string[]> {
+export async function usableModels(runtime: RelayRuntime, caller: RelayCaller): Promise<readonly string[]> {
   const current = runtime.cache.channels.current();
   const index = current instanceof Promise ? await current : current;
   const models = index.models(caller.group);
@@ -38,6 +40,11 @@ export function modelRoutes(scope: FastifyInstance, runtime: RelayRuntime): void
   scope.get('/v1/models', async (request) => {
     const caller = await authenticate(request);
     const models = await usableModels(runtime, caller);
+    // Anthropic's clients list models at the same path, with their key and version headers (as new-api tells them apart).
+    if (request.headers['x-api-key'] && request.headers['anthropic-version']) {
+      const data = models.map((id) => ({ type: 'model', id, display_name: id, created_at: ANTHROPIC_CREATED_AT }));
+      return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    }
     return { object: 'list', data: models.map(modelObject), success: true };
   });
 

@@ -7,12 +7,13 @@ import { channelTestRoutes } from '../api/channel-test.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
 import { installRelayBodyParsers } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
+import { nativeRoutes } from './native-routes.js';
 
 /** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
 const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
 
 /**
- * The OpenAI-compatible relay (/v1/*, /dashboard/billing/*), the console's playground
+ * The relay in OpenAI's, Anthropic's and Gemini's formats (/v1/*, /v1beta/*, /dashboard/billing/*), the console's playground
  * (/pg/chat/completions) and the channel health endpoints.
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
@@ -45,6 +46,7 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
       // still flows.
       scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
+    nativeRoutes(scope, runtime, RELAY_BODY_LIMIT);
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
 

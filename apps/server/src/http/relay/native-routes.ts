@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, badRequest } from '../../errors/app-error.js';
+import type { RelayCaller } from '../../relay/relay-auth.js';
+import { ANTHROPIC_MESSAGES_ENDPOINT, GEMINI_GENERATE_ENDPOINT } from '../../relay/relay-endpoints.js';
+import { readRelayInput, type UrlTarget } from '../../relay/relay-input.js';
+import type { RelayRuntime } from '../../relay/relay-runtime.js';
+import { countPromptTokens } from '../../relay/token-counter.js';
+import { usableModels } from './model-routes.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const notFound = (what: string) =>
+  new AppError('request:api_not_implemented', `接口 ${what} 不存在 (no such API: ${what})`, { status: 404, type: 'invalid_request_error' });
+
+/** `gemini-2.5-flash:streamGenerateContent` → the model and the method. */
+function geminiTarget(path: string): { model: string; method: string } {
+  const colon = path.lastIndexOf(':');
+  if (colon <= 0) throw notFound(`models/${path}`);
+  let model: string;
+  try {
+    model = decodeURIComponent(path.slice(0, colon));
+  } catch {
+    throw badRequest(`模型名无效 (invalid model name in the URL)`, 'request:invalid_model');
+  }
+  return { model, method: path.slice(colon + 1) };
+}
+
+/**
+ * Anthropic's and Gemini's own endpoints: /v1/messages (and count_tokens), and /v1beta/models
+ * (generateContent, streamGenerateContent, countTokens, the model list). Calls go through the same
+ * relay service as OpenAI's, billed, logged, retried and limited the same way; errors take the
+ * caller's protocol's shape (app.ts picks it by path).
+ */
+export function nativeRoutes(scope: FastifyInstance, runtime: RelayRuntime, bodyLimit: number): void {
+  scope.post(ANTHROPIC_MESSAGES_ENDPOINT.path, { bodyLimit }, (request, reply) => runtime.service.handle(request, reply, ANTHROPIC_MESSAGES_ENDPOINT));
+
+  // Counted here with the relay's tokenizer: no upstream call, nothing billed.
+  scope.post('/v1/messages/count_tokens', { bodyLimit }, async (request) => {
+    const { inputTokens } = await countNative(runtime, request);
+    return { input_tokens: inputTokens };
+  });
+
+  scope.post<{ Params: { '*': string } }>('/v1beta/models/*', { bodyLimit }, async (request, reply) => {
+    const { model, method } = geminiTarget(request.params['*']);
+    switch (method) {
+      case 'generateContent':
+        return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: false });
+      case 'streamGenerateContent':
+        return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: true });
+      case 'countTokens': {
+        const { inputTokens } = await countNative(runtime, request, { model, stream: false });
+        return { totalTokens: inputTokens };
+      }
+      default:
+        throw notFound(`models/${model}:${method}`);
+    }
+  });
+
+  scope.get<{ Querystring: { pageSize?: string; pageToken?: string } }>('/v1beta/models', async (request) => {
+    const caller = await runtime.auth.authenticate(request);
+    const models = await usableModels(runtime, caller);
+    const size = Math.min(1000, Math.max(1, Number(request.query.pageSize) || 1000));
+    const start = Math.max(0, Number(request.query.pageToken) || 0);
+    const page = models.slice(start, start + size);
+    const next = start + size < models.length ? String(start + size) : undefined;
+    return { models: page.map(geminiModel), ...(next ? { nextPageToken: next } : {}) };
+  });
+
+  scope.get<{ Params: { model: string } }>('/v1beta/models/:model', async (request) => {
+    const caller = await runtime.auth.authenticate(request);
+    const model = request.params.model;
+    if (!(await usableModels(runtime, caller)).includes(model)) throw notFound(`models/${model}`);
+    return geminiModel(model);
+  });
+}
+
+const geminiModel = (id: string) => ({
+  name: `models/${id}`,
+  baseModelId: id,
+  version: '001',
+  displayName: id,
+  supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+});
+
+/**
+ * Counts a request's prompt as the relay bills it. Gemini's countTokens takes either the request's
+ * own fields or them wrapped in `generateContentRequest`.
+ */
+async function countNative(runtime: RelayRuntime, request: FastifyRequest, target?: UrlTarget): Promise<{ caller: RelayCaller; inputTokens: number }> {
+  const authenticated = runtime.auth.authenticate(request);
+  const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+  let body = request.body as { kind: string; json: unknown; raw: string } | undefined;
+  if (target && body?.kind === 'json' && isObject(body.json) && isObject(body.json.generateContentRequest)) {
+    const inner = body.json.generateContentRequest;
+    body = { kind: 'json', json: inner, raw: JSON.stringify(inner) };
+  }
+  const spec = target ? GEMINI_GENERATE_ENDPOINT : ANTHROPIC_MESSAGES_ENDPOINT;
+  const read = readRelayInput(spec, body, target);
+  const input = read instanceof Promise ? await read : read;
+  runtime.auth.checkModel(caller, input.model);
+  return { caller, inputTokens: await countPromptTokens('chat', input.fields, runtime.service.images) };
+}

@@ -1,0 +1,77 @@
+import { normaliseUsage, OpenAIStreamReader, completionTextOf } from '@modelgate/protocol';
+import { upstreamBody } from '../openai-compatible/openai-compatible-adaptor.js';
+import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
+import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamCall, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Model names go into the path: one segment, escaped. */
+const modelSegment = (model: string) => encodeURIComponent(model.replace(/^models\//, ''));
+
+function generateRequest(call: NativeChatCall): UpstreamRequest {
+  const method = call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return {
+    origin: call.channel.origin,
+    path: `${call.channel.basePath}/${call.apiVersion}/models/${modelSegment(call.upstreamModel)}:${method}`,
+    headers: { 'x-goog-api-key': call.key, 'content-type': 'application/json' },
+    body: call.raw ?? JSON.stringify(call.body),
+  };
+}
+
+/**
+ * Embeddings go to Gemini's OpenAI-compatible endpoint (`/v1beta/openai/embeddings`, a Bearer
+ * key), which takes and answers OpenAI's shape, so nothing needs converting.
+ */
+function embeddingsRequest(call: UpstreamCall): UpstreamRequest {
+  const { body, contentType } = upstreamBody(call);
+  return {
+    origin: call.channel.origin,
+    path: `${call.channel.basePath}/v1beta/openai/embeddings`,
+    headers: { authorization: `Bearer ${call.key}`, 'content-type': contentType ?? 'application/json' },
+    body,
+  };
+}
+
+/** Google's kinds of failure that mean the key or project itself is refused. */
+const DISABLING_STATUSES = new Set(['PERMISSION_DENIED', 'UNAUTHENTICATED']);
+
+export function classifyGeminiError(failure: UpstreamFailure): ErrorVerdict {
+  const verdict = classifyOpenAICompatibleError(failure);
+  if (DISABLING_STATUSES.has(failure.type) || failure.message.includes('API_KEY_INVALID')) return { retryable: true, disableChannel: true };
+  return verdict;
+}
+
+/**
+ * Google Gemini (channel type 24): generateContent / streamGenerateContent (`alt=sse`) with the key
+ * in `x-goog-api-key`, at the API version gemini.version_settings names for the model (v1beta by
+ * default). The relay converts other formats to Gemini's and back (packages/protocol/src/gemini).
+ */
+export const geminiAdaptor: ProviderAdaptor = {
+  name: 'Google Gemini',
+  streamUsageOption: false,
+  supports: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
+  buildRequest: embeddingsRequest,
+  parseUsage: (_endpoint, answer) => (isObject(answer) ? normaliseUsage(answer.usage) : undefined),
+  completionText: completionTextOf,
+  readStream: (endpoint, dropUsageOnly) => new OpenAIStreamReader(endpoint, dropUsageOnly),
+  classifyError: classifyGeminiError,
+  nativeChat: {
+    formatFor: () => 'gemini',
+    buildRequest: generateRequest,
+  },
+  modelList: {
+    kind: 'fetch',
+    request: (channel: ChannelEndpoint, key: string) => ({
+      origin: channel.origin,
+      path: `${channel.basePath}/v1beta/models?pageSize=1000`,
+      method: 'GET',
+      headers: { 'x-goog-api-key': key },
+      body: '',
+    }),
+    parse: (answer) =>
+      isObject(answer) && Array.isArray(answer.models)
+        ? answer.models.flatMap((model) => (isObject(model) && typeof model.name === 'string' ? [model.name.replace(/^models\//, '')] : []))
+        : [],
+  },
+};

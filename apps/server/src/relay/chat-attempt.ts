@@ -1,0 +1,155 @@
+import type { ChatFormat, ChatRequest, OutboundContext } from '@modelgate/protocol';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { OptionService } from '../domain/options/option-service.js';
+import {
+  claudeDefaultMaxTokens,
+  claudeModelHeaders,
+  claudeThinkingAdapter,
+  geminiApiVersion,
+  geminiSafetyThreshold,
+} from '../domain/options/model-settings.js';
+import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import type { FrameDecoder, NativeChatFormat, ProviderAdaptor, UpstreamRequest } from '../providers/provider-types.js';
+import { codecFor } from './chat-codecs.js';
+import { ChatTranslation } from './chat-translation.js';
+import type { RelayInput } from './relay-input.js';
+
+/** A chat call that crosses formats or goes to a provider with its own format. */
+export interface ChatAttempt {
+  request: UpstreamRequest | Promise<UpstreamRequest>;
+  translation: ChatTranslation;
+  /** The upstream's stream framing when it is not SSE (Bedrock). */
+  frames: FrameDecoder | undefined;
+  /** Fields the conversions dropped, for the log. */
+  warnings: readonly string[];
+}
+
+/** Chat calls the plain OpenAI pass-through cannot serve: another client format, or a native provider. */
+export const needsChatAttempt = (input: RelayInput, adaptor: ProviderAdaptor): boolean =>
+  input.spec.endpoint === 'chat' && (input.format !== 'openai' || adaptor.nativeChat !== undefined);
+
+/** The headers of the client's own Anthropic request that an Anthropic upstream should see. */
+const ANTHROPIC_CLIENT_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
+
+const THINKING_SUFFIX = '-thinking';
+
+/**
+ * Plans one attempt of such a call on one channel: the request in the upstream's format (the
+ * client's own bytes when it speaks that format and nothing changes) and how its answer travels back.
+ */
+export function planChatAttempt(
+  input: RelayInput,
+  channel: RelayChannel,
+  adaptor: ProviderAdaptor,
+  key: string,
+  upstreamModel: string,
+  options: OptionService,
+  clientHeaders: IncomingHttpHeaders,
+): ChatAttempt {
+  const native = adaptor.nativeChat;
+  const upstreamFormat: ChatFormat = native ? native.formatFor(upstreamModel) : 'openai';
+  const translation = new ChatTranslation(input.format, upstreamFormat, input.model, input.format === 'openai' ? input.clientAskedUsage : true);
+  const warnings = [...(input.warnings ?? [])];
+  if (!native) {
+    // An Anthropic or Gemini client on an OpenAI-wire channel: the canonical request is OpenAI's.
+    const canonical: ChatRequest = { ...canonicalOf(input), model: upstreamModel, stream: input.stream };
+    if (input.stream) {
+      if (adaptor.streamUsageOption) canonical.stream_options = { include_usage: true };
+      else delete canonical.stream_options;
+    }
+    const raw = JSON.stringify(canonical);
+    const request = adaptor.buildRequest({
+      endpoint: 'chat',
+      channel: channel.endpoint,
+      key,
+      model: input.model,
+      upstreamModel,
+      body: { kind: 'json', json: canonical, raw },
+      askStreamUsage: false,
+    });
+    return { request, translation, frames: undefined, warnings };
+  }
+
+  const context = outboundContext(options, upstreamFormat as NativeChatFormat, upstreamModel, input);
+  let body: Record<string, unknown>;
+  let raw: string | undefined;
+  if (input.format === upstreamFormat) {
+    ({ body, raw } = passThroughBody(input, upstreamFormat as NativeChatFormat, context));
+  } else {
+    const converted = codecFor(upstreamFormat).requestFromCanonical!({ ...canonicalOf(input), stream: input.stream }, context);
+    body = converted.value;
+    warnings.push(...converted.warnings);
+  }
+  const headers: Record<string, string> = {};
+  if (upstreamFormat === 'anthropic') {
+    if (input.format === 'anthropic') {
+      for (const name of ANTHROPIC_CLIENT_HEADERS) {
+        const value = clientHeaders[name];
+        if (typeof value === 'string' && value !== '') headers[name] = value;
+      }
+    }
+    for (const [name, value] of Object.entries(claudeModelHeaders(options, context.model))) {
+      // The model's beta flags join the client's own.
+      headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+    }
+  }
+  const request = native.buildRequest({
+    channel: channel.endpoint,
+    key,
+    upstreamModel: context.model,
+    stream: input.stream,
+    body,
+    raw,
+    clientHeaders: headers,
+    apiVersion: geminiApiVersion(options, context.model),
+  });
+  return { request, translation, frames: native.frameDecoder?.(), warnings };
+}
+
+function canonicalOf(input: RelayInput): ChatRequest {
+  return input.canonical ?? (input.body.kind === 'json' ? (input.body.json as ChatRequest) : { model: input.model, messages: [] });
+}
+
+/**
+ * The options that shape a request for a native provider. new-api's thinking adapter: with
+ * claude.thinking_adapter_enabled, `<model>-thinking` calls `<model>` with thinking on and a
+ * budget of claude.thinking_adapter_budget_tokens_percentage of the output cap.
+ */
+function outboundContext(options: OptionService, format: NativeChatFormat, upstreamModel: string, input: RelayInput): OutboundContext {
+  let model = upstreamModel;
+  let thinkingBudgetTokens: number | undefined;
+  if (format === 'anthropic') {
+    const adapter = claudeThinkingAdapter(options);
+    if (adapter.enabled && model.endsWith(THINKING_SUFFIX)) {
+      model = model.slice(0, -THINKING_SUFFIX.length);
+      const cap = input.maxTokens ?? claudeDefaultMaxTokens(options, model);
+      thinkingBudgetTokens = Math.max(1024, Math.floor(cap * adapter.budgetPercentage));
+    }
+  }
+  return {
+    model,
+    defaultMaxTokens: claudeDefaultMaxTokens(options, model),
+    thinkingBudgetTokens,
+    safetyThreshold: format === 'gemini' ? geminiSafetyThreshold(options) : undefined,
+  };
+}
+
+/**
+ * The client's request for an upstream of its own format: its bytes as sent unless the model
+ * changes, or Claude's required max_tokens or the thinking adapter's budget must be filled in.
+ */
+function passThroughBody(input: RelayInput, format: NativeChatFormat, context: OutboundContext): { body: Record<string, unknown>; raw: string | undefined } {
+  const sent = input.body.kind === 'json' ? input.body.json : {};
+  const raw = input.body.kind === 'json' ? input.body.raw : undefined;
+  if (format !== 'anthropic') return { body: sent, raw };
+  const changes: Record<string, unknown> = {};
+  if (sent.model !== context.model) changes.model = context.model;
+  if (typeof sent.max_tokens !== 'number') changes.max_tokens = context.defaultMaxTokens;
+  if (context.thinkingBudgetTokens !== undefined && sent.thinking === undefined) {
+    const cap = typeof sent.max_tokens === 'number' ? sent.max_tokens : context.defaultMaxTokens;
+    changes.thinking = { type: 'enabled', budget_tokens: Math.min(context.thinkingBudgetTokens, Math.max(1024, cap - 1)) };
+    if (cap <= context.thinkingBudgetTokens) changes.max_tokens = context.thinkingBudgetTokens + 1024;
+  }
+  if (Object.keys(changes).length === 0) return { body: sent, raw };
+  return { body: { ...sent, ...changes }, raw: undefined };
+}

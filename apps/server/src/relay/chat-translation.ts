@@ -1,0 +1,157 @@
+import {
+  createStreamObservation,
+  normaliseUsage,
+  SseSplitter,
+  type ChatChunk,
+  type ChatCompletion,
+  type ChatFormat,
+  type StreamBytes,
+  type StreamDecoder,
+  type StreamEncoder,
+  type TokenUsage,
+} from '@modelgate/protocol';
+import type { FrameDecoder, StreamReader } from '../providers/provider-types.js';
+import { codecFor } from './chat-codecs.js';
+
+const EMPTY = Buffer.alloc(0);
+
+/** SSE framing: each event's data and name. */
+export class SseFrameDecoder implements FrameDecoder {
+  private readonly splitter = new SseSplitter();
+
+  push(chunk: Buffer): { data: string; event?: string | undefined }[] {
+    return this.splitter.push(chunk).map((event) => ({ data: event.data, event: event.event }));
+  }
+
+  finish(): { data: string; event?: string | undefined }[] {
+    const tail = this.splitter.finish();
+    return tail ? [{ data: tail.data, event: tail.event }] : [];
+  }
+}
+
+/** Usage and generated text seen in canonical chunks, for billing. */
+function observeChunk(observation: ReturnType<typeof createStreamObservation>, chunk: ChatChunk): void {
+  if (chunk.usage) {
+    const usage = normaliseUsage(chunk.usage);
+    if (usage) observation.usage = usage;
+  }
+  for (const choice of chunk.choices) {
+    const delta = choice.delta;
+    if (!delta) continue;
+    if (typeof delta.content === 'string' && delta.content !== '') observation.textParts.push(delta.content);
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') observation.textParts.push(delta.reasoning_content);
+    if (delta.tool_calls) {
+      for (const call of delta.tool_calls) {
+        const piece = call.function?.arguments;
+        if (typeof piece === 'string' && piece !== '') observation.textParts.push(piece);
+      }
+    }
+  }
+}
+
+/**
+ * A stream in one chat format relayed to a client of another: upstream frames are decoded into
+ * canonical chunks, observed for usage and text, and encoded in the client's format. With no
+ * encoder (the client speaks the upstream's format) the upstream's bytes go out untouched and the
+ * chunks are only observed.
+ */
+export class TranslatingStreamReader implements StreamReader {
+  readonly observation = createStreamObservation();
+  private failed = false;
+
+  constructor(
+    private readonly frames: FrameDecoder & { finish?(): { data: string; event?: string | undefined }[] },
+    private readonly decoder: StreamDecoder,
+    private readonly encoder: StreamEncoder | undefined,
+  ) {}
+
+  push(chunk: Buffer): StreamBytes {
+    const out = this.decode(this.frames.push(chunk));
+    if (!this.encoder) return chunk;
+    return out === '' ? EMPTY : Buffer.from(out);
+  }
+
+  finish(): Buffer | undefined {
+    let out = this.decode(this.frames.finish?.() ?? []);
+    const last = this.decoder.finish();
+    for (const chunk of last) {
+      observeChunk(this.observation, chunk);
+      if (this.encoder && !this.failed) out += this.encoder.push(chunk);
+    }
+    if (this.encoder && !this.failed) out += this.encoder.finish();
+    return out === '' ? undefined : Buffer.from(out);
+  }
+
+  /** The error event in the client's format (a stream cut off or gone silent). */
+  errorEvent(message: string, type: string): string | undefined {
+    return this.encoder?.error(message, type);
+  }
+
+  private decode(frames: { data: string; event?: string | undefined }[]): string {
+    let out = '';
+    for (const frame of frames) {
+      if (this.failed) break;
+      for (const chunk of this.decoder.push(frame.data, frame.event)) {
+        observeChunk(this.observation, chunk);
+        if (this.encoder) out += this.encoder.push(chunk);
+      }
+      const error = this.decoder.error;
+      if (error) {
+        this.failed = true;
+        this.observation.errorMessage = error.message;
+        if (this.encoder) out += this.encoder.error(error.message, error.type);
+      }
+    }
+    return out;
+  }
+}
+
+/** A whole answer converted for the client: what to bill and what to send. */
+export interface TranslatedAnswer {
+  usage: TokenUsage | undefined;
+  texts: string[];
+  /** undefined: send the upstream's own bytes (the client speaks its format). */
+  body: Buffer | undefined;
+}
+
+/**
+ * How one call's answer travels from the upstream's chat format to the client's. Made per
+ * attempt; the OpenAI-to-OpenAI call never gets one (it keeps the relay's pass-through path).
+ */
+export class ChatTranslation {
+  constructor(
+    readonly inbound: ChatFormat,
+    readonly upstream: ChatFormat,
+    private readonly model: string,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  get passThrough(): boolean {
+    return this.inbound === this.upstream;
+  }
+
+  streamReader(frames: FrameDecoder | undefined): TranslatingStreamReader {
+    const decoder = codecFor(this.upstream).streamDecoder!(this.model);
+    const encoder = this.passThrough ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder);
+  }
+
+  /** The upstream's whole answer as canonical. */
+  completion(answer: Record<string, unknown>): ChatCompletion {
+    return codecFor(this.upstream).responseToCanonical!(answer, this.model);
+  }
+
+  whole(answer: Record<string, unknown>): TranslatedAnswer {
+    const completion = this.completion(answer);
+    const usage = completion.usage ? normaliseUsage(completion.usage) : undefined;
+    const texts: string[] = [];
+    for (const choice of completion.choices) {
+      const message = choice.message;
+      if (typeof message.content === 'string' && message.content !== '') texts.push(message.content);
+      if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') texts.push(message.reasoning_content);
+      for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
+    }
+    const body = this.passThrough ? undefined : Buffer.from(JSON.stringify(codecFor(this.inbound).responseFromCanonical!(completion)));
+    return { usage, texts, body };
+  }
+}
