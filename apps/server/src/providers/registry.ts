@@ -1,5 +1,6 @@
 import { CHANNEL_TYPES, ChannelType } from '@modelgate/contract';
 import { anthropicAdaptor } from './anthropic/anthropic-adaptor.js';
+import { bedrockAdaptor } from './aws-bedrock/bedrock-adaptor.js';
 import { azureAdaptor } from './azure/azure-adaptor.js';
 import { cohereAdaptor } from './cohere/cohere-adaptor.js';
 import { customAdaptor } from './custom/custom-adaptor.js';
@@ -7,6 +8,7 @@ import { geminiAdaptor } from './gemini/gemini-adaptor.js';
 import { createOpenAICompatibleAdaptor } from './openai-compatible/openai-compatible-adaptor.js';
 import { VENDOR_OVERRIDES } from './openai-compatible/vendor-overrides.js';
 import type { ProviderAdaptor } from './provider-types.js';
+import { vertexAdaptor } from './vertex/vertex-adaptor.js';
 
 /**
  * The only place a provider is registered. Every type the contract table marks OpenAI-compatible
@@ -18,6 +20,8 @@ const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
   [ChannelType.Cohere, cohereAdaptor],
   [ChannelType.Anthropic, anthropicAdaptor],
   [ChannelType.Gemini, geminiAdaptor],
+  [33 /* AWS Claude */, bedrockAdaptor],
+  [ChannelType.VertexAI, vertexAdaptor],
 ]);
 
 const adaptors = new Map<number, ProviderAdaptor>();

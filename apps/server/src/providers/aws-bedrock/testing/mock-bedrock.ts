@@ -5,7 +5,7 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import aws4 from 'aws4';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
 import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
-import { anthropicMessage, anthropicStreamEvents } from './anthropic-turn.js';
+import { mockAnthropicMessage, mockAnthropicStreamEvents } from '../../anthropic/testing/mock-anthropic.js';
 
 /**
  * A Bedrock runtime on 127.0.0.1 that checks what AWS checks: every request's SigV4 signature is
@@ -187,10 +187,10 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
     const model = modelId.replace(/^((us|eu|apac|global)\.)?anthropic\./, '').replace(/-v\d+(:\d+)?$/, '');
     if (route[2] === 'invoke') {
       response.writeHead(200, { 'content-type': 'application/json', 'x-amzn-bedrock-input-token-count': String(answer.usage.input) });
-      return response.end(JSON.stringify(anthropicMessage(answer, model)));
+      return response.end(JSON.stringify(mockAnthropicMessage(answer, model)));
     }
     response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json' });
-    const frames = anthropicStreamEvents(answer, model).map(bedrockChunkFrame);
+    const frames = mockAnthropicStreamEvents(answer, model).map(bedrockChunkFrame);
     // Written as several TCP writes, one frame cut in two, so readers meet partial frames.
     for (const frame of frames) {
       const cut = Math.floor(frame.length / 2);
