@@ -25,6 +25,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private usage: GeminiResponse['usageMetadata'];
   private responseId: string | undefined;
   private usageReported = false;
+  private readonly lastPosition = new WeakMap<Map<number, PendingCall>, number>();
 
   constructor(private readonly model: string) {}
 
@@ -110,22 +111,36 @@ export class GeminiStreamEncoder implements StreamEncoder {
       this.pendingCalls.set(choiceIndex, calls);
     }
     const done: GeminiPart[] = [];
-    if (!calls.has(piece.index)) {
+    const position = this.positionOf(piece, calls);
+    if (!calls.has(position)) {
       for (const [index, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
-        if (index < piece.index) {
+        if (index < position) {
           done.push(functionCallPart(call));
           calls.delete(index);
         }
       }
-      calls.set(piece.index, { id: undefined, name: '', arguments: '' });
+      calls.set(position, { id: undefined, name: '', arguments: '' });
     }
-    const call = calls.get(piece.index);
+    const call = calls.get(position);
     if (call) {
       if (piece.id) call.id = piece.id;
       if (piece.function?.name) call.name += piece.function.name;
       if (piece.function?.arguments) call.arguments += piece.function.arguments;
     }
     return done;
+  }
+
+  /**
+   * The call a piece belongs to. Some OpenAI-style upstreams leave `index` out and send each call
+   * whole: a piece with an id not seen yet starts the next call, one without continues the last.
+   */
+  private positionOf(piece: ChatToolCallDelta, calls: Map<number, PendingCall>): number {
+    if (typeof piece.index === 'number') return piece.index;
+    const last = this.lastPosition.get(calls) ?? -1;
+    const isNew = last === -1 || (piece.id !== undefined && calls.get(last)?.id !== piece.id && calls.get(last)?.id !== undefined);
+    const position = isNew ? last + 1 : last;
+    this.lastPosition.set(calls, position);
+    return position;
   }
 
   private flushCalls(choiceIndex: number): GeminiPart[] {

@@ -164,6 +164,19 @@ describe('GeminiStreamEncoder', () => {
     expect(collected.usage).toEqual([openAiStream[openAiStream.length - 1]!.usage]);
   });
 
+  it('separates whole calls from upstreams that leave the index out', () => {
+    const encoder = geminiCodec.streamEncoder!('m', { includeUsage: false });
+    const call = (id: string, name: string) => [{ id, type: 'function' as const, function: { name, arguments: '{}' } }] as unknown as ChatChunk['choices'][0]['delta']['tool_calls'];
+    const text =
+      encoder.push({ ...base, choices: [{ index: 0, delta: { tool_calls: call('c1', 'a') }, finish_reason: null }] }) +
+      encoder.push({ ...base, choices: [{ index: 0, delta: { tool_calls: call('c2', 'b') }, finish_reason: 'tool_calls' }] }) +
+      encoder.finish();
+    expect(collect(decode(Buffer.from(text), [])).calls.map((found) => [found.id, found.name])).toEqual([
+      ['c1', 'a'],
+      ['c2', 'b'],
+    ]);
+  });
+
   it('flushes a held finish and pending calls at the end, and writes errors in Google shape', () => {
     const encoder = geminiCodec.streamEncoder!('m', { includeUsage: false });
     encoder.push({ ...base, choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] });
