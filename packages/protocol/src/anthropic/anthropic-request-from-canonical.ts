@@ -12,6 +12,8 @@ import type {
 import { isJsonObject } from './anthropic-types.js';
 
 const MIN_THINKING_BUDGET = 1024;
+/** Models that take only adaptive thinking (new-api's rule). */
+const ADAPTIVE_ONLY = /^claude-opus-4-7/;
 
 class Warnings {
   readonly list: string[] = [];
@@ -88,7 +90,8 @@ function parseArguments(text: string, warnings: Warnings): Record<string, unknow
 function toAnthropic(message: ChatMessage, index: number, warnings: Warnings): AnthropicMessageParam | undefined {
   switch (message.role) {
     case 'user': {
-      if (typeof message.content === 'string') return { role: 'user', content: message.content };
+      // Claude refuses empty user content; new-api sends '...' in its place.
+      if (typeof message.content === 'string') return { role: 'user', content: message.content === '' ? '...' : message.content };
       const blocks = contentBlocks(message.content, warnings);
       return blocks.length > 0 ? { role: 'user', content: blocks } : undefined;
     }
@@ -163,6 +166,21 @@ function thinkingBudget(request: ChatRequest, context: OutboundContext): number 
   return budget === undefined ? undefined : Math.max(MIN_THINKING_BUDGET, Math.round(budget));
 }
 
+/**
+ * Whether the last assistant turn called tools and only their results follow: with thinking on,
+ * Claude then requires that turn to open with its signed thinking block, or answers 400.
+ */
+function inToolLoop(messages: AnthropicMessageParam[]): boolean {
+  let lastAssistant = -1;
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant') lastAssistant = index;
+  });
+  const assistant = messages[lastAssistant];
+  if (!assistant || typeof assistant.content === 'string' || !assistant.content.some((block) => block.type === 'tool_use')) return false;
+  const after = messages.slice(lastAssistant + 1);
+  return after.length > 0 && after.every((message) => typeof message.content !== 'string' && message.content.some((block) => block.type === 'tool_result'));
+}
+
 const DROPPED_FIELDS: [keyof ChatRequest, (value: unknown) => boolean][] = [
   ['response_format', (value) => isJsonObject(value) && value.type !== 'text'],
   ['n', (value) => typeof value === 'number' && value > 1],
@@ -190,15 +208,29 @@ export function anthropicRequestFromCanonical(request: ChatRequest, context: Out
   });
 
   let maxTokens = request.max_completion_tokens ?? request.max_tokens ?? context.defaultMaxTokens;
-  const out: AnthropicRequest = { model: context.model, messages: mergeTurns(turns), max_tokens: maxTokens };
+  const messages = mergeTurns(turns);
+  // Claude wants the conversation to open with a user turn (new-api adds the same placeholder).
+  if (messages[0] && messages[0].role !== 'user') messages.unshift({ role: 'user', content: '...' });
+  const out: AnthropicRequest = { model: context.model, messages, max_tokens: maxTokens };
   if (system.length > 0) out.system = systemStrings.length === 1 && system.length === 1 ? (systemStrings[0] as string) : system;
 
-  const budget = thinkingBudget(request, context);
-  if (budget !== undefined) {
+  let budget = thinkingBudget(request, context);
+  if (budget !== undefined && inToolLoop(out.messages)) {
+    budget = undefined;
+    warnings.add("thinking turned off for this turn: inside a tool loop Claude needs the assistant's signed thinking back, which this history cannot carry");
+  }
+  if (budget !== undefined && ADAPTIVE_ONLY.test(context.model)) {
+    // Opus 4.7 refuses thinking budgets: adaptive thinking at an effort, its summary shown (new-api does the same).
+    const effort = request.reasoning_effort === 'minimal' ? 'low' : (request.reasoning_effort ?? 'high');
+    out.thinking = { type: 'adaptive', display: 'summarized' };
+    out.output_config = { effort };
+  } else if (budget !== undefined) {
     // max_tokens counts the thinking too: keep the asked-for answer length on top of the budget.
     if (maxTokens <= budget) maxTokens += budget;
     out.max_tokens = maxTokens;
     out.thinking = { type: 'enabled', budget_tokens: budget };
+  }
+  if (budget !== undefined) {
     if (request.temperature !== undefined || request.top_p !== undefined || request.top_k !== undefined) {
       warnings.add('temperature, top_p and top_k dropped: Claude does not take them with thinking on');
     }

@@ -268,6 +268,47 @@ describe('anthropicRequestFromCanonical', () => {
   });
 });
 
+describe('anthropicRequestFromCanonical: what Claude would refuse', () => {
+  it('opens with a user turn and never sends empty user text (new-api\'s "..." placeholder)', () => {
+    const { value } = anthropicRequestFromCanonical({ model: 'x', messages: [{ role: 'assistant', content: 'Hello, how can I help?' }, { role: 'user', content: '' }] }, context);
+    expect(value.messages).toEqual([
+      { role: 'user', content: '...' },
+      { role: 'assistant', content: 'Hello, how can I help?' },
+      { role: 'user', content: '...' },
+    ]);
+  });
+
+  it('uses adaptive thinking at the effort for Opus 4.7, which refuses budgets', () => {
+    const { value } = anthropicRequestFromCanonical({ model: 'x', reasoning_effort: 'medium', top_p: 0.5, messages: [{ role: 'user', content: 'hi' }] }, { ...context, model: 'claude-opus-4-7' });
+    expect(value.thinking).toEqual({ type: 'adaptive', display: 'summarized' });
+    expect(value.output_config).toEqual({ effort: 'medium' });
+    expect(value.max_tokens).toBe(8192);
+    expect(value.top_p).toBeUndefined();
+  });
+});
+
+describe('anthropicRequestFromCanonical: thinking inside a tool loop', () => {
+  it('turns thinking off (with a warning) when the last assistant turn called tools and only their results follow', () => {
+    const loop: ChatRequest = {
+      model: 'x',
+      reasoning_effort: 'medium',
+      temperature: 0.4,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, reasoning_content: 'I should call it', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      ],
+    };
+    const inLoop = anthropicRequestFromCanonical(loop, context);
+    expect(inLoop.value.thinking).toBeUndefined();
+    expect(inLoop.value.temperature).toBe(0.4);
+    expect(inLoop.warnings.some((warning) => warning.startsWith('thinking turned off'))).toBe(true);
+
+    const nextTurn = anthropicRequestFromCanonical({ ...loop, messages: [...loop.messages, { role: 'assistant', content: 'Sunny.' }, { role: 'user', content: 'Thanks' }] }, context);
+    expect(nextTurn.value.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
+  });
+});
+
 describe('round trip Anthropic → canonical → Anthropic', () => {
   const roundTrip = (body: Record<string, unknown>) => {
     const canonical = anthropicRequestToCanonical(body).value;

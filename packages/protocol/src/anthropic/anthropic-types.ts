@@ -106,7 +106,8 @@ export interface AnthropicRequest {
   top_k?: number;
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive'; display?: 'summarized' | 'omitted' };
+  output_config?: { effort?: 'low' | 'medium' | 'high' };
   metadata?: { user_id: string };
   stream?: boolean;
 }
