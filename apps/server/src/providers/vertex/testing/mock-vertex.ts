@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
 import { mockAnthropicMessage, mockAnthropicSse } from '../../anthropic/testing/mock-anthropic.js';
 import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
-import { geminiResponse, geminiSse, geminiStreamChunks } from './gemini-turn.js';
+import { geminiRequestProblem, mockGeminiResponse, mockGeminiStreamResponses } from '../../gemini/testing/mock-gemini.js';
 
 /**
  * Vertex AI on 127.0.0.1 with its own OAuth token endpoint (`POST /token`), checking what Google
@@ -167,16 +167,18 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
       return sendJson(response, 200, mockAnthropicMessage(answer, model));
     }
     if (method !== 'generateContent' && method !== 'streamGenerateContent') return sendGoogleError(response, 400, `Method ${method} is not supported.`);
-    if (!Array.isArray(record.contents)) return sendGoogleError(response, 400, 'Invalid JSON payload received. Unable to parse contents.');
+    const problem = geminiRequestProblem(body);
+    if (problem) return sendGoogleError(response, 400, problem);
     const answer = script(body, pathname);
     if (isMockFailure(answer)) return sendFailure(response, answer);
-    if (method === 'generateContent') return sendJson(response, 200, geminiResponse(answer, model));
+    if (method === 'generateContent') return sendJson(response, 200, mockGeminiResponse(answer, model));
     if (new URLSearchParams(query).get('alt') === 'sse') {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void response.end(geminiSse(answer, model));
+      // Google separates SSE events with CRLF pairs.
+      return void response.end(mockGeminiStreamResponses(answer, model).map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join(''));
     }
     // Without alt=sse Google streams one JSON array.
-    sendJson(response, 200, geminiStreamChunks(answer, model));
+    sendJson(response, 200, mockGeminiStreamResponses(answer, model));
   };
 
   const server = await new LocalServer((request, response) => {
