@@ -1,5 +1,5 @@
 import { Button, Form, SideSheet, Space, Spin, Toast, Typography } from '@douyinfe/semi-ui';
-import { CHANNEL_TYPES } from '@modelgate/contract';
+import { canRelayChannelType, CHANNEL_TYPES } from '@modelgate/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { createChannels, rethrowUnlessApiError, updateChannel, type Channel, type ChannelPayload } from '../api';
@@ -7,7 +7,7 @@ import { splitList } from '../channel-display';
 import { DEFAULT_MODEL_MAPPING, isJsonObjectOrEmpty, keyLines } from '../channel-rules';
 import { useChannel, useGroups, useModelCatalogue } from '../queries';
 import { ChannelModelsField } from './channel-models-field';
-import { ChannelTypeFields } from './channel-type-fields';
+import { ChannelTypeFields, keyHintFor } from './channel-type-fields';
 
 interface FormValues {
   type: number;
@@ -145,7 +145,10 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
   };
 
   const groupOptions = [...new Set([...(groups.data ?? []), ...(initValues?.groups ?? [])])].map((group) => ({ value: group, label: group }));
-  const typeOptions = CHANNEL_TYPES.map((info) => ({ value: info.value, label: info.name }));
+  // Types this version cannot relay are shown but not chosen (the server refuses them on save too).
+  const typeOptions = CHANNEL_TYPES.map((info) =>
+    canRelayChannelType(info.value) ? { value: info.value, label: info.name } : { value: info.value, label: `${info.name}（${t('form.typeUnsupported')}）`, disabled: true },
+  );
 
   const footer = (
     <Space className="mg-channel-drawer-footer">
@@ -183,6 +186,7 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
           {({ values }) => {
             const setModels = (models: string[]) => formApi.current?.setValue('models', models);
             const keyCount = values.batch ? keyLines(values.key ?? '').length : 0;
+            const keyHint = keyHintFor(values.type, t);
             return (
               <>
                 <Form.Select
@@ -214,7 +218,7 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                     label={t('form.key')}
                     placeholder={values.type === 41 ? t('form.keyVertexPlaceholder') : t('form.keyBatchPlaceholder')}
                     autosize={{ minRows: 4, maxRows: 12 }}
-                    extraText={values.batch && keyCount > 0 ? t('form.keyCount', { count: keyCount }) : undefined}
+                    extraText={values.batch && keyCount > 0 ? t('form.keyCount', { count: keyCount }) : keyHint?.extra}
                     rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}
                     className="mg-mono"
                     data-testid="channel-form-key"
@@ -225,7 +229,8 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                     label={t('form.key')}
                     mode="password"
                     autoComplete="new-password"
-                    placeholder={editingId === null ? t('form.keyPlaceholder') : t('form.keyEditPlaceholder')}
+                    placeholder={editingId === null ? (keyHint?.placeholder ?? t('form.keyPlaceholder')) : t('form.keyEditPlaceholder')}
+                    extraText={keyHint?.extra}
                     rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}
                     data-testid="channel-form-key"
                   />

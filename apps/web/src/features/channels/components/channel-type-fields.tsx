@@ -33,7 +33,7 @@ function baseUrlText(type: number, t: TFunction<'channels'>): FieldText {
 }
 
 /** The types that keep a type-specific value in `other` (spec 02 §9). */
-function otherText(type: number, t: TFunction<'channels'>): (FieldText & { multiline?: boolean }) | null {
+function otherText(type: number, t: TFunction<'channels'>): (FieldText & { multiline?: boolean; required?: boolean }) | null {
   switch (type) {
     case 3:
       return { label: t('form.azureVersion'), placeholder: t('form.azureVersionPlaceholder') };
@@ -42,11 +42,29 @@ function otherText(type: number, t: TFunction<'channels'>): (FieldText & { multi
     case 21:
       return { label: t('form.knowledgeId'), placeholder: t('form.knowledgeIdPlaceholder') };
     case 39:
-      return { label: t('form.accountId'), placeholder: t('form.accountIdPlaceholder') };
+      return { label: t('form.accountId'), placeholder: t('form.accountIdPlaceholder'), extra: t('form.accountIdHint'), required: true };
     case 41:
-      return { label: t('form.region'), placeholder: t('form.regionPlaceholder'), multiline: true };
+      return { label: t('form.region'), placeholder: t('form.regionPlaceholder'), extra: t('form.regionHint'), multiline: true };
     default:
       return null;
+  }
+}
+
+/** How a type's key is written, for the types whose key is not one plain API key (new-api's prompts). */
+export function keyHintFor(type: number, t: TFunction<'channels'>): FieldText | undefined {
+  switch (type) {
+    case 22:
+      return { label: t('form.key'), placeholder: t('form.keyFastgptPlaceholder') };
+    case 23:
+      return { label: t('form.key'), placeholder: t('form.keyHunyuanPlaceholder'), extra: t('form.keyHunyuanHint') };
+    case 33:
+      return { label: t('form.key'), placeholder: t('form.keyAwsPlaceholder'), extra: t('form.keyAwsHint') };
+    case 39:
+      return { label: t('form.key'), placeholder: t('form.keyCloudflarePlaceholder') };
+    case 41:
+      return { label: t('form.key'), placeholder: t('form.keyVertexPlaceholder'), extra: t('form.keyVertexHint') };
+    default:
+      return undefined;
   }
 }
 
@@ -67,9 +85,16 @@ export function ChannelTypeFields({ type }: { type: number }) {
       />
       {other &&
         (other.multiline ? (
-          <Form.TextArea field="other" label={other.label} placeholder={other.placeholder} autosize={{ minRows: 3, maxRows: 8 }} />
+          <Form.TextArea field="other" label={other.label} placeholder={other.placeholder} extraText={other.extra} autosize={{ minRows: 3, maxRows: 8 }} data-testid="channel-form-other" />
         ) : (
-          <Form.Input field="other" label={other.label} placeholder={other.placeholder} />
+          <Form.Input
+            field="other"
+            label={other.label}
+            placeholder={other.placeholder}
+            extraText={other.extra}
+            rules={other.required ? [{ required: true, whitespace: true, message: t('form.errors.other', { label: other.label }) }] : []}
+            data-testid="channel-form-other"
+          />
         ))}
       {type === 1 && (
         <Form.Input
