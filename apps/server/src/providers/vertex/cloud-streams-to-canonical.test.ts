@@ -75,7 +75,7 @@ describe('cloud streams through the codecs', () => {
   it('Bedrock: event-stream frames → Anthropic events → canonical chunks', async () => {
     const upstream = buildBedrockChatRequest(baseCall({ channel: { type: 33, origin: bedrock.url, basePath: '', other: '', organization: '' }, key: 'AKIAEXAMPLE|secret/example|us-west-2' }));
     const frames = new BedrockFrameDecoder();
-    const decoder = anthropicCodec.streamDecoder('claude-sonnet-4-20250514');
+    const decoder = anthropicCodec.streamDecoder!('claude-sonnet-4-20250514');
     const chunks: ChatChunk[] = [];
     for (const piece of await streamBytes(upstream)) for (const frame of frames.push(piece)) chunks.push(...decoder.push(frame.data, frame.event));
     expect(frames.finish()).toEqual([]);
@@ -89,7 +89,7 @@ describe('cloud streams through the codecs', () => {
   it('Vertex Claude: streamRawPredict SSE → canonical chunks', async () => {
     const adaptor = createVertexAdaptor({ tokens: new AccessTokenCache() });
     const upstream = await Promise.resolve(adaptor.nativeChat!.buildRequest(baseCall({ channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-east5', organization: '' }, key: vertex.serviceAccountKey })));
-    const result = summary(decodeSse(await streamBytes(upstream), anthropicCodec.streamDecoder('claude-sonnet-4-20250514')));
+    const result = summary(decodeSse(await streamBytes(upstream), anthropicCodec.streamDecoder!('claude-sonnet-4-20250514')));
     expect(result).toMatchObject({ text: 'It is sunny.', toolName: 'get_weather', args: { location: 'Paris' } });
     expect(result.usage).toMatchObject({ prompt_tokens: 52, completion_tokens: 12 });
   });
@@ -101,7 +101,7 @@ describe('cloud streams through the codecs', () => {
         baseCall({ channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-central1', organization: '' }, key: vertex.serviceAccountKey, upstreamModel: 'gemini-2.5-flash', body: structuredClone(GEMINI_BODY) }),
       ),
     );
-    const result = summary(decodeSse(await streamBytes(upstream), geminiCodec.streamDecoder('gemini-2.5-flash')));
+    const result = summary(decodeSse(await streamBytes(upstream), geminiCodec.streamDecoder!('gemini-2.5-flash')));
     expect(result).toMatchObject({ text: 'It is sunny.', toolName: 'get_weather', args: { location: 'Paris' } });
     expect(result.usage).toMatchObject({ prompt_tokens: 48, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 8 } });
   });
