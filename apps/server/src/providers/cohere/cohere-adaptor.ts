@@ -1,4 +1,5 @@
 import { cohereUsage, OpenAIStreamReader, type OpenAIEndpoint, type TokenUsage } from '@modelgate/protocol';
+import { AppError } from '../../errors/app-error.js';
 import { upstreamBody } from '../openai-compatible/openai-compatible-adaptor.js';
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
 import type { ChannelEndpoint, ErrorVerdict, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
@@ -50,7 +51,8 @@ export const cohereAdaptor: ProviderAdaptor = {
   streamUsageOption: false,
   supports: (endpoint: OpenAIEndpoint) => endpoint === 'chat' || endpoint === 'rerank',
   buildRequest(call): UpstreamRequest {
-    if (call.endpoint !== 'rerank') throw new Error(`the Cohere adaptor serves ${call.endpoint} only through its chat codec`);
+    // Chat goes through nativeChat; a caller that reaches here with it has skipped the codec.
+    if (call.endpoint !== 'rerank') throw new AppError('channel:native_chat_only', `Cohere 渠道的 ${call.endpoint} 请求须经 Cohere 格式转换 (Cohere serves ${call.endpoint} only through its chat codec)`, { status: 500 });
     const { body } = upstreamBody({ ...call, askStreamUsage: false });
     return { origin: call.channel.origin, path: `${apiRoot(call.channel)}/v2/rerank`, headers: jsonHeaders(call.key), body };
   },

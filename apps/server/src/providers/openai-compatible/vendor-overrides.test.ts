@@ -48,6 +48,7 @@ describe('OpenAI-compatible vendors: the URL and headers each one gets', () => {
     const embeddings = build(39, 'embeddings', { base: 'https://api.cloudflare.com/client/v4', other: '0123abcd' });
     expect(embeddings.url).toBe('https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/v1/embeddings');
     expect(embeddings.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(build(39, 'responses', { other: 'acc' }).url).toBe('https://vendor.test/client/v4/accounts/acc/ai/v1/responses');
   });
 
   it('Cloudflare without an account id: a clear error naming the missing field, never the key', () => {
