@@ -151,6 +151,19 @@ describe('Bedrock against the signature-checking mock', () => {
     expect(events.find((event) => event.type === 'message_delta')).toMatchObject({ delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 20 } });
   });
 
+  it('an exception mid-stream arrives as an Anthropic error event after the events before it', async () => {
+    mock.setScript(() => ({ text: 'Partial answer', usage: { input: 5, output: 5 } }));
+    mock.setStreamException({ afterEvents: 3, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' });
+    try {
+      const answer = await send(buildBedrockChatRequest(call({ channel, stream: true })));
+      const events = new BedrockFrameDecoder().push(answer.body).map((event) => JSON.parse(event.data) as Record<string, unknown>);
+      expect(events.map((event) => event.type)).toEqual(['message_start', 'ping', 'content_block_start', 'error']);
+      expect(events[3]).toEqual({ type: 'error', error: { type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' } });
+    } finally {
+      mock.setStreamException(undefined);
+    }
+  });
+
   it('a wrong secret is refused with AWS’s signature error, which disables the channel', async () => {
     const answer = await send(buildBedrockChatRequest(call({ channel, key: `${ACCESS_KEY}|wrong-secret-0000000000000000000000000000|us-east-1` })));
     expect(answer.status).toBe(403);

@@ -27,6 +27,8 @@ export interface MockBedrock {
   url: string;
   requests: MockRequestRecord[];
   setScript(script: MockScript): void;
+  /** Streams then stop after `afterEvents` Anthropic events with this exception message (until cleared with undefined). */
+  setStreamException(exception: { afterEvents: number; type: string; message: string } | undefined): void;
   close(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export function bedrockExceptionFrame(exceptionType: string, message: string): B
 
 export async function startMockBedrock(options: MockBedrockOptions): Promise<MockBedrock> {
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
+  let streamException: { afterEvents: number; type: string; message: string } | undefined;
   const requests: MockRequestRecord[] = [];
   const server = await new LocalServer((request, response) => {
     let body: unknown;
@@ -190,7 +193,8 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
       return response.end(JSON.stringify(mockAnthropicMessage(answer, model)));
     }
     response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json' });
-    const frames = mockAnthropicStreamEvents(answer, model).map(bedrockChunkFrame);
+    let frames = mockAnthropicStreamEvents(answer, model).map(bedrockChunkFrame);
+    if (streamException) frames = [...frames.slice(0, streamException.afterEvents), bedrockExceptionFrame(streamException.type, streamException.message)];
     // Written as several TCP writes, one frame cut in two, so readers meet partial frames.
     for (const frame of frames) {
       const cut = Math.floor(frame.length / 2);
@@ -204,6 +208,9 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
     requests,
     setScript: (next) => {
       script = next;
+    },
+    setStreamException: (exception) => {
+      streamException = exception;
     },
     close: () => server.close(),
   };
