@@ -179,6 +179,23 @@ describe('Vertex against the token-checking mock', () => {
     expect(otherProject.status).toBe(403);
   });
 
+  it('a function response id (which Vertex refuses) is taken out; a body without one goes byte for byte', async () => {
+    const contents = [
+      { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'call_1', name: 'get_weather', args: { location: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { temperature: 21 } } }] },
+    ];
+    const raw = JSON.stringify({ contents });
+    const built = await build(call({ body: { contents: structuredClone(contents) }, raw }));
+    expect(JSON.parse(built.body as string).contents[2].parts[0].functionResponse).toEqual({ name: 'get_weather', response: { temperature: 21 } });
+    expect((await send(built)).status).toBe(200);
+    const withId = await send({ ...built, body: raw });
+    expect(withId.status).toBe(400);
+    expect(withId.text).toContain('Unknown name \\"id\\"');
+    const plainRaw = JSON.stringify(GEMINI_REQUEST);
+    expect((await build(call({ raw: plainRaw }))).body).toBe(plainRaw);
+  });
+
   it('scripted failures keep Google’s shape, Claude’s own errors Anthropic’s', async () => {
     mock.setScript(() => ({ status: 429, message: 'Quota exceeded.' }));
     const quota = await send(await build(call({})));

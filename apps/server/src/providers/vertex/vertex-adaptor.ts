@@ -22,6 +22,33 @@ export function vertexClaudeBody(body: Record<string, unknown>, stream: boolean)
   return { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(stream ? { stream: true } : {}) };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Vertex's Gemini refuses `functionResponse.id` (the Gemini API takes it): new-api strips it for
+ * Vertex, and so does this. Returns undefined when the body has none, so its bytes can go as they are.
+ */
+export function withoutFunctionResponseIds(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const contents = Array.isArray(body.contents) ? body.contents : [];
+  const hasId = contents.some((content) => isObject(content) && Array.isArray(content.parts) && content.parts.some((part) => isObject(part) && isObject(part.functionResponse) && 'id' in part.functionResponse));
+  if (!hasId) return undefined;
+  return {
+    ...body,
+    contents: contents.map((content) =>
+      isObject(content) && Array.isArray(content.parts)
+        ? {
+            ...content,
+            parts: content.parts.map((part) => {
+              if (!isObject(part) || !isObject(part.functionResponse)) return part;
+              const { id: _id, ...functionResponse } = part.functionResponse;
+              return { ...part, functionResponse };
+            }),
+          }
+        : content,
+    ),
+  };
+}
+
 const headerOf = (headers: Readonly<Record<string, string>>, name: string): string | undefined =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
@@ -93,7 +120,10 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
       path: `${location}/publishers/google/models/${modelSegment(call.upstreamModel)}:${method}`,
       method: 'POST',
       headers,
-      body: call.raw ?? JSON.stringify(call.body),
+      body: (() => {
+        const stripped = withoutFunctionResponseIds(call.body);
+        return stripped ? JSON.stringify(stripped) : (call.raw ?? JSON.stringify(call.body));
+      })(),
     };
   }
 

@@ -77,6 +77,21 @@ function sendFailure(response: ServerResponse, failure: MockFailure): void {
   sendGoogleError(response, failure.status, failure.message, failure.type);
 }
 
+/** Vertex, unlike the Gemini API, has no `id` in FunctionResponse (new-api strips it for Vertex). */
+function functionResponseIdProblem(body: Record<string, unknown>): string | undefined {
+  const contents = Array.isArray(body.contents) ? (body.contents as unknown[]) : [];
+  for (const [index, content] of contents.entries()) {
+    const parts = typeof content === 'object' && content !== null && Array.isArray((content as Record<string, unknown>).parts) ? ((content as Record<string, unknown>).parts as unknown[]) : [];
+    for (const [partIndex, part] of parts.entries()) {
+      const response = typeof part === 'object' && part !== null ? (part as Record<string, unknown>).functionResponse : undefined;
+      if (typeof response === 'object' && response !== null && 'id' in response) {
+        return `Invalid JSON payload received. Unknown name "id" at 'contents[${index}].parts[${partIndex}].function_response': Cannot find field.`;
+      }
+    }
+  }
+  return undefined;
+}
+
 const decodeSegment = (segment: string): Record<string, unknown> => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 export async function startMockVertex(options: MockVertexOptions = {}): Promise<MockVertex> {
@@ -167,7 +182,7 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
       return sendJson(response, 200, mockAnthropicMessage(answer, model));
     }
     if (method !== 'generateContent' && method !== 'streamGenerateContent') return sendGoogleError(response, 400, `Method ${method} is not supported.`);
-    const problem = geminiRequestProblem(body);
+    const problem = geminiRequestProblem(body) ?? functionResponseIdProblem(record);
     if (problem) return sendGoogleError(response, 400, problem);
     const answer = script(body, pathname);
     if (isMockFailure(answer)) return sendFailure(response, answer);
