@@ -64,10 +64,13 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
     if (filterRows([row], search).length === 0) setSearch('');
   };
 
+  // Fixed widths (ellipsis makes the layout fixed): the name takes what is left and a long one is
+  // cut with a tooltip, so the actions never leave the card.
   const columns: ColumnProps<ModelPricingRow>[] = [
     {
       title: t('table.name'),
       dataIndex: 'name',
+      ellipsis: true,
       render: (_: unknown, row: ModelPricingRow) => (
         <span className="mg-pricing-name">
           <Typography.Text strong ellipsis={{ showTooltip: true }} className="mg-pricing-name-text">
@@ -86,20 +89,20 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
     {
       title: t('table.price'),
       dataIndex: 'price',
-      width: 116,
+      width: 108,
       render: (_: unknown, row: ModelPricingRow) =>
         row.price === undefined ? <Typography.Text type="quaternary">-</Typography.Text> : t('table.perCall', { price: formatUsd(row.price) }),
     },
     {
       title: t('table.ratio'),
       dataIndex: 'ratio',
-      width: 96,
+      width: 84,
       render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.ratio} muted={row.price !== undefined} />,
     },
     {
       title: t('table.completionRatio'),
       dataIndex: 'completionRatio',
-      width: 104,
+      width: 116,
       render: (_: unknown, row: ModelPricingRow) =>
         row.completionRatio === undefined && row.price === undefined && row.ratio !== undefined ? (
           <Typography.Text type="tertiary">{t('table.defaultCompletion')}</Typography.Text>
@@ -110,30 +113,31 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
     {
       title: t('table.cacheRatio'),
       dataIndex: 'cacheRatio',
-      width: 96,
+      width: 80,
       render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.cacheRatio} muted={row.price !== undefined} />,
     },
     {
       title: t('table.createCacheRatio'),
       dataIndex: 'createCacheRatio',
-      width: 108,
+      width: 88,
       render: (_: unknown, row: ModelPricingRow) => <RatioValue value={row.createCacheRatio} muted={row.price !== undefined} />,
     },
     {
       title: t('table.tokenPrice'),
       key: 'tokenPrice',
-      width: 170,
+      width: 156,
       render: (_: unknown, row: ModelPricingRow) => <TokenPrice row={row} />,
     },
     {
       title: t('table.actions'),
       key: 'actions',
-      width: 180,
+      width: 96,
       render: (_: unknown, row: ModelPricingRow) => (
         <Space spacing={4}>
-          <Button size="small" theme="borderless" icon={<IconEdit />} onClick={() => setEditing(row)} aria-label={`${t('table.edit')} ${row.name}`}>
-            {t('table.edit')}
-          </Button>
+          {/* Icons with their names as tooltips: seven columns leave the model name too little room for worded buttons. */}
+          <Tooltip content={t('table.edit')}>
+            <Button size="small" theme="borderless" icon={<IconEdit />} onClick={() => setEditing(row)} aria-label={`${t('table.edit')} ${row.name}`} />
+          </Tooltip>
           <Popconfirm
             title={t('table.deleteTitle', { name: row.name })}
             content={t('table.deleteContent')}
@@ -142,9 +146,11 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
             cancelText={t('modal.cancel')}
             onConfirm={() => onDelete(row.name)}
           >
-            <Button size="small" theme="borderless" type="danger" icon={<IconDelete />} aria-label={`${t('table.delete')} ${row.name}`}>
-              {t('table.delete')}
-            </Button>
+            <span>
+              <Tooltip content={t('table.delete')}>
+                <Button size="small" theme="borderless" type="danger" icon={<IconDelete />} aria-label={`${t('table.delete')} ${row.name}`} />
+              </Tooltip>
+            </span>
           </Popconfirm>
         </Space>
       ),
