@@ -59,6 +59,14 @@ describe('Bedrock requests', () => {
     expect(JSON.parse(built.body as string)).toEqual({ ...rest, anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['prompt-caching-2024-07-31', 'token-efficient-tools-2025-02-19'] });
   });
 
+  it('fields Bedrock does not take (metadata, service_tier) are left out, as new-api leaves them', () => {
+    const built = buildBedrockChatRequest(call({ body: { ...structuredClone(ANTHROPIC_REQUEST), metadata: { user_id: 'u1' }, service_tier: 'auto', thinking: { type: 'enabled', budget_tokens: 2048 } } }));
+    const body = JSON.parse(built.body as string) as Record<string, unknown>;
+    expect(body).not.toHaveProperty('metadata');
+    expect(body).not.toHaveProperty('service_tier');
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
+
   it('a base URL replaces the region’s address (the mock in tests)', () => {
     const built = buildBedrockChatRequest(call({ channel: { ...noBaseUrl, origin: 'http://127.0.0.1:9', basePath: '/aws' } }));
     expect(built.origin).toBe('http://127.0.0.1:9');

@@ -4,6 +4,7 @@ import { AppError } from '../../errors/app-error.js';
 import { awsPayloadHash, awsUriEncode, signSigV4 } from '../../lib/aws-sigv4.js';
 import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { BedrockFrameDecoder } from './bedrock-event-stream.js';
+import { cloudClaudeFields } from './cloud-claude-fields.js';
 import { bedrockModelId } from './bedrock-models.js';
 
 /** What Bedrock requires in an Anthropic body in place of the anthropic-version header. */
@@ -62,10 +63,12 @@ function authorise(
 const originFor = (channel: ChannelEndpoint, defaultOrigin: string): { origin: string; basePath: string } =>
   channel.origin === '' ? { origin: defaultOrigin, basePath: '' } : { origin: channel.origin, basePath: channel.basePath };
 
-/** The Anthropic body as Bedrock takes it: no model or stream (the path says both), its version, betas in the body. */
+/**
+ * The Anthropic body as Bedrock takes it: the fields it knows (no model or stream: the path says
+ * both), its version, and the client's anthropic-beta flags in the body.
+ */
 export function bedrockBody(call: Pick<NativeChatCall, 'body' | 'clientHeaders'>): Record<string, unknown> {
-  const { model: _model, stream: _stream, ...rest } = call.body;
-  const body: Record<string, unknown> = { ...rest, anthropic_version: BEDROCK_ANTHROPIC_VERSION };
+  const body: Record<string, unknown> = { ...cloudClaudeFields(call.body), anthropic_version: BEDROCK_ANTHROPIC_VERSION };
   const betaHeader = Object.entries(call.clientHeaders).find(([name]) => name.toLowerCase() === 'anthropic-beta')?.[1] ?? '';
   const betas = betaHeader
     .split(',')

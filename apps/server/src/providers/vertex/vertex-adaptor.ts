@@ -1,6 +1,7 @@
 import { OpenAIStreamReader } from '@modelgate/protocol';
 import { AppError } from '../../errors/app-error.js';
 import { AccessTokenCache, parseServiceAccount, type ServiceAccount } from '../../lib/google-service-account.js';
+import { cloudClaudeFields } from '../aws-bedrock/cloud-claude-fields.js';
 import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { isClaudeModel, VERTEX_KNOWN_MODELS, vertexClaudeModel, vertexOrigin, vertexRegion } from './vertex-models.js';
 
@@ -14,12 +15,11 @@ const modelSegment = (model: string): string => encodeURIComponent(model).replac
 
 /**
  * The Anthropic body as Vertex takes it (cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude):
- * no model (the path names it), `anthropic_version: vertex-2023-10-16`, and `stream: true` for
+ * the fields new-api keeps for it, no model (the path names it), `anthropic_version: vertex-2023-10-16`, and `stream: true` for
  * streamRawPredict, as Google's own examples send it.
  */
 export function vertexClaudeBody(body: Record<string, unknown>, stream: boolean): Record<string, unknown> {
-  const { model: _model, stream: _stream, ...rest } = body;
-  return { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(stream ? { stream: true } : {}) };
+  return { ...cloudClaudeFields(body), anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(stream ? { stream: true } : {}) };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -4,6 +4,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import aws4 from 'aws4';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
+import { CLOUD_CLAUDE_FIELDS } from '../cloud-claude-fields.js';
 import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
 import { mockAnthropicMessage, mockAnthropicStreamEvents } from '../../anthropic/testing/mock-anthropic.js';
 
@@ -119,7 +120,9 @@ function authenticationProblem(request: ReceivedRequest, options: MockBedrockOpt
 function bodyProblem(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Malformed input request, please reformat your input and try again.';
   const record = body as Record<string, unknown>;
-  for (const key of ['model', 'stream']) if (key in record) return `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`;
+  for (const key of Object.keys(record)) {
+    if (!CLOUD_CLAUDE_FIELDS.has(key)) return `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`;
+  }
   if (record.anthropic_version !== 'bedrock-2023-05-31') return 'Malformed input request: #/anthropic_version: bedrock-2023-05-31 is required, please reformat your input and try again.';
   if (!Array.isArray(record.messages)) return 'Malformed input request: #: required key [messages] not found, please reformat your input and try again.';
   if (typeof record.max_tokens !== 'number') return 'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.';
