@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { AppError, badRequest } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
 import { CompletionEstimates } from '../domain/billing/completion-estimates.js';
-import { isFixedPrice, promptCostFactor, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
+import { isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/payer.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
@@ -23,10 +23,11 @@ import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { ModelRequestLimits } from './model-request-limit.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput, type UrlTarget } from './relay-input.js';
-import { RequestAbort } from './request-abort.js';
+import { Call } from './relay-call.js';
+import { promptFactor, ReservationEstimate } from './reservation-estimate.js';
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
-import { countedUsage, countPromptTokens } from './token-counter.js';
+import { countedUsage } from './token-counter.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
 
@@ -46,75 +47,11 @@ export interface RelayServiceDeps {
   modelLimits: ModelRequestLimits;
 }
 
-/**
- * A call's counted estimate, for a reservation the lease could not cover at once: the prompt is
- * counted once, the completion estimate asked again after every wait (it may have learned). A
- * class, not closures: the hot path allocates nothing for it when the lease covers the call.
- */
-class ReservationEstimate {
-  private promptTokens: Promise<number> | undefined;
-
-  constructor(
-    private readonly service: RelayService,
-    private readonly input: RelayInput,
-    private readonly pricing: ModelPricing,
-    private readonly quotaPerUnit: number,
-  ) {}
-
-  readonly estimate = (): Promise<number> => {
-    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields, this.service.images);
-    const factor = promptFactor(this.input, this.pricing);
-    return this.promptTokens.then((promptTokens) =>
-      quotaFor(this.pricing, { promptTokens: Math.ceil(promptTokens * factor), completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
-    );
-  };
-}
-
-/**
- * What a prompt token may cost at most, in plain prompt tokens: more than 1 for cache reads when
- * CacheRatio is above 1, and for cache writes (CreateCacheRatio, 1.25 by default) when the request
- * can cause them: an Anthropic request that marks blocks with cache_control (only Claude writes
- * caches, and only where asked; conversions from other formats carry no such marks).
- */
-function promptFactor(input: RelayInput, pricing: ModelPricing): number {
-  const reads = Math.max(1, pricing.cacheRatio ?? 1);
-  if (input.format !== 'anthropic' || input.body.kind !== 'json' || !input.body.raw.includes('"cache_control"')) return reads;
-  return promptCostFactor(pricing);
-}
-
 /** Endpoints whose answers are text of a length the caller may leave open. */
 const GENERATING_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
 
 /** Where a request may go: one pinned channel, or the priority tiers of (group, model). */
 type Route = { pinned: RelayChannel; tiers?: undefined } | { pinned?: undefined; tiers: readonly PriorityTier[] };
-
-/** One request while it is forwarded: who asked for what, and whether they are still there. */
-class Call {
-  readonly abort = new RequestAbort();
-
-  constructor(
-    readonly request: FastifyRequest,
-    readonly reply: FastifyReply,
-    readonly caller: RelayCaller,
-    readonly input: RelayInput,
-    /** performance.now() when the request arrived. */
-    readonly startedAt: number,
-  ) {
-    reply.raw.on('close', () => this.leave());
-    // The client may have hung up while we were authenticating and reserving.
-    if (request.raw.socket?.destroyed || reply.raw.destroyed) this.leave();
-  }
-
-  /** A response closing before it was finished means the client went away. */
-  private leave(): void {
-    if (this.abort.clientLeft || this.reply.raw.writableFinished) return;
-    this.abort.clientLeaves();
-  }
-
-  clientGone(): boolean {
-    return this.abort.clientLeft;
-  }
-}
 
 /** An answer delivered, with what billing it needs. */
 interface Delivered {
