@@ -109,6 +109,11 @@ export interface ProviderAdaptor {
    * channel's region): a channel needs no base URL. One that is set still overrides it.
    */
   readonly ownOrigin?: boolean;
+  /**
+   * Splits the channel's key field into keys when one per line does not fit (Vertex: a
+   * service-account JSON spans many lines; several are a JSON array).
+   */
+  readonly channelKeys?: (keyField: string) => string[];
 }
 
 /** A chat format other than OpenAI's. */

@@ -36,11 +36,14 @@ export interface RelayChannel {
 }
 
 /** A channel's key field as its keys: one per line (a multi-key channel has several). */
-export const channelKeys = (keyField: string): string[] =>
-  keyField
+export const channelKeys = (keyField: string, type?: number): string[] => {
+  const split = type === undefined ? undefined : adaptorFor(type)?.channelKeys;
+  if (split) return split(keyField);
+  return keyField
     .split('\n')
     .map((key) => key.trim())
     .filter((key) => key !== '');
+};
 
 const splitList = (text: string): string[] =>
   text
@@ -119,7 +122,7 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     priority: Number(row.priority),
     weight: Math.max(0, Number(row.weight)),
     autoBan: Number(row.auto_ban) === 1,
-    keys: channelKeys(row.key),
+    keys: channelKeys(row.key, type),
     endpoint,
     modelMapping: parseModelMapping(row.model_mapping),
     statusCodeMapping: parseStatusCodeMapping(row.status_code_mapping),

@@ -59,7 +59,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
   // these routes, so it is looked up when a request comes.
   const withBreaker = (row: ChannelRow) => ({
     ...toWireChannel(row),
-    ...relayRuntimeOf(context).health.breakers.view(Number(row.id), channelKeys(row.key)),
+    ...relayRuntimeOf(context).health.breakers.view(Number(row.id), channelKeys(row.key, Number(row.type))),
   });
 
   const list = async (query: unknown) => {

@@ -3,6 +3,7 @@ import { AppError } from '../../errors/app-error.js';
 import { AccessTokenCache, parseServiceAccount, type ServiceAccount } from '../../lib/google-service-account.js';
 import { cloudClaudeFields } from '../aws-bedrock/cloud-claude-fields.js';
 import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
+import { vertexChannelKeys } from './vertex-keys.js';
 import { isClaudeModel, VERTEX_KNOWN_MODELS, vertexClaudeModel, vertexOrigin, vertexRegion } from './vertex-models.js';
 
 /** What Vertex requires in an Anthropic body in place of the anthropic-version header. */
@@ -131,6 +132,7 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
     name: 'vertex-ai',
     streamUsageOption: false,
     ownOrigin: true,
+    channelKeys: vertexChannelKeys,
     supports: (endpoint) => endpoint === 'chat',
     buildRequest: () => {
       throw new AppError('relay:unsupported', 'Vertex AI channels serve chat only', { status: 400 });
