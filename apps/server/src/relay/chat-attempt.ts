@@ -7,6 +7,7 @@ import {
   claudeThinkingAdapter,
   geminiApiVersion,
   geminiSafetyThreshold,
+  geminiThinkingAdapter,
 } from '../domain/options/model-settings.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { FrameDecoder, NativeChatFormat, ProviderAdaptor, UpstreamRequest } from '../providers/provider-types.js';
@@ -32,6 +33,7 @@ export const needsChatAttempt = (input: RelayInput, adaptor: ProviderAdaptor): b
 const ANTHROPIC_CLIENT_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
 
 const THINKING_SUFFIX = '-thinking';
+const NO_THINKING_SUFFIX = '-nothinking';
 
 /**
  * Plans one attempt of such a call on one channel: the request in the upstream's format (the
@@ -125,6 +127,8 @@ function outboundContext(options: OptionService, format: NativeChatFormat, upstr
       const cap = input.maxTokens ?? claudeDefaultMaxTokens(options, model);
       thinkingBudgetTokens = Math.max(1024, Math.floor(cap * adapter.budgetPercentage));
     }
+  } else if (format === 'gemini') {
+    ({ model, thinkingBudgetTokens } = geminiThinkingSuffix(options, model, input.maxTokens));
   }
   return {
     model,
@@ -132,6 +136,24 @@ function outboundContext(options: OptionService, format: NativeChatFormat, upstr
     thinkingBudgetTokens,
     safetyThreshold: format === 'gemini' ? geminiSafetyThreshold(options) : undefined,
   };
+}
+
+/**
+ * new-api's Gemini thinking adapter, with gemini.thinking_adapter_enabled: `<model>-thinking-<n>`
+ * thinks with a budget of n tokens, `<model>-thinking` with
+ * gemini.thinking_adapter_budget_tokens_percentage of the output cap (the model decides when the
+ * call sets none), `<model>-nothinking` not at all.
+ */
+function geminiThinkingSuffix(options: OptionService, model: string, maxTokens: number | undefined): { model: string; thinkingBudgetTokens: number | undefined } {
+  const adapter = geminiThinkingAdapter(options);
+  if (!adapter.enabled) return { model, thinkingBudgetTokens: undefined };
+  const budgeted = /-thinking-(\d+)$/.exec(model);
+  if (budgeted) return { model: model.slice(0, budgeted.index), thinkingBudgetTokens: Number(budgeted[1]) };
+  if (model.endsWith(THINKING_SUFFIX)) {
+    return { model: model.slice(0, -THINKING_SUFFIX.length), thinkingBudgetTokens: maxTokens === undefined ? -1 : Math.floor(maxTokens * adapter.budgetPercentage) };
+  }
+  if (model.endsWith(NO_THINKING_SUFFIX)) return { model: model.slice(0, -NO_THINKING_SUFFIX.length), thinkingBudgetTokens: 0 };
+  return { model, thinkingBudgetTokens: undefined };
 }
 
 /**

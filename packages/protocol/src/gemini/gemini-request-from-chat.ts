@@ -145,7 +145,8 @@ function generationConfig(request: ChatRequest, context: OutboundContext, warnin
   }
   const effort = request.reasoning_effort;
   const budget = context.thinkingBudgetTokens ?? (effort !== undefined ? REASONING_BUDGETS[effort] : undefined);
-  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: true };
+  // A budget of 0 turns thinking off (new-api's -nothinking); -1 lets the model decide.
+  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: budget !== 0 };
   else if (effort !== undefined) warnings.push(`reasoning_effort ${String(effort)} has no Gemini thinking budget and was dropped`);
   return config;
 }
