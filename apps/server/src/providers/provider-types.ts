@@ -81,6 +81,8 @@ export interface StreamReader {
    * the relay reads no more from the upstream and ends the stream as complete.
    */
   readonly stopped?: boolean;
+  /** Listed words the answer check found so far, each once; undefined while the check is off. */
+  readonly sensitiveWords?: readonly string[] | undefined;
 }
 
 export interface ProviderAdaptor {

@@ -11,7 +11,10 @@ import {
   type TokenUsage,
 } from '@modelgate/protocol';
 import type { FrameDecoder, StreamReader } from '../providers/provider-types.js';
+import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
+import type { AppError } from '../errors/app-error.js';
 import { codecFor } from './chat-codecs.js';
+import { checkAnswer, checkChunk, sensitiveAnswerRefusal, StreamWordScanner } from './sensitive-answer.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -57,22 +60,36 @@ function observeChunk(observation: ReturnType<typeof createStreamObservation>, c
  */
 export class TranslatingStreamReader implements StreamReader {
   readonly observation = createStreamObservation();
+  /** The answer check ended the answer at a listed word (StopOnSensitiveEnabled). */
+  stopped = false;
   private failed = false;
+  private readonly scanner: StreamWordScanner | undefined;
 
   constructor(
-    private readonly frames: FrameDecoder & { finish?(): { data: string; event?: string | undefined }[] },
+    private readonly frames: FrameDecoder,
     private readonly decoder: StreamDecoder,
     private readonly encoder: StreamEncoder | undefined,
-  ) {}
+    private readonly check?: CompletionCheck | undefined,
+  ) {
+    this.scanner = check ? new StreamWordScanner(check) : undefined;
+  }
+
+  get sensitiveWords(): readonly string[] | undefined {
+    return this.scanner?.words;
+  }
 
   push(chunk: Buffer): StreamBytes {
+    if (this.stopped) return EMPTY;
     const out = this.decode(this.frames.push(chunk));
     if (!this.encoder) return chunk;
     return out === '' ? EMPTY : Buffer.from(out);
   }
 
   finish(): Buffer | undefined {
+    // After a stop the closing events went out with the word.
+    if (this.stopped) return undefined;
     let out = this.decode(this.frames.finish?.() ?? []);
+    if (this.stopped) return out === '' ? undefined : Buffer.from(out);
     const last = this.decoder.finish();
     for (const chunk of last) {
       observeChunk(this.observation, chunk);
@@ -92,8 +109,15 @@ export class TranslatingStreamReader implements StreamReader {
     for (const frame of frames) {
       if (this.failed) break;
       for (const chunk of this.decoder.push(frame.data, frame.event)) {
+        // Billing counts what was generated, the words included.
         observeChunk(this.observation, chunk);
+        const masked = this.scanner !== undefined && checkChunk(this.scanner, chunk as unknown as Record<string, unknown>);
         if (this.encoder) out += this.encoder.push(chunk);
+        if (masked && this.check?.stop) {
+          this.stopped = true;
+          if (this.encoder) out += this.encoder.finish();
+          return out;
+        }
       }
       const error = this.decoder.error;
       if (error) {
@@ -112,6 +136,10 @@ export interface TranslatedAnswer {
   texts: string[];
   /** undefined: send the upstream's own bytes (the client speaks its format). */
   body: Buffer | undefined;
+  /** Listed words the answer check found (undefined while it is off). */
+  sensitiveWords?: string[] | undefined;
+  /** Sent instead of the answer: it held listed words and StopOnSensitiveEnabled is on. */
+  refusal?: AppError | undefined;
 }
 
 /**
@@ -130,10 +158,14 @@ export class ChatTranslation {
     return this.inbound === this.upstream;
   }
 
-  streamReader(frames: FrameDecoder | undefined): TranslatingStreamReader {
+  /**
+   * With the answer check on, a stream in the client's own format is re-encoded too: masking
+   * works on the canonical chunks.
+   */
+  streamReader(frames: FrameDecoder | undefined, check?: CompletionCheck | undefined): TranslatingStreamReader {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
-    const encoder = this.passThrough ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
-    return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder);
+    const encoder = this.passThrough && !check ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check);
   }
 
   /** The upstream's whole answer as canonical. */
@@ -141,7 +173,12 @@ export class ChatTranslation {
     return codecFor(this.upstream).responseToCanonical!(answer, this.model);
   }
 
-  whole(answer: Record<string, unknown>): TranslatedAnswer {
+  /**
+   * A whole answer: what to bill (from the upstream's usage, else its text) and what to send. With
+   * the answer check on, listed words are masked (re-encoding an answer in the client's own
+   * format), or with StopOnSensitiveEnabled the answer is refused.
+   */
+  whole(answer: Record<string, unknown>, check?: CompletionCheck | undefined): TranslatedAnswer {
     const completion = this.completion(answer);
     const usage = completion.usage ? normaliseUsage(completion.usage) : undefined;
     const texts: string[] = [];
@@ -151,7 +188,10 @@ export class ChatTranslation {
       if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') texts.push(message.reasoning_content);
       for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments);
     }
-    const body = this.passThrough ? undefined : Buffer.from(JSON.stringify(codecFor(this.inbound).responseFromCanonical!(completion)));
-    return { usage, texts, body };
+    const words = check ? checkAnswer(check, 'chat', completion as unknown as Record<string, unknown>) : undefined;
+    const found = words !== undefined && words.length > 0;
+    if (found && check?.stop) return { usage, texts, body: undefined, sensitiveWords: words, refusal: sensitiveAnswerRefusal(words) };
+    const body = this.passThrough && !found ? undefined : Buffer.from(JSON.stringify(codecFor(this.inbound).responseFromCanonical!(completion)));
+    return { usage, texts, body, sensitiveWords: words };
   }
 }

@@ -151,7 +151,8 @@ function deliverTranslated(
   firstResponseMs: number,
 ): Delivery {
   const { reply, upstream } = options;
-  const translated = translation.whole(answer);
+  const translated = translation.whole(answer, options.completionCheck);
+  const refusal = translated.refusal;
   return {
     isStream: false,
     usage: translated.usage,
@@ -159,8 +160,10 @@ function deliverTranslated(
     billable: true,
     firstResponseMs,
     streamEnd: undefined,
+    sensitiveWords: translated.sensitiveWords,
     finish: () => {
-      if (translated.body) void reply.code(200).header('content-type', 'application/json').send(translated.body);
+      if (refusal) void reply.code(refusal.status).send(renderError(refusal, translation.inbound === 'cohere' ? 'openai' : translation.inbound));
+      else if (translated.body) void reply.code(200).header('content-type', 'application/json').send(translated.body);
       else void reply.code(upstream.statusCode).header('content-type', contentType).send(body);
     },
   };

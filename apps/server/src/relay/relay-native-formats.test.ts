@@ -326,4 +326,58 @@ describe('native protocols through the relay', () => {
       await expectBilled(0);
     });
   });
+
+  describe('the answer check on converted and native answers', () => {
+    const words = async (stop: boolean) => {
+      await setOption(env.context, 'SensitiveWords', 'secretword');
+      await setOption(env.context, 'CheckSensitiveEnabled', true);
+      await setOption(env.context, 'CheckSensitiveOnPromptEnabled', false);
+      await setOption(env.context, 'CheckSensitiveOnCompletionEnabled', true);
+      await setOption(env.context, 'StopOnSensitiveEnabled', stop);
+    };
+    afterEach(async () => {
+      await setOption(env.context, 'CheckSensitiveEnabled', false);
+      await setOption(env.context, 'CheckSensitiveOnCompletionEnabled', false);
+      await setOption(env.context, 'StopOnSensitiveEnabled', false);
+    });
+
+    it('masks words in a Claude answer to an Anthropic client, whole and streamed, and bills what was generated', async () => {
+      await words(false);
+      const usage = { input: 10, output: 8 };
+      claude.setScript(() => ({ text: 'The code is secretword, keep it.', usage, pieceLength: 5 }));
+      const client = anthropicClient();
+      const message = await client.messages.create({ model: claudeModel, max_tokens: 50, messages: [{ role: 'user', content: 'code?' }] });
+      expect(message.content).toEqual([{ type: 'text', text: 'The code is **###**, keep it.' }]);
+      await expectBilled(expectedQuota(usage));
+      const stream = client.messages.stream({ model: claudeModel, max_tokens: 50, messages: [{ role: 'user', content: 'code?' }] });
+      const final = await stream.finalMessage();
+      const text = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+      expect(text).not.toContain('secretword');
+      expect(text).toContain('**###**');
+      const log = await expectBilled(expectedQuota(usage));
+      expect(log.content).toContain('敏感词：secretword');
+    });
+
+    it('ends an OpenAI client’s stream from a Gemini channel at the word with StopOnSensitiveEnabled', async () => {
+      await words(true);
+      gemini.setScript(() => ({ text: 'First part. Then secretword and much more text after it that never arrives.', usage: { input: 10, output: 30 }, pieceLength: 6 }));
+      const stream = await openaiClient().chat.completions.create({ model: geminiModel, messages: [{ role: 'user', content: 'go' }], stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toContain('First part.');
+      expect(text).not.toContain('secretword');
+      expect(text).not.toContain('never arrives');
+      await env.runtime.drain();
+      const after = await totals(env.context, ids);
+      // Billed for the text generated up to the word (counted: the upstream's usage never came).
+      expect(after.logQuotaSum - charged).toBeGreaterThan(0);
+      charged = after.logQuotaSum;
+      await expectBilled(0);
+      await expect(openaiClient().chat.completions.create({ model: geminiModel, messages: [{ role: 'user', content: 'go' }] })).rejects.toMatchObject({
+        status: 400,
+        error: { code: 'sensitive_words_detected' },
+      });
+      await expectBilled(expectedQuota({ input: 10, output: 30 }));
+    });
+  });
 });

@@ -355,7 +355,7 @@ export class RelayService {
   private deliverChat(call: Call, chat: ChatAttempt, options: DeliverOptions, contentType: string): Promise<Delivery> {
     const { input } = call;
     if (input.stream && !contentType.includes('application/json')) {
-      const reader = chat.translation.streamReader(chat.frames);
+      const reader = chat.translation.streamReader(chat.frames, options.completionCheck);
       const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
       return deliverStream({
         ...options,

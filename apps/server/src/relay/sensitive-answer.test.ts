@@ -43,7 +43,7 @@ describe('SensitiveStreamReader', () => {
   it('masks the same text however the stream is cut into reads, even mid-character', () => {
     const whole = relay(STREAM, [], false);
     expect(contentOf(whole.out)).toBe('The sec**###** is 机**###**, a **###**.');
-    expect(whole.reader.words).toEqual(['secret', '机密']);
+    expect(whole.reader.sensitiveWords).toEqual(['secret', '机密']);
     expect(whole.out.endsWith('data: [DONE]\n\n')).toBe(true);
     const length = Buffer.byteLength(STREAM);
     for (let cut = 1; cut < length; cut += 1) expect(relay(STREAM, [cut], false).out, `cut at ${cut}`).toBe(whole.out);

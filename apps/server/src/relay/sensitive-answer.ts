@@ -90,6 +90,51 @@ export function checkAnswer(check: CompletionCheck, endpoint: OpenAIEndpoint, an
   return [...found];
 }
 
+/**
+ * Finds listed words in streamed text: each piece is searched with the last characters of its
+ * field (per choice and field `key`) before it, so a word cut across pieces is found in the piece
+ * that completes it.
+ */
+export class StreamWordScanner {
+  /** The words found so far, each once. */
+  readonly words: string[] = [];
+  /** The last characters of each text field so far, where a word may have begun. */
+  private readonly tails = new Map<string, string>();
+
+  constructor(private readonly check: CompletionCheck) {}
+
+  /** Words that end in this piece of a field's text (with the field's tail before it): the piece masked. */
+  scan(text: string, key: string): string | undefined {
+    const { matcher } = this.check;
+    const tail = this.tails.get(key) ?? '';
+    const joined = tail + text;
+    const keep = matcher.maxWordLength - 1;
+    this.tails.set(key, keep > 0 ? joined.slice(-keep) : '');
+    const ranges = matcher.ranges(joined, tail.length);
+    if (ranges.length === 0) return undefined;
+    const local: WordRange[] = [];
+    for (const range of ranges) {
+      if (!this.words.includes(range.word)) this.words.push(range.word);
+      local.push({ start: Math.max(0, range.start - tail.length), end: range.end - tail.length, word: range.word });
+    }
+    return maskRanges(text, local, SENSITIVE_MASK);
+  }
+}
+
+/**
+ * Masks listed words in a canonical (OpenAI) stream chunk's text, in place; true when it found
+ * one. Converted streams are checked this way before they are encoded for the client.
+ */
+export function checkChunk(scanner: StreamWordScanner, chunk: Json): boolean {
+  let changed = false;
+  rewriteChoices(chunk.choices, 'delta', (text, key) => {
+    const masked = scanner.scan(text, key);
+    if (masked !== undefined) changed = true;
+    return masked;
+  });
+  return changed;
+}
+
 const DONE = Buffer.from('data: [DONE]\n\n');
 const NOTHING: readonly Buffer[] = [];
 
@@ -100,17 +145,21 @@ const NOTHING: readonly Buffer[] = [];
  */
 export class SensitiveStreamReader implements StreamReader {
   stopped = false;
-  /** The words found so far, each once. */
-  readonly words: string[] = [];
   private readonly splitter = new SseSplitter();
-  /** The last characters of each text field so far, where a word may have begun. */
-  private readonly tails = new Map<string, string>();
+  private readonly scanner: StreamWordScanner;
 
   constructor(
     private readonly inner: StreamReader,
     private readonly endpoint: OpenAIEndpoint,
     private readonly check: CompletionCheck,
-  ) {}
+  ) {
+    this.scanner = new StreamWordScanner(check);
+  }
+
+  /** The words found so far, each once. */
+  get sensitiveWords(): readonly string[] {
+    return this.scanner.words;
+  }
 
   get observation() {
     return this.inner.observation;
@@ -159,7 +208,7 @@ export class SensitiveStreamReader implements StreamReader {
     if (!isObject(json)) return undefined;
     let changed = false;
     const rewrite: Rewrite = (text, key) => {
-      const masked = this.scan(text, key);
+      const masked = this.scanner.scan(text, key);
       if (masked !== undefined) changed = true;
       return masked;
     };
@@ -176,22 +225,6 @@ export class SensitiveStreamReader implements StreamReader {
     return Buffer.from(withData(event.raw.toString('utf8'), JSON.stringify(json)));
   }
 
-  /** Words that end in this piece of a field's text (with the field's tail before it): the piece masked. */
-  private scan(text: string, key: string): string | undefined {
-    const { matcher } = this.check;
-    const tail = this.tails.get(key) ?? '';
-    const joined = tail + text;
-    const keep = matcher.maxWordLength - 1;
-    this.tails.set(key, keep > 0 ? joined.slice(-keep) : '');
-    const ranges = matcher.ranges(joined, tail.length);
-    if (ranges.length === 0) return undefined;
-    const local: WordRange[] = [];
-    for (const range of ranges) {
-      if (!this.words.includes(range.word)) this.words.push(range.word);
-      local.push({ start: Math.max(0, range.start - tail.length), end: range.end - tail.length, word: range.word });
-    }
-    return maskRanges(text, local, SENSITIVE_MASK);
-  }
 }
 
 /** An SSE event with its data lines replaced by one carrying `data`; its other fields kept. */

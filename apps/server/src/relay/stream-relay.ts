@@ -48,8 +48,8 @@ export interface StreamRelayOptions {
    */
   queueLength?: number;
   /**
-   * The reader of a stream whose format the relay converts (chat-translation.ts); absent: the
-   * adaptor's own OpenAI reader. The answer check reads OpenAI streams only.
+   * The reader of a stream whose format the relay converts (chat-translation.ts; it does its own
+   * answer check); absent: the adaptor's own OpenAI reader, wrapped for the check.
    */
   reader?: StreamReader | undefined;
   /** The error event in the client's format; absent: OpenAI's `data: {"error": …}`. */
@@ -90,7 +90,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
 
   const read = options.reader ?? options.adaptor.readStream(options.endpoint, !options.forwardUsage);
   const reader = options.completionCheck && !options.reader ? new SensitiveStreamReader(read, options.endpoint, options.completionCheck) : read;
-  const sensitiveWords = reader instanceof SensitiveStreamReader ? reader.words : undefined;
+  const sensitiveWords = reader.sensitiveWords;
   // The reader ended the answer (a listed word with StopOnSensitiveEnabled): the upstream is let go.
   let stopped = false;
   let firstResponseMs = -1;
