@@ -243,6 +243,12 @@ describe.each(KINDS)('$label channels (type $type)', (kind) => {
     expect((await console_('GET', `/api/channel/fetch_models/${id}`)).body).toEqual({ success: true, message: '', data: [...kind.listed] });
     const unsaved = await console_('POST', '/api/channel/fetch_models', { type: kind.type, base_url: at.url, key: at.key });
     expect(unsaved.body).toEqual({ success: true, message: '', data: [...kind.listed] });
+    if (kind.type === 41) return; // Vertex lists the models this version knows, without a call.
+    const refused = await console_('POST', '/api/channel/fetch_models', { type: kind.type, base_url: at.url, key: at.wrongKey });
+    expect(refused.body.success).toBe(false);
+    expect(refused.body.message).toMatch(/^获取模型列表失败：上游返回状态码 40[013]/);
+    expect(refused.body.message).toContain(at.refusal);
+    expect(refused.raw).not.toContain(at.secret);
   });
 
   it.each([false, true])(`serves a call (stream: %s) on the second channel when the first answers ${kind.overload.status}, billed once`, async (stream) => {
