@@ -265,7 +265,11 @@ describe('cloud providers through the relay', () => {
         const second = await client.chat.completions.create({ model: model(), messages, tools });
         expect(second.choices[0]!.message.content).toBe('Lyon: 18 °C.');
         expectToolResult(target, lastRequest(target).body);
-        await expectBilled(expectedQuota({ input: 55, output: 11 }) + expectedQuota({ input: 70, output: 5 }));
+        // The call streamed: the client assembles it from the pieces the relay re-encoded.
+        const streamed = await client.chat.completions.stream({ model: model(), messages: messages.slice(0, 1), tools, stream_options: { include_usage: true } }).finalChatCompletion();
+        expect(streamed.choices[0]!.message.tool_calls).toMatchObject([{ id: 'call_weather_1', function: { name: 'get_weather', arguments: '{"city":"Lyon"}' } }]);
+        expect(streamed.usage).toMatchObject({ prompt_tokens: 55, completion_tokens: 11 });
+        await expectBilled(2 * expectedQuota({ input: 55, output: 11 }) + expectedQuota({ input: 70, output: 5 }));
       });
     }
   });
