@@ -97,8 +97,18 @@ export interface IssuedToken {
 const tokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().positive().optional() }).loose();
 const tokenError = z.object({ error: z.string().optional(), error_description: z.string().optional() }).loose();
 
-const tokenFailure = (account: ServiceAccount, reason: string, cause?: unknown): AppError =>
-  new AppError('channel:token_failed', `Vertex AI 获取访问令牌失败 (${account.clientEmail})：${reason}`, { status: 500, retryable: true, type: 'channel_error', cause });
+/**
+ * `channel:credentials_refused` when the token endpoint refused the key itself (a 4xx such as
+ * invalid_grant: a deleted or revoked key), which disables the channel as a rejected API key does;
+ * `channel:token_failed` for anything else (unreachable, a 5xx, an unreadable answer).
+ */
+const tokenFailure = (account: ServiceAccount, reason: string, cause?: unknown, refused = false): AppError =>
+  new AppError(refused ? 'channel:credentials_refused' : 'channel:token_failed', `Vertex AI 获取访问令牌失败 (${account.clientEmail})：${reason}`, {
+    status: 500,
+    retryable: true,
+    type: 'channel_error',
+    cause,
+  });
 
 /** POSTs the assertion to the account's token_uri (jwt-bearer grant). */
 export async function exchangeJwtForToken(account: ServiceAccount, assertion: string): Promise<IssuedToken> {
@@ -128,7 +138,7 @@ export async function exchangeJwtForToken(account: ServiceAccount, assertion: st
   if (status !== 200) {
     const parsed = tokenError.safeParse(json);
     const detail = parsed.success ? [parsed.data.error, parsed.data.error_description].filter(Boolean).join(': ') : '';
-    throw tokenFailure(account, `HTTP ${status}${detail ? ` ${detail.slice(0, 300)}` : ''}`);
+    throw tokenFailure(account, `HTTP ${status}${detail ? ` ${detail.slice(0, 300)}` : ''}`, undefined, status >= 400 && status < 500 && status !== 429);
   }
   const parsed = tokenAnswer.safeParse(json);
   if (!parsed.success) throw tokenFailure(account, '令牌服务的回答没有 access_token (the answer has no access_token)');

@@ -95,6 +95,16 @@ export class ChannelHealth {
     }
   }
 
+  /**
+   * An adaptor's refusal to build the request: a key that can never work (malformed, or refused by
+   * Vertex's token endpoint) counts as a rejected key, anything else as an unreachable upstream.
+   */
+  onBuildFailure(channel: RelayChannel, keyIndex: number, error: AppError): void {
+    const failure = credentialFailure(error);
+    if (failure) this.onUpstreamError(channel, keyIndex, failure, CREDENTIALS_REFUSED);
+    else this.onUnreachable(channel, error.message);
+  }
+
   /** No usable answer at all (refused, reset, timed out): the upstream's trouble, whichever key was used. */
   onUnreachable(channel: RelayChannel, reason: string): void {
     this.trip(channel, undefined, reason);
@@ -248,11 +258,7 @@ export class ChannelHealth {
     const key = channel.keys[keyIndex]!;
     const upstreamModel = channel.modelMapping?.get(model) ?? model;
     const body = { kind: 'json' as const, json, raw: JSON.stringify(json) };
-    // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format.
-    const chat =
-      endpoint === 'chat' && adaptor.nativeChat
-        ? planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {})
-        : undefined;
+    let chat: ChatAttempt | undefined;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const timeoutMs = this.context.config.channelTestTimeoutSeconds * 1000;
@@ -261,11 +267,18 @@ export class ChannelHealth {
       fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.keys), elapsed());
     let response;
     try {
+      // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format.
+      if (endpoint === 'chat' && adaptor.nativeChat) chat = planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {});
       const upstreamRequest = chat ? await chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model, upstreamModel, body, askStreamUsage: false });
       response = await this.upstream.send(upstreamRequest, { signal: deadline, stream: false });
     } catch (error) {
       // An adaptor's own refusal (a malformed key, a token endpoint's answer) says what is wrong.
-      if (error instanceof AppError) return fail(maskSecrets(error.message, channel.keys), elapsed());
+      if (error instanceof AppError) {
+        const failure = credentialFailure(error);
+        if (!failure) return fail(maskSecrets(error.message, channel.keys), elapsed());
+        const masked = { ...failure, message: maskSecrets(failure.message, channel.keys) };
+        return { result: { ok: false, elapsedMs: elapsed(), message: masked.message }, failure: masked, disableChannel: this.disablesChannel(masked, CREDENTIALS_REFUSED) };
+      }
       return unreachable(error);
     }
     if (response.statusCode >= 300) {
@@ -291,6 +304,15 @@ export class ChannelHealth {
     if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
     return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex };
   }
+}
+
+/** Adaptor errors that mean the channel's key can never work. */
+const CREDENTIAL_CODES: ReadonlySet<string> = new Set(['channel:invalid_key', 'channel:credentials_refused']);
+const CREDENTIALS_REFUSED: ErrorVerdict = { retryable: true, disableChannel: true };
+
+function credentialFailure(error: AppError): UpstreamFailure | undefined {
+  if (!CREDENTIAL_CODES.has(error.code)) return undefined;
+  return { status: 401, message: error.message, type: 'authentication_error', code: error.shortCode };
 }
 
 /** The test's chat request as the relay reads an OpenAI client's. */

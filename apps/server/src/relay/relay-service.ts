@@ -272,16 +272,15 @@ export class RelayService {
     // A key whose breaker is open is skipped; past its cool-down this request may be its probe.
     const keyIndex = health.breakers.drawKey(channel);
     const key = channel.keys[keyIndex]!;
-    // Another client format, or a provider with its own: converted through the canonical shape.
-    const chat = needsChatAttempt(input, adaptor)
-      ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers)
-      : undefined;
-    if (chat && chat.warnings.length > 0) {
-      this.deps.context.logger.warn({ channelId: channel.id, model: input.model, dropped: chat.warnings }, 'request fields the upstream format cannot carry were dropped');
-    }
-
     let upstream;
+    let chat: ChatAttempt | undefined;
     try {
+      // Another client format, or a provider with its own: converted through the canonical shape.
+      // Inside the try: an adaptor may refuse the channel's key while building the request.
+      chat = needsChatAttempt(input, adaptor) ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers) : undefined;
+      if (chat && chat.warnings.length > 0) {
+        this.deps.context.logger.warn({ channelId: channel.id, model: input.model, dropped: chat.warnings }, 'request fields the upstream format cannot carry were dropped');
+      }
       let upstreamRequest = chat ? chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model: input.model, upstreamModel, body: input.body, askStreamUsage });
       // Vertex fetches (or reuses) an access token first.
       if (upstreamRequest instanceof Promise) upstreamRequest = await upstreamRequest;
@@ -293,7 +292,11 @@ export class RelayService {
       }
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream request failed');
       // An adaptor's own refusal (a malformed channel key, a token endpoint's answer) says what is wrong.
-      const unreachable = error instanceof AppError ? error : clientErrorForConnection(error);
+      if (error instanceof AppError) {
+        health.onBuildFailure(channel, keyIndex, error);
+        return { kind: 'failed', error };
+      }
+      const unreachable = clientErrorForConnection(error);
       health.onUnreachable(channel, unreachable.message);
       return { kind: 'failed', error: unreachable };
     }

@@ -292,7 +292,7 @@ describe('refusals particular to a provider', () => {
     await expectBilledOnce({ userId: user.id, tokenId: token.id }, firstId, secondId);
   });
 
-  it('Vertex AI: a service-account key Google’s token endpoint refuses is reported without the key, and a call passes to the other channel', async () => {
+  it('Vertex AI: a service-account key Google’s token endpoint refuses is reported without the key, disables the channel, and a call passes to the other channel', async () => {
     const vertex = KINDS.find((kind) => kind.type === 41)!;
     const { first, second, firstId, secondId, user, token } = await pair(vertex);
     // The same account signed with a key Google does not know (deleted, or pasted from another account).
@@ -307,12 +307,34 @@ describe('refusals particular to a provider', () => {
     expect(refused.body.success).toBe(false);
     expect(refused.body.message).toContain('invalid_grant: Invalid JWT Signature.');
     expect(refused.raw).not.toContain(strangerKey.split('\n')[5]);
+    // Without AutomaticDisableChannelEnabled the test only reports; with it, a refused key disables as a rejected API key does.
+    expect((await channel(firstId)).status).toBe(ChannelStatus.Enabled);
+    await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
 
     const answer = await chat(token.apiKey, vertex.model);
     expect(answer.content).toBe('served by the second Vertex AI channel');
     expect(answer.text).not.toContain(strangerKey.split('\n')[5]);
     expect(first.requests).toHaveLength(0);
     expect(second.requests).toHaveLength(1);
+    await expect.poll(async () => (await channel(firstId)).status).toBe(ChannelStatus.AutoDisabled);
+    expect(JSON.parse((await channel(firstId)).other_info).status_reason).toContain('invalid_grant');
+    await expectBilledOnce({ userId: user.id, tokenId: token.id }, firstId, secondId);
+  });
+
+  it('AWS Claude: a key without its region never reaches AWS, disables the channel, and the call passes to the other', async () => {
+    await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
+    const bedrock = KINDS.find((kind) => kind.type === 33)!;
+    const { first, firstId, secondId, user, token } = await pair(bedrock);
+    const updated = await env.test.app.inject({ method: 'PUT', url: '/api/channel/', headers: admin, payload: { id: firstId, key: 'AKIDONLYNOREGION|not-a-secret-at-all' } });
+    expect(updated.json().success, updated.body).toBe(true);
+    const answer = await chat(token.apiKey, bedrock.model);
+    expect(answer.content).toBe('served by the second AWS Claude channel');
+    expect(answer.text).not.toContain('not-a-secret-at-all');
+    expect(first.requests).toHaveLength(0);
+    await expect.poll(async () => (await channel(firstId)).status).toBe(ChannelStatus.AutoDisabled);
+    const reason = JSON.parse((await channel(firstId)).other_info).status_reason as string;
+    expect(reason).toContain('AccessKeyId|SecretAccessKey|Region');
+    expect(reason).not.toContain('not-a-secret-at-all');
     await expectBilledOnce({ userId: user.id, tokenId: token.id }, firstId, secondId);
   });
 });

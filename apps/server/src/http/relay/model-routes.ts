@@ -40,8 +40,8 @@ export function modelRoutes(scope: FastifyInstance, runtime: RelayRuntime): void
   scope.get('/v1/models', async (request) => {
     const caller = await authenticate(request);
     const models = await usableModels(runtime, caller);
-    // Anthropic's clients list models at the same path, with their key and version headers (as new-api tells them apart).
-    if (request.headers['x-api-key'] && request.headers['anthropic-version']) {
+    // Anthropic's clients list models at the same path; their anthropic-version header tells them apart.
+    if (request.headers['anthropic-version']) {
       const data = models.map((id) => ({ type: 'model', id, display_name: id, created_at: ANTHROPIC_CREATED_AT }));
       return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
     }
