@@ -32,6 +32,23 @@ export class SseFrameDecoder implements FrameDecoder {
   }
 }
 
+/**
+ * A decoded frame as an SSE event, named as Anthropic's events are (clients dispatch on the name):
+ * by the frame's own name, else the `type` its JSON carries.
+ */
+function sseEvent(frame: { data: string; event?: string | undefined }): string {
+  let name = frame.event;
+  if (name === undefined) {
+    try {
+      const type = (JSON.parse(frame.data) as { type?: unknown }).type;
+      if (typeof type === 'string') name = type;
+    } catch {
+      // Not JSON: sent without a name.
+    }
+  }
+  return `${name ? `event: ${name}\n` : ''}data: ${frame.data}\n\n`;
+}
+
 /** Usage and generated text seen in canonical chunks, for billing. */
 function observeChunk(observation: ReturnType<typeof createStreamObservation>, chunk: ChatChunk): void {
   if (chunk.usage) {
@@ -70,6 +87,8 @@ export class TranslatingStreamReader implements StreamReader {
     private readonly decoder: StreamDecoder,
     private readonly encoder: StreamEncoder | undefined,
     private readonly check?: CompletionCheck | undefined,
+    /** Pass-through over a framing that is not SSE (Bedrock's event stream): each decoded event goes out as SSE. */
+    private readonly reframe = false,
   ) {
     this.scanner = check ? new StreamWordScanner(check) : undefined;
   }
@@ -81,7 +100,7 @@ export class TranslatingStreamReader implements StreamReader {
   push(chunk: Buffer): StreamBytes {
     if (this.stopped) return EMPTY;
     const out = this.decode(this.frames.push(chunk));
-    if (!this.encoder) return chunk;
+    if (!this.encoder && !this.reframe) return chunk;
     return out === '' ? EMPTY : Buffer.from(out);
   }
 
@@ -108,6 +127,7 @@ export class TranslatingStreamReader implements StreamReader {
     let out = '';
     for (const frame of frames) {
       if (this.failed) break;
+      if (!this.encoder && this.reframe) out += sseEvent(frame);
       for (const chunk of this.decoder.push(frame.data, frame.event)) {
         // Billing counts what was generated, the words included.
         observeChunk(this.observation, chunk);
@@ -165,7 +185,7 @@ export class ChatTranslation {
   streamReader(frames: FrameDecoder | undefined, check?: CompletionCheck | undefined): TranslatingStreamReader {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
     const encoder = this.passThrough && !check ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
-    return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check);
+    return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);
   }
 
   /** The upstream's whole answer as canonical. */
