@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicMessageBody, anthropicStreamEvents } from './mock-anthropic.js';
 
 /**
  * The upstream every target talks to: an OpenAI-style /v1/chat/completions that answers at once
@@ -11,6 +13,11 @@ import type { AddressInfo } from 'node:net';
  * - paced stream, when the request names the model MOCK_PACED_MODEL (gpt-4o): MOCK_PACED_CHUNKS
  *   chunks, one every MOCK_PACE_MS, for the many-streams test. Choosing by model lets one channel
  *   table and one reference proxy reach both behaviours without extra routing.
+ * - Anthropic's POST /v1/messages (mock-anthropic.ts): a fixed Message with usage, or an SSE in
+ *   Anthropic's event sequence with MOCK_STREAM_CHUNKS text deltas.
+ * - GET /bench/last-request: the SHA-256, size and key headers of the last POST body received (the
+ *   body is only kept, and hashed when asked), so the bench can check a relay forwards a client's
+ *   own bytes.
  *
  * Run as a process (MOCK_PORT, 0 = any): prints one JSON line {port} once it listens.
  */
@@ -88,7 +95,51 @@ const modelList = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'gpt
 const streamRequested = /"stream"\s*:\s*true/;
 const pacedRequested = new RegExp(`"model"\\s*:\\s*"${pacedModel}"`);
 
+const anthropicMessage = anthropicMessageBody(words);
+const anthropicEvents = anthropicStreamEvents(words, streamChunks);
+
+/** The last POST this mock received; hashed only when /bench/last-request asks. */
+let last: { path: string; body: Buffer; headers: Record<string, string | undefined> } | undefined;
+
+function lastRequest(response: ServerResponse): void {
+  const payload = last
+    ? { path: last.path, bytes: last.body.length, sha256: createHash('sha256').update(last.body).digest('hex'), headers: last.headers }
+    : {};
+  const text = JSON.stringify(payload);
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function handleMessages(body: Buffer, response: ServerResponse): void {
+  if (!streamRequested.test(body.toString('latin1'))) {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': anthropicMessage.length });
+    response.end(anthropicMessage);
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (let index = 0; index < anthropicEvents.length - 1; index += 1) response.write(anthropicEvents[index]!);
+  response.end(anthropicEvents.at(-1));
+}
+
 function handle(request: IncomingMessage, response: ServerResponse): void {
+  if (request.method === 'GET' && request.url === '/bench/last-request') {
+    lastRequest(response);
+    return;
+  }
+  if (request.method === 'POST' && request.url?.endsWith('/messages')) {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => {
+      const body = Buffer.concat(parts);
+      last = {
+        path: request.url ?? '',
+        body,
+        headers: { 'x-api-key': request.headers['x-api-key'] as string | undefined, 'anthropic-version': request.headers['anthropic-version'] as string | undefined },
+      };
+      handleMessages(body, response);
+    });
+    return;
+  }
   if (request.method === 'GET' && request.url?.endsWith('/models')) {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': modelList.length });
     response.end(modelList);
@@ -102,7 +153,9 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
   const parts: Buffer[] = [];
   request.on('data', (part: Buffer) => parts.push(part));
   request.on('end', () => {
-    const body = Buffer.concat(parts).toString('latin1');
+    const bytes = Buffer.concat(parts);
+    last = { path: request.url ?? '', body: bytes, headers: {} };
+    const body = bytes.toString('latin1');
     if (!streamRequested.test(body)) {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': completionBody.length });
       response.end(completionBody);

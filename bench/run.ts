@@ -12,6 +12,7 @@ import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitFo
 import { summarizeProfile } from './profile.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
+import { runFormatsBench } from './formats-bench.js';
 import { runLogsBench, type LogsDialect } from './logs-bench.js';
 import { runSensitiveBench } from './sensitive-bench.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
@@ -31,7 +32,7 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
-    /** `relay`, `logs` or `sensitive`: run one section only. */
+    /** `relay`, `formats`, `logs` or `sensitive`: run one section only. */
     only: { type: 'string' },
     'log-rows': { type: 'string', default: '1000000' },
     'log-runs': { type: 'string', default: '20' },
@@ -309,6 +310,19 @@ async function relayBench(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** Anthropic's pass-through and the format conversions against OpenAI's pass-through (formats-bench.ts). */
+async function formatsBench(): Promise<void> {
+  execFileSync('taskset', ['-cp', settings.loadCore, String(process.pid)], { stdio: 'ignore' });
+  ensureWrk();
+  const { lines, failed } = await runFormatsBench({ settings, workDir, machineLoadPercent, startNodeScript, startGateway, stopAll, log });
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (profile) {
+    const file = newestProfile('formats');
+    if (file) process.stdout.write(`${['', `CPU profile of modelgate (formats): ${file}`, ...summarizeProfile(file).lines].join('\n')}\n`);
+  }
+  if (failed > 0) process.exitCode = 1;
+}
+
 async function logsBench(): Promise<void> {
   const dialects = flags['log-dialects'].split(',').map((name) => name.trim());
   const unknown = dialects.filter((name) => name !== 'sqlite' && name !== 'postgres');
@@ -339,7 +353,7 @@ function sensitiveBench(): void {
   if (failed > 0) process.exitCode = 1;
 }
 
-const SECTIONS = ['relay', 'logs', 'sensitive'] as const;
+const SECTIONS = ['relay', 'formats', 'logs', 'sensitive'] as const;
 
 async function main(): Promise<void> {
   const only = flags.only;
@@ -347,6 +361,7 @@ async function main(): Promise<void> {
   await acquireBenchLock(log);
   if (flags.priority) raisePriority();
   if (only === undefined || only === 'relay') await relayBench();
+  if (only === undefined || only === 'formats') await formatsBench();
   if (only === undefined || only === 'logs') await logsBench();
   if (only === undefined || only === 'sensitive') sensitiveBench();
 }

@@ -13,6 +13,8 @@ export interface ChannelBatch {
   count: number;
   baseUrl: string;
   namePrefix: string;
+  /** The channel type (default 1, OpenAI; 14 is Anthropic Claude). */
+  type?: number;
 }
 
 async function withDb<T>(sqlitePath: string, work: (db: Db) => Promise<T>): Promise<T> {
@@ -50,7 +52,7 @@ export function seedUserAndToken(sqlitePath: string): Promise<string> {
   });
 }
 
-/** Adds `count` enabled OpenAI-type channels serving the given models, with their abilities in group default. */
+/** Adds `count` enabled channels (OpenAI unless `type` says otherwise) serving the given models, with their abilities in group default. */
 export function seedChannels(sqlitePath: string, batch: ChannelBatch): Promise<void> {
   return withDb(sqlitePath, async (db) => {
     const now = Math.floor(Date.now() / 1000);
@@ -59,7 +61,7 @@ export function seedChannels(sqlitePath: string, batch: ChannelBatch): Promise<v
       for (let first = 0; first < batch.count; first += rowsPerInsert) {
         const size = Math.min(rowsPerInsert, batch.count - first);
         const channels = Array.from({ length: size }, (_, offset) => ({
-          type: 1,
+          type: batch.type ?? 1,
           key: `sk-mock-upstream-${first + offset}`,
           status: ChannelStatus.Enabled,
           name: `${batch.namePrefix}-${first + offset}`,
