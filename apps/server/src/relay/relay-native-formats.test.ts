@@ -179,6 +179,51 @@ describe('native protocols through the relay', () => {
       await expectBilled(expectedQuota({ input: 21, output: 3 }));
     });
 
+    it('runs a tool round trip on an OpenAI channel, streamed', async () => {
+      env.upstream.respond((request, response) => {
+        const body = JSON.parse(request.body.toString()) as { messages: { role: string; tool_call_id?: string; content: unknown }[]; tools?: { function: { name: string } }[] };
+        expect(body.tools?.[0]?.function.name).toBe('get_weather');
+        const answered = body.messages.find((message) => message.role === 'tool');
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (answered) {
+          expect(answered).toMatchObject({ tool_call_id: 'call_abc', content: '18 °C' });
+          response.end(chatStream(['Lyon: ', '18 °C.'], true, { prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 }));
+          return;
+        }
+        const call = (delta: Record<string, unknown>, finish: string | null = null) =>
+          `data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: openaiModel, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        response.end(
+          call({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }] }) +
+            call({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) +
+            call({ tool_calls: [{ index: 0, function: { arguments: '"Lyon"}' } }] }) +
+            call({}, 'tool_calls') +
+            `data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: openaiModel, choices: [], usage: { prompt_tokens: 35, completion_tokens: 12, total_tokens: 47 } })}\n\n` +
+            'data: [DONE]\n\n',
+        );
+      });
+      const client = anthropicClient();
+      const tools = [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema }];
+      const first = await client.messages.stream({ model: openaiModel, max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather in Lyon?' }] }).finalMessage();
+      expect(first.stop_reason).toBe('tool_use');
+      const call = first.content.find((block) => block.type === 'tool_use');
+      expect(call).toMatchObject({ type: 'tool_use', id: 'call_abc', name: 'get_weather', input: { city: 'Lyon' } });
+      await expectBilled(expectedQuota({ input: 35, output: 12 }));
+      const second = await client.messages
+        .stream({
+          model: openaiModel,
+          max_tokens: 100,
+          tools,
+          messages: [
+            { role: 'user', content: 'Weather in Lyon?' },
+            { role: 'assistant', content: first.content },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_abc', content: '18 °C' }] },
+          ],
+        })
+        .finalMessage();
+      expect(second.content).toEqual([{ type: 'text', text: 'Lyon: 18 °C.' }]);
+      await expectBilled(expectedQuota({ input: 40, output: 6 }));
+    });
+
     it('answers failures in Anthropic’s error shape', async () => {
       const client = anthropicClient();
       await expect(client.messages.create({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
