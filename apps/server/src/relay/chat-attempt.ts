@@ -50,7 +50,7 @@ export function planChatAttempt(
 ): ChatAttempt {
   const native = adaptor.nativeChat;
   const upstreamFormat: ChatFormat = native ? native.formatFor(upstreamModel) : 'openai';
-  const translation = new ChatTranslation(input.format, upstreamFormat, input.model, input.format === 'openai' ? input.clientAskedUsage : true);
+  const translation = new ChatTranslation(input.format, upstreamFormat, input.model, input.format === 'openai' ? input.clientAskedUsage : true, input.jsonArrayStream === true);
   const warnings = [...(input.warnings ?? [])];
   if (!native) {
     // An Anthropic or Gemini client on an OpenAI-wire channel: the canonical request is OpenAI's.

@@ -14,6 +14,7 @@ import type { FrameDecoder, StreamReader } from '../providers/provider-types.js'
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import type { AppError } from '../errors/app-error.js';
 import { codecFor } from './chat-codecs.js';
+import { JsonArrayEncoder } from './json-array-encoder.js';
 import { checkAnswer, checkChunk, sensitiveAnswerRefusal, StreamWordScanner } from './sensitive-answer.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -172,8 +173,11 @@ export class ChatTranslation {
     readonly upstream: ChatFormat,
     private readonly model: string,
     private readonly includeUsage: boolean,
+    /** The client's stream is one JSON array (Gemini without `alt=sse`), not SSE. */
+    readonly jsonArray = false,
   ) {}
 
+  /** The client speaks the upstream's format: its answer needs no conversion (a JSON-array stream still does). */
   get passThrough(): boolean {
     return this.inbound === this.upstream;
   }
@@ -184,7 +188,8 @@ export class ChatTranslation {
    */
   streamReader(frames: FrameDecoder | undefined, check?: CompletionCheck | undefined): TranslatingStreamReader {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
-    const encoder = this.passThrough && !check ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    let encoder = this.passThrough && !check && !this.jsonArray ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    if (encoder && this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);
   }
 

@@ -293,6 +293,7 @@ export async function deliverStream(
     queueLength?: number;
     reader?: StreamReader | undefined;
     errorEvent?: ((message: string, code: string) => string | undefined) | undefined;
+    contentType?: string | undefined;
   },
 ): Promise<Delivery> {
   const { reply } = options;
@@ -310,6 +311,7 @@ export async function deliverStream(
     queueLength: options.queueLength,
     reader: options.reader,
     errorEvent: options.errorEvent,
+    contentType: options.contentType,
   });
   if (!result.committed) {
     throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));

@@ -35,12 +35,16 @@ export interface RelayInput {
   canonical?: ChatRequest | undefined;
   /** What the conversion to canonical could not carry (logged once the call is routed). */
   warnings?: string[] | undefined;
+  /** The stream is answered as a JSON array instead of SSE (Gemini without `alt=sse`). */
+  jsonArrayStream?: boolean | undefined;
 }
 
 /** Where the URL, not the body, names the model and the stream (Gemini's `models/{model}:streamGenerateContent`). */
 export interface UrlTarget {
   model: string;
   stream: boolean;
+  /** Gemini's stream without `alt=sse`: one JSON array whose elements arrive as they are made. */
+  jsonArray?: boolean | undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -112,6 +116,7 @@ function readNativeChat(spec: RelayEndpointSpec, format: ChatFormat, raw: string
     format,
     canonical,
     warnings: converted.warnings,
+    jsonArrayStream: stream && target?.jsonArray === true,
   };
 }
 

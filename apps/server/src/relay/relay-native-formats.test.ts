@@ -358,6 +358,24 @@ describe('native protocols through the relay', () => {
       await expectBilled(expectedQuota({ input: 9, output: 2 }));
     });
 
+    it('streams one growing JSON array without alt=sse, as Google does', async () => {
+      const usage = { input: 14, output: 5 };
+      gemini.setScript(() => ({ text: 'Array of pieces.', usage, pieceLength: 4 }));
+      const response = await fetch(`${env.gateway}/v1beta/models/${geminiModel}:streamGenerateContent`, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'go' }] }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      const elements = (await response.json()) as { candidates?: { content: { parts: { text?: string }[] } }[]; usageMetadata?: { promptTokenCount: number } }[];
+      expect(elements.length).toBeGreaterThan(2);
+      const text = elements.flatMap((element) => element.candidates ?? []).flatMap((candidate) => candidate.content.parts.map((part) => part.text ?? '')).join('');
+      expect(text).toBe('Array of pieces.');
+      expect(elements.at(-1)!.usageMetadata).toMatchObject({ promptTokenCount: 14, candidatesTokenCount: 5 });
+      await expectBilled(expectedQuota(usage));
+    });
+
     it('lists the key’s models and answers failures in Google’s error shape', async () => {
       const client = googleClient();
       const listed: string[] = [];

@@ -367,6 +367,7 @@ export class RelayService {
         queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
         reader,
         errorEvent: (message) => reader.errorEvent(message, errorType),
+        contentType: chat.translation.jsonArray ? 'application/json; charset=UTF-8' : undefined,
       });
     }
     const guard = input.stream ? this.watchdog : undefined;

@@ -52,6 +52,8 @@ export interface StreamRelayOptions {
    * answer check); absent: the adaptor's own OpenAI reader, wrapped for the check.
    */
   reader?: StreamReader | undefined;
+  /** The answer's content type when it is not SSE (Gemini's JSON-array stream). */
+  contentType?: string | undefined;
   /** The error event in the client's format; absent: OpenAI's `data: {"error": …}`. */
   errorEvent?: ((message: string, code: string) => string | undefined) | undefined;
 }
@@ -85,7 +87,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   const commit = () => {
     committed = true;
     options.commit();
-    response.writeHead(200, SSE_HEADERS);
+    response.writeHead(200, options.contentType ? { ...SSE_HEADERS, 'content-type': options.contentType } : SSE_HEADERS);
   };
 
   const read = options.reader ?? options.adaptor.readStream(options.endpoint, !options.forwardUsage);

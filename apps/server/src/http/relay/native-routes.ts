@@ -46,8 +46,11 @@ export function nativeRoutes(scope: FastifyInstance, runtime: RelayRuntime, body
     switch (method) {
       case 'generateContent':
         return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: false });
-      case 'streamGenerateContent':
-        return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: true });
+      case 'streamGenerateContent': {
+        // Google answers SSE with `alt=sse` (what its SDKs ask for), else one JSON array that grows.
+        const sse = (request.query as Record<string, unknown> | undefined)?.alt === 'sse';
+        return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: true, jsonArray: !sse });
+      }
       case 'countTokens': {
         const { inputTokens } = await countNative(runtime, request, { model, stream: false });
         return { totalTokens: inputTokens };
