@@ -22,6 +22,7 @@ describe('model settings through the relay', () => {
   let gemini: MockGemini;
   let client: OpenAI;
   let apiKey: string;
+  let geminiChannel: number;
 
   beforeAll(async () => {
     env = await startRelayTestEnv();
@@ -35,7 +36,7 @@ describe('model settings through the relay', () => {
     const user = await seedUser(env.context, { quota: 10_000_000, group });
     const token = await seedToken(env.context, user.id, { remainQuota: 5_000_000, unlimited: false });
     await seedChannel(env.context, { type: 14, key: CLAUDE_KEY, baseUrl: claude.url, models: claudeModels, groups: [group] });
-    await seedChannel(env.context, { type: 24, key: GEMINI_KEY, baseUrl: gemini.url, models: geminiModels, groups: [group] });
+    geminiChannel = await seedChannel(env.context, { type: 24, key: GEMINI_KEY, baseUrl: gemini.url, models: geminiModels, groups: [group] });
     apiKey = token.apiKey;
     client = new OpenAI({ apiKey: token.apiKey, baseURL: `${env.gateway}/v1`, maxRetries: 0 });
   });
@@ -110,6 +111,15 @@ describe('model settings through the relay', () => {
     await ask(geminiModel);
     expect(gemini.requests.at(-1)!.path).toBe(`/v1/models/${geminiModel}:generateContent`);
     await setOption(env.context, 'gemini.version_settings', before);
+    // A channel's own default API version (its other field) comes first.
+    await env.context.db.kysely.updateTable('channels').set({ other: 'v1' }).where('id', '=', geminiChannel).execute();
+    env.context.changes.emit('channels');
+    await expect.poll(async () => {
+      await ask(geminiModel);
+      return gemini.requests.at(-1)!.path;
+    }).toBe(`/v1/models/${geminiModel}:generateContent`);
+    await env.context.db.kysely.updateTable('channels').set({ other: '' }).where('id', '=', geminiChannel).execute();
+    env.context.changes.emit('channels');
   });
 
   it('turns Gemini’s -thinking-<n>, -thinking and -nothinking into thinking budgets when the adapter is on', async () => {
