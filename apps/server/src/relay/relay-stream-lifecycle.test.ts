@@ -78,8 +78,10 @@ describe('stream lifecycle', () => {
       headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
       body: streamBody,
     });
-    // The client reads nothing for a while: the upstream must be made to wait, not drained into memory.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The client reads nothing for a while: the upstream must be made to wait, not drained into
+    // memory. Longer than STREAMING_TIMEOUT (1 s here): the time the relay holds the upstream back
+    // for its client is not the upstream's silence, and must not end the stream.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(upstreamDone).toBe(false);
     let received = 0;
     for await (const part of response.body) received += (part as Buffer).length;

@@ -113,6 +113,9 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     queued = 0;
     if (!paused) return;
     paused = false;
+    // The time the client kept the upstream waiting is not the upstream's silence.
+    watched.held = false;
+    watched.lastActivity = performance.now();
     body.resume();
   };
   response.on('drain', resume);
@@ -130,6 +133,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     if (!committed) commit();
     if (!write(response, reader.push(chunk), abort) && !paused && (queued += 1) > queueLength) {
       paused = true;
+      watched.held = true;
       body.pause();
     }
     if (sensitiveWords !== undefined && reader.stopped && !stopped) {

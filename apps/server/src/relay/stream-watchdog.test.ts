@@ -54,4 +54,22 @@ describe('the stream watchdog', () => {
       watchdog.close();
     }
   });
+
+  it('does not count the time a stream is held back for its client', async () => {
+    const watchdog = new StreamWatchdog(100);
+    try {
+      let ended = false;
+      const held = watchdog.watch(() => (ended = true));
+      watchdog.started(held);
+      held.held = true;
+      await sleep(350);
+      expect(ended).toBe(false);
+      held.held = false;
+      held.lastActivity = performance.now();
+      await sleep(350);
+      expect(ended).toBe(true);
+    } finally {
+      watchdog.close();
+    }
+  });
 });

@@ -4,6 +4,11 @@ export interface WatchedStream {
   /** The silence allowed now: the first-byte limit until `started`, then `idleMs`. */
   silenceLimitMs: number;
   readonly onSilent: () => void;
+  /**
+   * The relay itself holds the upstream back (the client's socket is full): its silence is ours,
+   * not the upstream's, and is not counted.
+   */
+  held?: boolean;
 }
 
 /**
@@ -52,7 +57,7 @@ export class StreamWatchdog {
   private check(): void {
     const now = performance.now();
     for (const stream of this.streams) {
-      if (now - stream.lastActivity < stream.silenceLimitMs) continue;
+      if (stream.held || now - stream.lastActivity < stream.silenceLimitMs) continue;
       this.streams.delete(stream);
       stream.onSilent();
     }
