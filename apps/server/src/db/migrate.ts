@@ -7,6 +7,7 @@ import { logIndexes } from './migrations/004-log-indexes.js';
 import { quotaDataKey } from './migrations/005-quota-data-key.js';
 import { quotaReminders } from './migrations/006-quota-reminders.js';
 import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
+import { taskRefunds } from './migrations/008-task-refunds.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -17,6 +18,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '005-quota-data-key': quotaDataKey(db.dialect),
   '006-quota-reminders': quotaReminders(),
   '007-log-query-indexes': logQueryIndexes(db.dialect),
+  '008-task-refunds': taskRefunds(),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

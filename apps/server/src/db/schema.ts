@@ -184,6 +184,10 @@ export interface MidjourneysTable {
   quota: ColumnType<Int, Int | undefined, Int>;
   buttons: ColumnType<string, string | undefined, string>;
   properties: ColumnType<string, string | undefined, string>;
+  /** The key that paid (0: none recorded). */
+  token_id: ColumnType<Int, Int | undefined, Int>;
+  /** 1 once a failed task's quota went back (exactly once: the refund's conditional claim). */
+  refunded: ColumnType<Int, Int | undefined, Int>;
 }
 
 export interface TasksTable {
@@ -205,6 +209,10 @@ export interface TasksTable {
   progress: ColumnType<string, string | undefined, string>;
   properties: ColumnType<string, string | undefined, string>;
   data: ColumnType<string, string | undefined, string>;
+  /** The key that paid (0: none recorded). */
+  token_id: ColumnType<Int, Int | undefined, Int>;
+  /** 1 once a failed task's quota went back (exactly once: the refund's conditional claim). */
+  refunded: ColumnType<Int, Int | undefined, Int>;
 }
 
 export interface QuotaDataTable {

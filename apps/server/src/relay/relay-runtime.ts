@@ -12,6 +12,7 @@ import { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import { UserUrlFetcher } from '../lib/user-url-fetch.js';
 import { ChannelHealth } from './channel-health.js';
 import { ImageTokens } from './image-tokens.js';
+import { TaskBilling } from '../domain/tasks/task-billing.js';
 import { ModelRequestLimits } from './model-request-limit.js';
 import { RelayAuthenticator } from './relay-auth.js';
 import { RelayService } from './relay-service.js';
@@ -22,6 +23,8 @@ export interface RelayRuntime {
   cache: RelayCache;
   ledger: QuotaLedger;
   charges: ChargeService;
+  /** The money of Midjourney and Suno tasks: fixed prices charged on submit, refunded once on failure. */
+  tasks: TaskBilling;
   auth: RelayAuthenticator;
   upstream: UpstreamClient;
   health: ChannelHealth;
@@ -115,7 +118,9 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   // Before the relay's closer, so at shutdown it runs after the last calls have queued their logs.
   const usageExport = startQuotaDataExport(context, ledger.logs);
 
+  const tasks = new TaskBilling(context, charges, ledger);
   const runtime: RelayRuntime = {
+    tasks,
     cache,
     ledger,
     charges,
