@@ -172,6 +172,10 @@ export async function totals(context: AppContext, ids: { userId: number; tokenId
   const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', ids.userId).executeTakeFirstOrThrow();
   const token = await db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'status']).where('id', '=', ids.tokenId).executeTakeFirstOrThrow();
   const logs = await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 2).orderBy('id').execute();
+  // Failed tasks' refunds (domain/tasks/task-billing.ts): system logs whose quota went back.
+  const refundLogs = (await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 4).orderBy('id').execute()).filter((log) =>
+    String(log.other).includes('"task_refund":true'),
+  );
   const channels = ids.channelIds?.length
     ? await db.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', ids.channelIds).execute()
     : [];
@@ -184,6 +188,9 @@ export async function totals(context: AppContext, ids: { userId: number; tokenId
     tokenStatus: Number(token.status),
     logs,
     logQuotaSum: logs.reduce((sum, log) => sum + Number(log.quota), 0),
+    refundLogs,
+    /** What refunds gave back: the payer was charged logQuotaSum − refundQuotaSum. */
+    refundQuotaSum: refundLogs.reduce((sum, log) => sum + Number(log.quota), 0),
     channelUsed: new Map(channels.map((channel) => [Number(channel.id), Number(channel.used_quota)])),
   };
 }
