@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type zhLayout from './i18n/locales/zh/layout.json';
 import type { StatusFlag, SystemStatus } from './features/status/types';
-import { IconComment, IconCreditCard, IconGift, IconHistogram, IconKey, IconLayers, IconPieChart2Stroked, IconSetting, IconTerminal, IconUser } from '@douyinfe/semi-icons';
+import { IconCheckList, IconComment, IconCreditCard, IconGift, IconHistogram, IconImage, IconKey, IconLayers, IconPieChart2Stroked, IconSetting, IconTerminal, IconUser } from '@douyinfe/semi-icons';
 import { hasChatLink } from './features/chat/chat-links';
 
 export type NavLabelKey = keyof (typeof zhLayout)['nav'];
@@ -39,6 +39,8 @@ export const consoleRoutes: ConsoleRoute[] = [
   { path: '/chat2link', labelKey: 'chat', icon: <IconComment />, navWhen: () => false, load: () => import('./features/chat/chat2link-page') },
   { path: '/user', extraPaths: ['/user/edit/:id', '/user/edit'], labelKey: 'user', icon: <IconUser />, requiresAdmin: true, load: () => import('./features/users/users-page') },
   { path: '/log', labelKey: 'log', icon: <IconHistogram />, load: () => import('./features/logs/logs-page') },
+  { path: '/midjourney', labelKey: 'midjourney', icon: <IconImage />, requiresStatusFlag: 'enable_drawing', load: () => import('./features/midjourney/midjourney-page') },
+  { path: '/task', labelKey: 'task', icon: <IconCheckList />, requiresStatusFlag: 'enable_task', load: () => import('./features/tasks/tasks-page') },
   { path: '/setting', labelKey: 'setting', icon: <IconSetting />, load: () => import('./features/settings/settings-page') },
 ];
 

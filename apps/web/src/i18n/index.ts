@@ -23,6 +23,8 @@ import zhSettingsSystem from './locales/zh/settings-system.json';
 import zhSettingsOther from './locales/zh/settings-other.json';
 import zhSettingsModelPricing from './locales/zh/settings-model-pricing.json';
 import zhSettingsNotify from './locales/zh/settings-notify.json';
+import zhMidjourney from './locales/zh/midjourney.json';
+import zhTasks from './locales/zh/tasks.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -45,14 +47,16 @@ import enSettingsSystem from './locales/en/settings-system.json';
 import enSettingsOther from './locales/en/settings-other.json';
 import enSettingsModelPricing from './locales/en/settings-model-pricing.json';
 import enSettingsNotify from './locales/en/settings-notify.json';
+import enMidjourney from './locales/en/midjourney.json';
+import enTasks from './locales/en/tasks.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const FALLBACK_LANGUAGE: Language = 'zh';
 
 export const resources = {
-  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs, playground: zhPlayground, detail: zhDetail, 'settings-operation': zhSettingsOperation, 'settings-system': zhSettingsSystem, 'settings-other': zhSettingsOther, 'settings-model-pricing': zhSettingsModelPricing, 'settings-notify': zhSettingsNotify },
-  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs, playground: enPlayground, detail: enDetail, 'settings-operation': enSettingsOperation, 'settings-system': enSettingsSystem, 'settings-other': enSettingsOther, 'settings-model-pricing': enSettingsModelPricing, 'settings-notify': enSettingsNotify },
+  zh: { common: zhCommon, layout: zhLayout, auth: zhAuth, home: zhHome, about: zhAbout, 'not-found': zhNotFound, settings: zhSettings, users: zhUsers, redemptions: zhRedemptions, wallet: zhWallet, chat: zhChat, channels: zhChannels, tokens: zhTokens, pricing: zhPricing, logs: zhLogs, playground: zhPlayground, detail: zhDetail, 'settings-operation': zhSettingsOperation, 'settings-system': zhSettingsSystem, 'settings-other': zhSettingsOther, 'settings-model-pricing': zhSettingsModelPricing, 'settings-notify': zhSettingsNotify, midjourney: zhMidjourney, tasks: zhTasks },
+  en: { common: enCommon, layout: enLayout, auth: enAuth, home: enHome, about: enAbout, 'not-found': enNotFound, settings: enSettings, users: enUsers, redemptions: enRedemptions, wallet: enWallet, chat: enChat, channels: enChannels, tokens: enTokens, pricing: enPricing, logs: enLogs, playground: enPlayground, detail: enDetail, 'settings-operation': enSettingsOperation, 'settings-system': enSettingsSystem, 'settings-other': enSettingsOther, 'settings-model-pricing': enSettingsModelPricing, 'settings-notify': enSettingsNotify, midjourney: enMidjourney, tasks: enTasks },
 } as const;
 
 /** Older consoles stored full tags such as "en-US" or "zh-CN"; only the primary subtag matters here. */

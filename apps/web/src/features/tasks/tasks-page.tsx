@@ -1,0 +1,60 @@
+import { Empty, Table, Typography } from '@douyinfe/semi-ui';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { useSessionRoles } from '../../lib/session';
+import type { AsyncTask } from './api';
+import { ContentDialog, type DialogContent } from './components/content-dialog';
+import { SunoDialog } from './components/suno-dialog';
+import { taskColumns } from './components/task-columns';
+import { TaskFilterBar } from './components/task-filter-bar';
+import { useTaskList } from './queries';
+import type { SunoResult } from './suno-result';
+import { useTaskSearch } from './use-task-search';
+import './tasks.css';
+
+/** /task: the caller's async tasks (Suno music and lyrics); an admin's: everyone's, with channels. */
+export default function TasksPage() {
+  const { t } = useTranslation('tasks');
+  const { admin } = useSessionRoles();
+  const [pageSize, setPageSize] = usePageSize();
+  const { filters, page, applyFilters, setPage, reset } = useTaskSearch('task');
+  const list = useTaskList({ ...filters, page, pageSize, admin });
+  const [content, setContent] = useState<DialogContent | null>(null);
+  const [suno, setSuno] = useState<SunoResult | null>(null);
+
+  const columns = useMemo(() => taskColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin]);
+
+  return (
+    <div className="mg-task-page" data-testid="task-page">
+      <Typography.Title heading={4} className="mg-task-title">
+        {t('title')}
+      </Typography.Title>
+      <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="task" onSubmit={applyFilters} onReset={reset} />
+      <Table<AsyncTask>
+        rowKey="id"
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        loading={list.isLoading}
+        size="small"
+        scroll={{ x: admin ? 1500 : 1400 }}
+        empty={<Empty description={t('empty')} />}
+        onRow={(row) => ({ 'data-testid': row ? `task-row-${row.id}` : undefined }) as object}
+        pagination={{
+          currentPage: page,
+          pageSize,
+          total: list.data?.total ?? 0,
+          pageSizeOpts: PAGE_SIZE_CHOICES,
+          showSizeChanger: true,
+          onPageChange: setPage,
+          onPageSizeChange: (size) => {
+            setPageSize(size);
+            setPage(1);
+          },
+        }}
+      />
+      <ContentDialog content={content} onClose={() => setContent(null)} />
+      <SunoDialog result={suno} onClose={() => setSuno(null)} />
+    </div>
+  );
+}
