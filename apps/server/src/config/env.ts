@@ -102,6 +102,7 @@ const envSchema = z.object({
     .transform((raw) => raw ?? '')
     .refine((name) => name.length <= 128 && !name.includes('/'), 'must be at most 128 characters, without "/"'),
   QUOTA_WAIT_SECONDS: intFrom(10, 0),
+  TASK_POLL_INTERVAL: intFrom(15, 1),
   RELAY_TIMEOUT: intFrom(120, 0),
   RELAY_MAX_BUFFERED_BYTES: intFrom(32 * 1024 * 1024, 1024),
   LOG_LEVEL: z
@@ -147,6 +148,8 @@ export interface AppConfig {
   nodeName: string;
   /** Seconds a call its payer's balance cannot cover yet waits for the payer's calls in flight to settle. */
   quotaWaitSeconds: number;
+  /** Seconds between the master's polls of unfinished Midjourney and Suno tasks (new-api: 15). */
+  taskPollIntervalSeconds: number;
   /**
    * Seconds an upstream may stay silent while nothing has reached the client (before its headers,
    * between the bytes of a whole answer, before a stream's first byte); 0 = no limit.
@@ -193,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     batchUpdateIntervalSeconds: value.BATCH_UPDATE_INTERVAL,
     nodeName: value.NODE_NAME || `${hostname()}:${value.PORT}`,
     quotaWaitSeconds: value.QUOTA_WAIT_SECONDS,
+    taskPollIntervalSeconds: value.TASK_POLL_INTERVAL,
     relayTimeoutSeconds: value.RELAY_TIMEOUT,
     relayMaxBufferedBytes: value.RELAY_MAX_BUFFERED_BYTES,
     logLevel: value.LOG_LEVEL,
