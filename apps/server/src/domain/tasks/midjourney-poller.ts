@@ -1,0 +1,140 @@
+import type { AppContext } from '../../app-context.js';
+import { MjUpstreamUnreachable, type MidjourneyClient } from '../../providers/midjourney/midjourney-client.js';
+import type { MjTaskDto } from '../../providers/midjourney/midjourney-wire.js';
+import type { TaskBilling } from './task-billing.js';
+import { upstreamOf, type MidjourneyChannels } from './midjourney-channels.js';
+import type { MidjourneyRepository, MidjourneyRow } from './midjourney-repository.js';
+import { nextState } from './midjourney-task-state.js';
+
+/** new-api polls every 15 s. */
+export const MJ_POLL_INTERVAL_MS = 15_000;
+/** Ids per list-by-condition call. */
+const BATCH = 50;
+/** Unfinished rows read per round. */
+const ROUND_LIMIT = 2_000;
+
+export interface PollRound {
+  updated: number;
+  refunded: number;
+}
+
+/**
+ * The master's loop over unfinished drawings (new-api's UpdateMidjourneyTaskBulk): rows grouped by
+ * channel, asked from each channel's proxy in batches (POST /mj/task/list-by-condition {ids}), each
+ * change written if no one else wrote the row first, then every failed, unrefunded task refunded
+ * once (TaskBilling.refundPending: also those a crash left behind).
+ */
+export class MidjourneyPoller {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<PollRound> | undefined;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly repository: MidjourneyRepository,
+    private readonly channels: MidjourneyChannels,
+    private readonly client: MidjourneyClient,
+    private readonly billing: TaskBilling,
+  ) {}
+
+  /** (Re)starts the timer; tests and the browser suite pass a short interval. */
+  start(intervalMs = MJ_POLL_INTERVAL_MS): void {
+    this.stop();
+    this.timer = setInterval(() => void this.pollOnce().catch((error: unknown) => this.context.logger.error({ err: error }, 'midjourney poll failed')), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One round; a round asked for while one runs waits for it and returns its result. */
+  pollOnce(): Promise<PollRound> {
+    this.running ??= this.round().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Waits for a round under way (at shutdown). */
+  async settled(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
+  private async round(): Promise<PollRound> {
+    const rows = await this.repository.unfinished(ROUND_LIMIT);
+    const withoutId = rows.filter((row) => row.mj_id === '').map((row) => Number(row.id));
+    await this.repository.failWithoutId(withoutId);
+    const byChannel = new Map<number, MidjourneyRow[]>();
+    for (const row of rows) {
+      if (row.mj_id === '') continue;
+      const list = byChannel.get(Number(row.channel_id)) ?? [];
+      list.push(row);
+      byChannel.set(Number(row.channel_id), list);
+    }
+    let updated = 0;
+    for (const [channelId, tasks] of byChannel) updated += await this.pollChannel(channelId, tasks);
+    const refunded = await this.billing.refundPending();
+    return { updated, refunded };
+  }
+
+  private async pollChannel(channelId: number, tasks: MidjourneyRow[]): Promise<number> {
+    const channel = await this.channels.byId(channelId);
+    if (!channel) {
+      // new-api's words when the channel is gone.
+      let updated = 0;
+      for (const task of tasks) {
+        const failed = await this.repository.updateIfStatus(Number(task.id), task.status, {
+          ...stateOf(task),
+          status: 'FAILURE',
+          progress: '100%',
+          fail_reason: `获取渠道信息失败，请联系管理员，渠道ID：${channelId}`,
+        });
+        if (failed) updated += 1;
+      }
+      return updated;
+    }
+    // A disabled channel is still asked: its proxy may be finishing the tasks it took.
+    if (channel.keys.length === 0) return 0;
+    let updated = 0;
+    for (let start = 0; start < tasks.length; start += BATCH) {
+      const batch = tasks.slice(start, start + BATCH);
+      let reported: MjTaskDto[];
+      try {
+        reported = await this.client.listByCondition(upstreamOf(channel), batch.map((task) => task.mj_id));
+      } catch (error) {
+        const reason = error instanceof MjUpstreamUnreachable ? error.message : String(error);
+        this.context.logger.warn({ channelId, reason }, 'midjourney poll: the proxy did not list its tasks');
+        continue;
+      }
+      const byMjId = new Map(batch.map((task) => [task.mj_id, task]));
+      for (const item of reported) {
+        const task = byMjId.get(item.id);
+        if (task && (await applyReported(this.repository, task, item))) updated += 1;
+      }
+    }
+    return updated;
+  }
+}
+
+/** Writes what the proxy reported about a task (poll or callback); true when the row changed. */
+export async function applyReported(repository: MidjourneyRepository, task: MidjourneyRow, reported: MjTaskDto, now = Date.now()): Promise<boolean> {
+  const next = nextState(task, reported, now);
+  if (!next) return false;
+  return repository.updateIfStatus(Number(task.id), task.status, next);
+}
+
+const stateOf = (row: MidjourneyRow) => ({
+  code: Number(row.code),
+  progress: row.progress,
+  prompt_en: row.prompt_en,
+  state: row.state,
+  submit_time: Number(row.submit_time),
+  start_time: Number(row.start_time),
+  finish_time: Number(row.finish_time),
+  image_url: row.image_url,
+  status: row.status,
+  fail_reason: row.fail_reason,
+  properties: row.properties,
+  buttons: row.buttons,
+});
