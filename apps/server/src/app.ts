@@ -18,6 +18,7 @@ import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
 import { logRoutes } from './http/api/logs.js';
+import { taskRoutes } from './http/api/tasks.js';
 import { statusRoutes } from './http/api/status.js';
 import { pricingRoutes } from './http/api/pricing.js';
 import { dataRoutes } from './http/api/data.js';
@@ -111,6 +112,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
+  taskRoutes(app, context);
   relayRoutes(app, context);
 
   const webDist = context.config.webDist || defaultWebDist();

@@ -1,6 +1,18 @@
+import { ChannelStatus, ChannelType } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../envelope.js';
+
+async function hasEnabledSunoChannel(context: AppContext): Promise<boolean> {
+  const row = await context.db.kysely
+    .selectFrom('channels')
+    .select('id')
+    .where('type', '=', ChannelType.SunoAPI)
+    .where('status', '=', ChannelStatus.Enabled)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 /** Public, unauthenticated answers the console loads before anyone signs in. */
 export function statusRoutes(app: FastifyInstance, context: AppContext): void {
@@ -18,7 +30,8 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       display_in_currency: options.bool('DisplayInCurrencyEnabled'),
       display_token_stat_enabled: options.bool('DisplayTokenStatEnabled'),
       enable_drawing: options.bool('DrawingEnabled'),
-      enable_task: options.bool('TaskEnabled'),
+      // The admin's switch, or a Suno channel able to serve (spec 02 §2: tasks show when a task channel exists).
+      enable_task: options.bool('TaskEnabled') || (await hasEnabledSunoChannel(context)),
       enable_data_export: options.bool('DataExportEnabled'),
       data_export_default_time: options.string('DataExportDefaultTime'),
       default_collapse_sidebar: options.bool('DefaultCollapseSidebar'),

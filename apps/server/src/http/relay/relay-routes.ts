@@ -8,6 +8,7 @@ import { billingDashboardRoutes } from './billing-dashboard-routes.js';
 import { installRelayBodyParsers } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
 import { nativeRoutes } from './native-routes.js';
+import { sunoRoutes } from './suno-routes.js';
 
 /** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
 const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
@@ -49,6 +50,7 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
     nativeRoutes(scope, runtime, RELAY_BODY_LIMIT);
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
+    sunoRoutes(scope, context, runtime);
 
     scope.all('/v1/*', async (request) => {
       throw new AppError('request:api_not_implemented', `接口 ${request.method} ${request.url.split('?')[0]} 尚未实现 (API not implemented)`, {

@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { taskDataOf } from '../../domain/tasks/suno-tasks.js';
+import { TaskRepository, type TaskListFilter, type TaskRow } from '../../domain/tasks/task-repository.js';
+import { pageOf, readPaging } from '../../lib/paging.js';
+import { authGuard, currentUser } from '../../middleware/auth.js';
+import { ok } from '../envelope.js';
+
+type Query = Record<string, unknown>;
+
+const text = (query: Query, name: string): string => {
+  const raw = query[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === 'string' ? value.trim() : '';
+};
+
+/** new-api reads these with Atoi/ParseInt: a bad one is 0, no filter. */
+const integer = (query: Query, name: string): number => {
+  const value = text(query, name);
+  return /^-?\d{1,15}$/.test(value) ? Number(value) : 0;
+};
+
+function readFilter(query: unknown, ownerId?: number): TaskListFilter {
+  const params = (query ?? {}) as Query;
+  return {
+    userId: ownerId,
+    // A user's own list has no channel filter (spec 02 §2: admins filter by channel).
+    channelId: ownerId === undefined ? integer(params, 'channel_id') : 0,
+    taskId: text(params, 'task_id'),
+    platform: text(params, 'platform'),
+    status: text(params, 'status'),
+    action: text(params, 'action'),
+    startTimestamp: integer(params, 'start_timestamp'),
+    endTimestamp: integer(params, 'end_timestamp'),
+  };
+}
+
+/** A task row as new-api's console reads it (model/task.go Task; data as JSON; who paid only for admins). */
+function toWireTask(row: TaskRow & { username: string | null }, admin: boolean) {
+  return {
+    id: Number(row.id),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    task_id: row.task_id,
+    platform: row.platform,
+    user_id: Number(row.user_id),
+    ...(admin ? { username: row.username ?? '' } : {}),
+    group: row.group,
+    channel_id: Number(row.channel_id),
+    quota: Number(row.quota),
+    action: row.action,
+    status: row.status,
+    fail_reason: row.fail_reason,
+    submit_time: Number(row.submit_time),
+    start_time: Number(row.start_time),
+    finish_time: Number(row.finish_time),
+    progress: row.progress,
+    properties: taskDataOf(row.properties),
+    data: taskDataOf(row.data),
+  };
+}
+
+/**
+ * The async task lists (spec 02 §7): GET /api/task/ for admins over every task (channel_id
+ * filter), GET /api/task/self for the signed-in user's own; both with p, page_size, task_id,
+ * start_timestamp, end_timestamp (on submit_time), and new-api's platform, status, action. Paged
+ * as the log lists: {items, total, page, page_size}, newest first.
+ */
+export function taskRoutes(app: FastifyInstance, context: AppContext): void {
+  const repository = context.users.repository;
+  const admin = { preHandler: authGuard(repository, 'admin') };
+  const signedIn = { preHandler: authGuard(repository, 'user') };
+  const tasks = new TaskRepository(context.db);
+  const ownId = (request: FastifyRequest) => Number(currentUser(request).id);
+
+  const page = async (query: unknown, ownerId?: number) => {
+    const paging = readPaging(query);
+    const { items, total } = await tasks.page(readFilter(query, ownerId), paging);
+    return ok(pageOf(items.map((row) => toWireTask(row, ownerId === undefined)), total, paging));
+  };
+  app.get('/api/task/', admin, async (request) => page(request.query));
+  app.get('/api/task/self', signedIn, async (request) => page(request.query, ownId(request)));
+  app.get('/api/task/self/', signedIn, async (request) => page(request.query, ownId(request)));
+}

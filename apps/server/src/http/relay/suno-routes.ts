@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { renderError, toAppError } from '../../errors/render.js';
+import { pollSunoTasks } from '../../domain/tasks/suno-poll.js';
+import { isTaskError, SunoTasks, taskError } from '../../domain/tasks/suno-tasks.js';
+import { TaskChannels } from '../../domain/tasks/task-channels.js';
+import { taskPollerOf } from '../../domain/tasks/task-poller.js';
+import { TaskRepository } from '../../domain/tasks/task-repository.js';
+import { SunoClient } from '../../providers/suno/suno-client.js';
+import { sunoFetchRequestSchema, type SunoAction } from '../../providers/suno/suno-wire.js';
+import type { RelayCaller } from '../../relay/relay-auth.js';
+import type { RelayRequestBody } from '../../relay/relay-input.js';
+import type { RelayRuntime } from '../../relay/relay-runtime.js';
+
+/** Submit bodies are a few fields of text. */
+const SUNO_BODY_LIMIT = 1024 * 1024;
+
+/** The JSON of a relay body (the relay scope's parsers keep it beside its text); undefined for none. */
+const jsonOf = (body: unknown): unknown => ((body as RelayRequestBody | undefined)?.kind === 'json' ? (body as { json: unknown }).json : undefined);
+
+/**
+ * The Suno relay, as new-api serves it (router/relay-router.go): POST /suno/submit/{music,lyrics},
+ * POST /suno/fetch {ids}, GET /suno/fetch/{id}, with a relay key (`Authorization: Bearer sk-…`).
+ * Answers {code:'success', message, data}; a task-stage failure {code, message, data:null} with
+ * its status, as new-api's TaskError; key and routing failures in the relay's OpenAI shape.
+ * Registers the Suno round of the master's task poll.
+ */
+export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime: RelayRuntime): SunoTasks {
+  const repository = new TaskRepository(context.db);
+  const channels = new TaskChannels(context.db, runtime.cache.channels);
+  const client = new SunoClient(runtime.upstream);
+  const tasks = new SunoTasks({ context, auth: runtime.auth, billing: runtime.tasks, channels, repository, client });
+  taskPollerOf(context, runtime.tasks).add('suno', () => pollSunoTasks({ context, billing: runtime.tasks, channels, repository, client }));
+
+  const caller = async (request: FastifyRequest): Promise<RelayCaller> => {
+    const authenticated = runtime.auth.authenticate(request);
+    return authenticated instanceof Promise ? await authenticated : authenticated;
+  };
+
+  void scope.register(async (suno) => {
+    suno.setErrorHandler((error, request, reply) => {
+      const appError = toAppError(error);
+      if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'suno relay failed');
+      if (reply.sent) return;
+      // A body that is no JSON is the task's invalid_request, as new-api binds it.
+      const taskStage = isTaskError(appError) || appError.code.startsWith('request:');
+      const body = taskStage ? { code: appError.shortCode, message: appError.message, data: null } : renderError(appError, 'openai');
+      void reply.status(appError.status).send(body);
+    });
+
+    const submit = (action: SunoAction) => async (request: FastifyRequest) => {
+      const who = await caller(request);
+      const body = jsonOf(request.body);
+      if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
+      return tasks.submit(who, action, body);
+    };
+    suno.post('/suno/submit/music', { bodyLimit: SUNO_BODY_LIMIT }, submit('MUSIC'));
+    suno.post('/suno/submit/lyrics', { bodyLimit: SUNO_BODY_LIMIT }, submit('LYRICS'));
+    suno.post('/suno/submit/:action', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
+      await caller(request);
+      throw taskError('invalid_request', 'invalid_action', 400);
+    });
+
+    suno.post('/suno/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
+      const who = await caller(request);
+      const parsed = sunoFetchRequestSchema.safeParse(jsonOf(request.body) ?? {});
+      if (!parsed.success) throw taskError('invalid_request', '请求参数错误：ids 需要是任务 ID 的数组 (ids must be an array of task ids, at most 1000)', 400);
+      return { code: 'success', message: '', data: await tasks.fetchMany(who, parsed.data.ids ?? []) };
+    });
+
+    suno.get('/suno/fetch/:id', async (request) => {
+      const who = await caller(request);
+      const { id } = request.params as { id: string };
+      return { code: 'success', message: '', data: await tasks.fetchOne(who, id) };
+    });
+  });
+  return tasks;
+}
