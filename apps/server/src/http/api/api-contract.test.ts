@@ -77,6 +77,7 @@ const ADMIN_ONLY = [
   /^GET \/api\/data\/$/,
   /^(GET|DELETE) \/api\/log\/$/,
   /^GET \/api\/log\/(search|stat)$/,
+  /^GET \/api\/task\/$/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
 const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/];
