@@ -80,7 +80,6 @@ export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext): 
     return ok(pageOf(items.map((row) => wireRow(row, imageOf(row), ownerId === undefined)), total, paging));
   };
   app.get('/api/mj/', admin, async (request) => page(request.query));
-  app.get('/api/mj', admin, async (request) => page(request.query));
   app.get('/api/mj/self', signedIn, async (request) => page(request.query, ownId(request)));
   app.get('/api/mj/self/', signedIn, async (request) => page(request.query, ownId(request)));
 }
