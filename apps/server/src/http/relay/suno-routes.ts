@@ -7,7 +7,7 @@ import { TaskChannels } from '../../domain/tasks/task-channels.js';
 import { taskPollerOf } from '../../domain/tasks/task-poller.js';
 import { TaskRepository } from '../../domain/tasks/task-repository.js';
 import { SunoClient } from '../../providers/suno/suno-client.js';
-import { sunoFetchRequestSchema, type SunoAction } from '../../providers/suno/suno-wire.js';
+import { sunoActionOf, sunoFetchRequestSchema } from '../../providers/suno/suno-wire.js';
 import type { RelayCaller } from '../../relay/relay-auth.js';
 import type { RelayRequestBody } from '../../relay/relay-input.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
@@ -48,17 +48,14 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
       void reply.status(appError.status).send(body);
     });
 
-    const submit = (action: SunoAction) => async (request: FastifyRequest) => {
+    // new-api's /suno/submit/:action, the action upper-cased: MUSIC or LYRICS.
+    suno.post('/suno/submit/:action', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
       const who = await caller(request);
+      const action = sunoActionOf((request.params as { action: string }).action);
+      if (!action) throw taskError('invalid_request', 'invalid_action', 400);
       const body = jsonOf(request.body);
       if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
       return tasks.submit(who, action, body);
-    };
-    suno.post('/suno/submit/music', { bodyLimit: SUNO_BODY_LIMIT }, submit('MUSIC'));
-    suno.post('/suno/submit/lyrics', { bodyLimit: SUNO_BODY_LIMIT }, submit('LYRICS'));
-    suno.post('/suno/submit/:action', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
-      await caller(request);
-      throw taskError('invalid_request', 'invalid_action', 400);
     });
 
     suno.post('/suno/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {

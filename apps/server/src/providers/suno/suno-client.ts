@@ -5,6 +5,22 @@ import type { SunoAction } from './suno-wire.js';
 /** new-api gives a fetch 15 s; a submit gets the same here rather than the relay's silence timeout alone. */
 const FETCH_TIMEOUT_MS = 15_000;
 const SUBMIT_TIMEOUT_MS = 60_000;
+/** A fetch of 100 tasks with their clips is some hundred KB; anything near this is no Suno answer. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw new Error(`the Suno answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
 
 export interface SunoAnswer {
   status: number;
@@ -37,6 +53,6 @@ export class SunoClient {
       },
       { signal: AbortSignal.timeout(timeoutMs), stream: false },
     );
-    return { status: response.statusCode, text: await response.body.text() };
+    return { status: response.statusCode, text: await readCapped(response.body) };
   }
 }

@@ -10,6 +10,12 @@ import { z } from 'zod';
 
 export type SunoAction = 'MUSIC' | 'LYRICS';
 
+/** The action of a submit path's last part (new-api upper-cases it); undefined for another. */
+export const sunoActionOf = (pathPart: string): SunoAction | undefined => {
+  const action = pathPart.toUpperCase();
+  return action === 'MUSIC' || action === 'LYRICS' ? action : undefined;
+};
+
 /** The ModelPrice key an action is priced, routed and logged by (new-api's CoverTaskActionToModelName). */
 export const sunoPriceKey = (action: SunoAction): string => {
   switch (action) {
