@@ -18,6 +18,7 @@ import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
 import { logRoutes } from './http/api/logs.js';
+import { midjourneyApiRoutes } from './http/api/midjourney.js';
 import { taskRoutes } from './http/api/tasks.js';
 import { statusRoutes } from './http/api/status.js';
 import { pricingRoutes } from './http/api/pricing.js';
@@ -47,6 +48,8 @@ function sendFailure(request: FastifyRequest, reply: FastifyReply, appError: App
 }
 
 const isRelayPath = (url: string) => /^\/(v1|v1beta|pg|mj|suno|dashboard)(\/|$|\?)/.test(url);
+/** new-api's /{mode}/mj/… (midjourney-proxy-plus speed modes) are relay paths too. */
+const isMjModePath = (url: string) => /^\/(fast|relax|turbo)\/mj(\/|$|\?)/.test(url);
 
 function defaultWebDist(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -79,7 +82,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     let limited: Promise<void> | undefined;
     if (url.startsWith('/api/')) {
       limited = enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
-    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url)) {
+    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url)) {
       // Hashed assets are immutable and fetched many per page; count page loads only.
       limited = enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
     }
@@ -112,6 +115,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
+  midjourneyApiRoutes(app, context);
   taskRoutes(app, context);
   relayRoutes(app, context);
 
@@ -132,7 +136,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(async (request, reply) => {
     const url = request.url;
-    if (url.startsWith('/api/') || url === '/api' || isRelayPath(url) || request.method !== 'GET') {
+    if (url.startsWith('/api/') || url === '/api' || isRelayPath(url) || isMjModePath(url) || request.method !== 'GET') {
       const error = url.startsWith('/api')
         ? notFound(`接口不存在：${request.method} ${url.split('?')[0]}`)
         : notFound(`Invalid URL (${request.method} ${url.split('?')[0]})`, 'request:invalid_url');

@@ -78,6 +78,7 @@ const ADMIN_ONLY = [
   /^(GET|DELETE) \/api\/log\/$/,
   /^GET \/api\/log\/(search|stat)$/,
   /^GET \/api\/task\/$/,
+  /^GET \/api\/mj\/$/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
 const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/];

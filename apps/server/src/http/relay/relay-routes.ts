@@ -8,6 +8,7 @@ import { billingDashboardRoutes } from './billing-dashboard-routes.js';
 import { installRelayBodyParsers } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
 import { nativeRoutes } from './native-routes.js';
+import { midjourneyRoutes } from './midjourney-routes.js';
 import { sunoRoutes } from './suno-routes.js';
 
 /** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
@@ -48,6 +49,7 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
       scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
     nativeRoutes(scope, runtime, RELAY_BODY_LIMIT);
+    midjourneyRoutes(scope, context, runtime);
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
     sunoRoutes(scope, context, runtime);
