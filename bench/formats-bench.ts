@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { checkAnswer, type Target } from './clients.js';
+import { streamReaderCosts } from './formats-readers.js';
 import { formatChecks, formatsSummary, type Check, type FormatRuns } from './formats-report.js';
 import { Measurer, type BenchSettings, type Measured, type RunKey } from './measure.js';
 import { MOCK_CLAUDE_MODEL } from './mock-anthropic.js';
@@ -242,7 +243,8 @@ export async function runFormatsBench(context: FormatsContext): Promise<{ lines:
     `${settings.durationSeconds} s per run, best of ${settings.repeat} interleaved rounds; machine ${idleLoad.toFixed(0)} % busy before start\n` +
     `oai = OpenAI chat (${OPENAI_PATH}, ${gpt}), ant = Anthropic messages (${ANTHROPIC_PATH}, ${claude}); mg a→b = a client speaking a, through modelgate, to a channel speaking b\n`;
   const summary = formatsSummary(runs as Record<FormatRunKey, FormatRuns>, checks);
-  const out = [header, formatTable(table), '', ...formatChecks(checks), '', ...summary.lines];
+  const readers = streamReaderCosts(gpt);
+  const out = [header, formatTable(table), '', ...formatChecks(checks), '', ...readers, '', ...summary.lines];
   const errored = table.filter((row) => row.errors > 0);
   if (errored.length > 0) out.push(`WARNING: ${errored.length} runs had non-2xx answers or socket errors; their figures are not comparable.`);
   return { lines: out, failed: summary.failed + errored.length };

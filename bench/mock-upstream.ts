@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicMessageBody, anthropicStreamEvents } from './mock-anthropic.js';
+import { completionBody, created, mockWords as words, streamEvents, streamTail as tail } from './mock-openai.js';
 
 /**
  * The upstream every target talks to: an OpenAI-style /v1/chat/completions that answers at once
@@ -27,69 +28,8 @@ const pacedChunks = Number(process.env.MOCK_PACED_CHUNKS ?? 100);
 const paceMs = Number(process.env.MOCK_PACE_MS ?? 50);
 const pacedModel = process.env.MOCK_PACED_MODEL ?? 'gpt-4o';
 
-const created = Math.floor(Date.now() / 1000);
-const id = 'chatcmpl-BENCH0000000000000000000000000';
-const model = 'gpt-4o-mini-2024-07-18';
-const fingerprint = 'fp_0ba0d124f1';
-const words = 'The quick brown fox jumps over the lazy dog while a careful gateway relays every token it hears.'.split(' ');
-const usage = {
-  prompt_tokens: 24,
-  completion_tokens: 96,
-  total_tokens: 120,
-  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-};
-
-const completionBody = Buffer.from(
-  JSON.stringify({
-    id,
-    object: 'chat.completion',
-    created,
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: Array.from({ length: 96 }, (_, index) => words[index % words.length]).join(' '),
-          refusal: null,
-          annotations: [],
-        },
-        logprobs: null,
-        finish_reason: 'stop',
-      },
-    ],
-    usage,
-    service_tier: 'default',
-    system_fingerprint: fingerprint,
-  }),
-);
-
-const sse = (payload: unknown) => Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
-const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-  sse({
-    id,
-    object: 'chat.completion.chunk',
-    created,
-    model,
-    service_tier: 'default',
-    system_fingerprint: fingerprint,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    usage: null,
-  });
-
-function streamEvents(count: number): Buffer[] {
-  const events = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
-  for (let index = 1; index < count - 1; index += 1) events.push(chunk({ content: `${words[index % words.length]} ` }, null));
-  events.push(chunk({}, 'stop'));
-  return events;
-}
 const fastEvents = streamEvents(streamChunks);
 const pacedEvents = streamEvents(pacedChunks);
-const tail = Buffer.concat([
-  sse({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices: [], usage }),
-  Buffer.from('data: [DONE]\n\n'),
-]);
 
 const modelList = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created, owned_by: 'system' }] }));
 const streamRequested = /"stream"\s*:\s*true/;
