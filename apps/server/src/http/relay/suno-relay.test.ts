@@ -11,7 +11,7 @@ import {
   sunoCall,
   taskRow,
 } from '../../providers/suno/testing/suno-test-kit.js';
-import { setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
+import { seedChannel, setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 
 /**
  * The Suno relay through the whole app: a real gateway on SQLite, a mock Suno-API server over
@@ -117,6 +117,26 @@ describe('submit and fetch', () => {
     expect(await sunoCall(env.gateway, stranger.token.apiKey, 'GET', `/suno/fetch/${taskId}`)).toEqual({ status: 400, json: { code: 'task_not_exist', message: 'task_not_exist', data: null } });
     expect((await sunoCall(env.gateway, stranger.token.apiKey, 'POST', '/suno/fetch', { ids: [taskId] })).json).toEqual({ code: 'success', message: '', data: [] });
     expect((await sunoCall(env.gateway, owner.token.apiKey, 'POST', '/suno/fetch', { ids: 'x' })).json).toMatchObject({ code: 'invalid_request' });
+  });
+});
+
+describe('routing', () => {
+  it('sends a new task to the highest priority, and a continuation to the channel of the song it continues', async () => {
+    const payer = await seedSunoPayer(env, mock);
+    const origin = (await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'first part' })).json.data as string;
+    const preferred = await startMockSuno({ key: 'suno-second-key' });
+    try {
+      await seedChannel(env.context, { type: 36, key: preferred.key, baseUrl: preferred.url, models: ['suno_music'], groups: [payer.user.group], priority: 10 });
+      const fresh = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'new song' });
+      expect(preferred.tasks.has(fresh.json.data as string)).toBe(true);
+      const continued = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'second part', continue_clip_id: `${origin}-clip-0`, continue_at: 120, task_id: origin });
+      expect(continued.status, JSON.stringify(continued.json)).toBe(200);
+      expect(mock.tasks.get(continued.json.data as string)?.request).toMatchObject({ continue_clip_id: `${origin}-clip-0`, continue_at: 120, task_id: origin });
+      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c' })).toEqual({ status: 400, json: { code: 'invalid_request', message: 'task id is empty', data: null } });
+      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c', task_id: 'nobody' })).toEqual({ status: 400, json: { code: 'task_not_exist', message: 'task_origin_not_exist', data: null } });
+    } finally {
+      await preferred.close();
+    }
   });
 });
 
