@@ -6,8 +6,6 @@ import { upstreamOf, type MidjourneyChannels } from './midjourney-channels.js';
 import type { MidjourneyRepository, MidjourneyRow } from './midjourney-repository.js';
 import { nextState } from './midjourney-task-state.js';
 
-/** new-api polls every 15 s. */
-export const MJ_POLL_INTERVAL_MS = 15_000;
 /** Ids per list-by-condition call. */
 const BATCH = 50;
 /** Unfinished rows read per round. */
@@ -19,14 +17,14 @@ export interface PollRound {
 }
 
 /**
- * The master's loop over unfinished drawings (new-api's UpdateMidjourneyTaskBulk): rows grouped by
- * channel, asked from each channel's proxy in batches (POST /mj/task/list-by-condition {ids}), each
- * change written if no one else wrote the row first, then every failed, unrefunded task refunded
- * once (TaskBilling.refundPending: also those a crash left behind).
+ * The Midjourney share of the master's task poll (new-api's UpdateMidjourneyTaskBulk), run by the
+ * shared TaskPoller every TASK_POLL_INTERVAL seconds: rows grouped by channel, asked from each
+ * channel's proxy in batches (POST /mj/task/list-by-condition {ids}), each change written if no one
+ * else wrote the row first. The TaskPoller then refunds every failed, unrefunded task once
+ * (TaskBilling.refundPending: also those a crash left behind).
  */
 export class MidjourneyPoller {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<PollRound> | undefined;
+  private running: Promise<number> | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -36,24 +34,18 @@ export class MidjourneyPoller {
     private readonly billing: TaskBilling,
   ) {}
 
-  /** (Re)starts the timer; tests and the browser suite pass a short interval. */
-  start(intervalMs = MJ_POLL_INTERVAL_MS): void {
-    this.stop();
-    this.timer = setInterval(() => void this.pollOnce().catch((error: unknown) => this.context.logger.error({ err: error }, 'midjourney poll failed')), intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  /** One round; a round asked for while one runs waits for it and returns its result. */
-  pollOnce(): Promise<PollRound> {
+  /** Asks the proxies about every unfinished task; the rows changed. A call while one runs waits for it. */
+  pollTasks(): Promise<number> {
     this.running ??= this.round().finally(() => {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /** One Midjourney round and the refund sweep, now (tests; the TaskPoller does both on its own). */
+  async pollOnce(): Promise<PollRound> {
+    const updated = await this.pollTasks();
+    return { updated, refunded: await this.billing.refundPending() };
   }
 
   /** Waits for a round under way (at shutdown). */
@@ -61,7 +53,7 @@ export class MidjourneyPoller {
     await this.running?.catch(() => undefined);
   }
 
-  private async round(): Promise<PollRound> {
+  private async round(): Promise<number> {
     const rows = await this.repository.unfinished(ROUND_LIMIT);
     const withoutId = rows.filter((row) => row.mj_id === '').map((row) => Number(row.id));
     await this.repository.failWithoutId(withoutId);
@@ -74,8 +66,7 @@ export class MidjourneyPoller {
     }
     let updated = 0;
     for (const [channelId, tasks] of byChannel) updated += await this.pollChannel(channelId, tasks);
-    const refunded = await this.billing.refundPending();
-    return { updated, refunded };
+    return updated;
   }
 
   private async pollChannel(channelId: number, tasks: MidjourneyRow[]): Promise<number> {

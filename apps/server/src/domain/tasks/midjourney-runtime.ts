@@ -5,6 +5,7 @@ import { MidjourneyChannels } from './midjourney-channels.js';
 import { MidjourneyHooks } from './midjourney-notify.js';
 import { MidjourneyPoller } from './midjourney-poller.js';
 import { MidjourneyRepository } from './midjourney-repository.js';
+import { taskPollerOf } from './task-poller.js';
 
 /** The Midjourney relay's long-lived parts for one process. */
 export interface MidjourneyRuntime {
@@ -12,7 +13,7 @@ export interface MidjourneyRuntime {
   repository: MidjourneyRepository;
   channels: MidjourneyChannels;
   client: MidjourneyClient;
-  /** Runs on the master only (started at registration); `pollOnce()` for a round now, `start(ms)` for another interval. */
+  /** Its rounds run in the shared TaskPoller (master only, every TASK_POLL_INTERVAL s); `pollOnce()` for a round now. */
   poller: MidjourneyPoller;
   /** Posts callbacks to callers' notifyHooks; tests swap in one that may reach local addresses. */
   hooks: MidjourneyHooks;
@@ -36,10 +37,11 @@ export function createMidjourneyRuntime(context: AppContext, relay: RelayRuntime
   const poller = new MidjourneyPoller(context, repository, channels, client, relay.tasks);
   const runtime: MidjourneyRuntime = { relay, repository, channels, client, poller, hooks: new MidjourneyHooks() };
   runtimes.set(context, runtime);
-  if (context.config.isMaster) poller.start();
+  taskPollerOf(context, relay.tasks).add('midjourney', async () => {
+    await poller.pollTasks();
+  });
   // Registered after the relay's closer, so it runs before it: no poll round writes after the last flush.
   context.onClose(async () => {
-    poller.stop();
     await poller.settled();
     await client.close();
     await runtime.hooks.close();

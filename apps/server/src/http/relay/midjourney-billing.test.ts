@@ -8,7 +8,7 @@ import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb } from '../../test-support/dialects.js';
-import { mjCall, seedMjPayer } from './midjourney-testing.js';
+import { mjCall, QUIET, seedMjPayer } from './midjourney-testing.js';
 
 /**
  * The money of drawings: charged once on an accepted submit, given back exactly once when the
@@ -37,8 +37,8 @@ async function taskRow(context: AppContext, mjId: string) {
 describe('midjourney billing', () => {
   let env: RelayTestEnv;
   beforeAll(async () => {
-    env = await startRelayTestEnv();
-    midjourneyOf(env.context).poller.stop();
+    env = await startRelayTestEnv(QUIET);
+
   });
   afterAll(() => env.close());
 
@@ -72,9 +72,9 @@ describe('midjourney billing', () => {
   });
 
   it('accepts exactly the submits the balance covers out of 50 at once', async () => {
-    const strict = await startRelayTestEnv({ QUOTA_WAIT_SECONDS: '0' });
+    const strict = await startRelayTestEnv({ ...QUIET, QUOTA_WAIT_SECONDS: '0' });
     try {
-      midjourneyOf(strict.context).poller.stop();
+
       const payer = await seedMjPayer(strict.context, mock, { quota: 20 * IMAGINE });
       const pool = new Pool(strict.gateway, { connections: 50 });
       const answers = await Promise.all(
@@ -115,10 +115,10 @@ describe('midjourney billing', () => {
 describe('midjourney refund across a restart', () => {
   it('refunds once when the gateway stopped after the failure was recorded and before the refund', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-mj-restart-'));
-    const sqlite = { SQLITE_PATH: join(dir, 'modelgate.db') };
+    const sqlite = { ...QUIET, SQLITE_PATH: join(dir, 'modelgate.db') };
     try {
       const first = await startRelayTestEnv(sqlite);
-      midjourneyOf(first.context).poller.stop();
+
       const payer = await seedMjPayer(first.context, mock, { quota: 5 * IMAGINE });
       const submitted = await mjCall(first.gateway, payer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'doomed' });
       const id = String(submitted.json.result);
@@ -130,7 +130,7 @@ describe('midjourney refund across a restart', () => {
 
       const second = await startRelayTestEnv(sqlite);
       try {
-        midjourneyOf(second.context).poller.stop();
+
         expect((await taskRow(second.context, id)).refunded).toBe(0);
         expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(1);
         expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(0);
@@ -154,9 +154,8 @@ describe('midjourney refund across a restart', () => {
 describe('midjourney refund on PostgreSQL', () => {
   it('gives a failed task back exactly once when refunds race', async () => {
     const fresh = await createFreshDb('postgres');
-    const env = await startRelayTestEnv({ SQL_DSN: fresh.sqlDsn });
+    const env = await startRelayTestEnv({ ...QUIET, SQL_DSN: fresh.sqlDsn });
     try {
-      midjourneyOf(env.context).poller.stop();
       const payer = await seedMjPayer(env.context, mock, { quota: 3 * IMAGINE });
       const submitted = await mjCall(env.gateway, payer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'pg' });
       const id = String(submitted.json.result);

@@ -4,7 +4,7 @@ import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
 import { LocalServer } from '../../lib/testing/local-server.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
-import { mjCall, seedMjPayer } from './midjourney-testing.js';
+import { mjCall, QUIET, seedMjPayer } from './midjourney-testing.js';
 
 /**
  * MjNotifyEnabled: the proxy calls the gateway's /mj/notify, the task is read back from its
@@ -15,11 +15,10 @@ let mock: MockMidjourney;
 let hook: LocalServer;
 
 beforeAll(async () => {
-  env = await startRelayTestEnv();
+  env = await startRelayTestEnv(QUIET);
   mock = await new MockMidjourney().start();
   hook = await new LocalServer((_request, response) => response.writeHead(200).end('ok')).start();
   const mj = midjourneyOf(env.context);
-  mj.poller.stop();
   // The hook listens on 127.0.0.1, which the default sender refuses (tested below).
   await mj.hooks.close();
   mj.hooks = new MidjourneyHooks({ allowPrivateNetwork: true });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
+import { taskPollerOf } from '../../domain/tasks/task-poller.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { seedChannel, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
-import { ALL_MJ_MODELS, mjCall, seedMjPayer } from './midjourney-testing.js';
+import { ALL_MJ_MODELS, mjCall, QUIET, seedMjPayer } from './midjourney-testing.js';
 
 /**
  * Whole-app tests of the Midjourney relay against a mock midjourney-proxy over real HTTP: every
@@ -13,9 +14,9 @@ let mock: MockMidjourney;
 const UNIT = 500_000;
 
 beforeAll(async () => {
-  env = await startRelayTestEnv();
+  env = await startRelayTestEnv(QUIET);
   mock = await new MockMidjourney().start();
-  midjourneyOf(env.context).poller.stop();
+
 });
 afterAll(async () => {
   await mock.close();
@@ -60,7 +61,8 @@ describe('midjourney relay', () => {
     expect(fetched.json).toMatchObject({ status: 'IN_PROGRESS', progress: '67%' });
 
     await mock.advance(id);
-    await poll();
+    // The master's shared task poll (TASK_POLL_INTERVAL) runs the Midjourney round.
+    await taskPollerOf(env.context, env.runtime.tasks).runOnce();
     fetched = await call(payer.token.apiKey, 'GET', `/mj/task/${id}/fetch`);
     expect(fetched.json).toMatchObject({ status: 'SUCCESS', progress: '100%', imageUrl: `${mock.url}/attachments/${id}.png`, failReason: '' });
     expect((fetched.json.buttons as Array<{ customId: string }>).map((button) => button.customId)).toContain(`MJ::JOB::upsample::1::${id}`);

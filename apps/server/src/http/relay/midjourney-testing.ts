@@ -24,6 +24,9 @@ export async function mjCall(gateway: string, apiKey: string, method: 'GET' | 'P
   return { status: response.statusCode, json, text };
 }
 
+/** The scheduled task poll far away: the tests run their rounds themselves. */
+export const QUIET = { TASK_POLL_INTERVAL: '3600' };
+
 /** Every Midjourney price key, for channels that serve them all. */
 export const ALL_MJ_MODELS = [
   'mj_imagine', 'mj_variation', 'mj_upscale', 'mj_reroll', 'mj_blend', 'mj_describe', 'mj_zoom', 'mj_custom_zoom', 'mj_shorten',
