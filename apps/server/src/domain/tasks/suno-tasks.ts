@@ -239,8 +239,9 @@ export class SunoTasks {
     const answer = sunoSubmitAnswerSchema.safeParse(json);
     if (!answer.success) throw taskError('unmarshal_response_body_failed', `response body: ${masked.slice(0, 500)}`, 500);
     if (answer.data.code !== 'success') throw taskError(answer.data.code || 'fail_to_fetch_task', maskSecrets(answer.data.message ?? ''), 500);
-    if (typeof answer.data.data !== 'string' || answer.data.data === '') {
-      throw taskError('unmarshal_response_body_failed', 'the upstream accepted the task without a task id', 500);
+    // The tasks table keeps ids of up to 191 characters (new-api's varchar).
+    if (typeof answer.data.data !== 'string' || answer.data.data === '' || answer.data.data.length > 191) {
+      throw taskError('unmarshal_response_body_failed', 'the upstream accepted the task without a usable task id', 500);
     }
     return { taskId: answer.data.data, answer: json };
   }
