@@ -50,6 +50,10 @@ export class TaskChannels {
     if (index !== this.seen) {
       this.seen = index;
       this.routes = this.load(index);
+      // A failed load is tried again by the next request, not kept.
+      this.routes.catch(() => {
+        if (this.seen === index) this.seen = undefined;
+      });
     }
     return this.routes;
   }
