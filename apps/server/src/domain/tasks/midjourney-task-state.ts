@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MjTaskDto } from '../../providers/midjourney/midjourney-wire.js';
 import type { MidjourneyProgress, MidjourneyRow } from './midjourney-repository.js';
 
@@ -53,4 +54,28 @@ export function nextState(row: MidjourneyRow, reported: MjTaskDto, now: number):
   }
   const changed = (Object.keys(next) as Array<keyof MidjourneyProgress>).some((key) => String(row[key]) !== String(next[key]));
   return changed ? next : undefined;
+}
+
+/**
+ * The signature `/mj/image/{id}?sig=` carries (as new-api's SignMjImage): task ids are nearly
+ * sequential, so without it anyone could walk through every user's drawings.
+ */
+export function signMjImage(secret: string, mjId: string): string {
+  return createHmac('sha256', secret).update(`mj-image:${mjId}`).digest('base64url').slice(0, 32);
+}
+
+export function verifyMjImage(secret: string, mjId: string, sig: unknown): boolean {
+  if (typeof sig !== 'string' || sig.length !== 32) return false;
+  return timingSafeEqual(Buffer.from(sig), Buffer.from(signMjImage(secret, mjId)));
+}
+
+/**
+ * Where clients see a task's image: the proxy's address, or with MjForwardUrlEnabled ours
+ * (`<ServerAddress>/mj/image/<id>?sig=…`, new-api's coverMidjourneyTaskDto; an unfinished task's
+ * address changes each time, so no cache keeps a stale picture).
+ */
+export function imageUrlOf(row: Pick<MidjourneyRow, 'image_url' | 'mj_id' | 'status'>, forward: boolean, serverAddress: string, secret: string): string {
+  if (row.image_url === '' || !forward) return row.image_url;
+  const url = `${serverAddress.replace(/\/+$/, '')}/mj/image/${encodeURIComponent(row.mj_id)}?sig=${signMjImage(secret, row.mj_id)}`;
+  return row.status === 'SUCCESS' ? url : `${url}&rand=${Date.now()}${Math.floor(Math.random() * 1000)}`;
 }

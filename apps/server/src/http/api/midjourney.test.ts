@@ -72,7 +72,7 @@ describe('/api/mj', () => {
     try {
       const alice = await test.login('mjalice', 'password123');
       const own = await get('/api/mj/self?mj_id=a-1', alice);
-      expect(own.body.data.items[0]!.image_url).toBe('https://gw.example.com/mj/image/a-1');
+      expect(own.body.data.items[0]!.image_url).toMatch(/^https:\/\/gw\.example\.com\/mj\/image\/a-1\?sig=[\w-]{32}$/);
     } finally {
       await setOption(test.context, 'MjForwardUrlEnabled', false);
     }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { MidjourneyRepository, type MidjourneyFilter, type MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
-import { NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
+import { imageUrlOf, NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
@@ -76,7 +76,7 @@ export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext): 
     const { items, total } = await repository.page(readFilter(query, ownerId), paging);
     const forward = context.options.bool('MjForwardUrlEnabled');
     const server = context.options.string('ServerAddress').replace(/\/+$/, '');
-    const imageOf = (row: MidjourneyRow) => (forward && row.image_url !== '' ? `${server}/mj/image/${row.mj_id}` : row.image_url);
+    const imageOf = (row: MidjourneyRow) => imageUrlOf(row, forward, server, context.config.sessionSecret);
     return ok(pageOf(items.map((row) => wireRow(row, imageOf(row), ownerId === undefined)), total, paging));
   };
   app.get('/api/mj/', admin, async (request) => page(request.query));

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
-import { NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
+import { imageUrlOf, NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
 import { MJ_ERROR_UNKNOWN, MJ_REQUEST_ERROR } from '../../providers/midjourney/midjourney-wire.js';
 
 /**
@@ -43,15 +43,8 @@ const parseJson = (text: string): unknown => {
   }
 };
 
-/** Where clients see a task's image: the proxy's address, or ours with MjForwardUrlEnabled (new-api's coverMidjourneyTaskDto). */
-export function imageUrlOf(row: MidjourneyRow, forward: boolean, serverAddress: string): string {
-  if (row.image_url === '' || !forward) return row.image_url;
-  const url = `${serverAddress.replace(/\/+$/, '')}/mj/image/${row.mj_id}`;
-  return row.status === 'SUCCESS' ? url : `${url}?rand=${process.hrtime.bigint()}`;
-}
-
 /** A task as /mj/task/{id}/fetch answers it (midjourney-proxy's Task). */
-export function taskDto(row: MidjourneyRow, forward: boolean, serverAddress: string) {
+export function taskDto(row: MidjourneyRow, forward: boolean, serverAddress: string, secret: string) {
   const properties = propertiesOf(row);
   delete properties[NOTIFY_HOOK_PROPERTY];
   return {
@@ -66,7 +59,7 @@ export function taskDto(row: MidjourneyRow, forward: boolean, serverAddress: str
     submitTime: Number(row.submit_time),
     startTime: Number(row.start_time),
     finishTime: Number(row.finish_time),
-    imageUrl: imageUrlOf(row, forward, serverAddress),
+    imageUrl: imageUrlOf(row, forward, serverAddress, secret),
     videoUrl: row.video_url,
     status: row.status,
     progress: row.progress,

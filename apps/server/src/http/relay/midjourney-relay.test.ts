@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
 import { taskPollerOf } from '../../domain/tasks/task-poller.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
-import { seedChannel, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
+import { seedChannel, seedToken, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 import { ALL_MJ_MODELS, mjCall, QUIET, seedMjPayer } from './midjourney-testing.js';
 
 /**
@@ -210,12 +210,16 @@ describe('midjourney relay', () => {
     await setOption(env.context, 'ServerAddress', env.gateway);
     try {
       const fetched = await call(payer.token.apiKey, 'GET', `/mj/task/${id}/fetch`);
-      expect(fetched.json.imageUrl).toBe(`${env.gateway}/mj/image/${id}`);
-      const image = await fetch(`${env.gateway}/mj/image/${id}`);
+      const address = String(fetched.json.imageUrl);
+      expect(address).toMatch(new RegExp(`^${env.gateway}/mj/image/${id}\\?sig=[\\w-]{32}$`));
+      const image = await fetch(address);
       expect(image.status).toBe(200);
       expect(image.headers.get('content-type')).toBe('image/png');
       expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
-      expect((await fetch(`${env.gateway}/mj/image/unknown`)).status).toBe(400);
+      // Task ids are nearly sequential: without the signature of that very id, no picture.
+      expect((await fetch(`${env.gateway}/mj/image/${id}`)).status).toBe(403);
+      const sig = new URL(address).searchParams.get('sig')!;
+      expect((await fetch(`${env.gateway}/mj/image/${String(Number(id) + 1)}?sig=${sig}`)).status).toBe(403);
     } finally {
       await setOption(env.context, 'MjForwardUrlEnabled', false);
     }
@@ -232,6 +236,36 @@ describe('midjourney relay', () => {
       expect(sent).not.toHaveProperty('notifyHook');
     } finally {
       await setOption(env.context, 'MjModeClearEnabled', false);
+    }
+  });
+
+  it('keeps the key checks: model limits, no channel for the group, and a proxy without accounts disabling its channel', async () => {
+    const payer = await seedMjPayer(env.context, mock);
+    const limited = await seedToken(env.context, payer.user.id, { modelLimits: ['mj_imagine'] });
+    expect((await call(limited.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'ok' })).json.code).toBe(1);
+    const refused = await call(limited.apiKey, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,AAAA' });
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe(4);
+    expect(String(refused.json.description)).toContain('mj_describe');
+
+    const lonely = await seedMjPayer(env.context, mock, { models: ['mj_imagine'] });
+    const none = await call(lonely.token.apiKey, 'POST', '/mj/submit/blend', { base64Array: [] });
+    expect(none.status).toBe(503);
+    expect(String(none.json.description)).toContain('mj_blend');
+
+    await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
+    try {
+      mock.scripted.push({ body: { code: 3, description: '无可用的账号实例' } });
+      const noAccount = await call(lonely.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'x' });
+      expect(noAccount.json).toMatchObject({ code: 3, description: '无可用的账号实例' });
+      let status = 1;
+      for (let tries = 0; tries < 50 && status === 1; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = Number((await env.context.db.kysely.selectFrom('channels').select('status').where('id', '=', lonely.channelId).executeTakeFirstOrThrow()).status);
+      }
+      expect(status).toBe(3);
+    } finally {
+      await setOption(env.context, 'AutomaticDisableChannelEnabled', false);
     }
   });
 });

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { upstreamOf } from '../../domain/tasks/midjourney-channels.js';
 import { applyReported } from '../../domain/tasks/midjourney-poller.js';
 import { createMidjourneyRuntime, type MidjourneyRuntime } from '../../domain/tasks/midjourney-runtime.js';
-import { NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
+import { NOTIFY_HOOK_PROPERTY, propertiesOf, verifyMjImage } from '../../domain/tasks/midjourney-task-state.js';
 import type { MjSubmitKind } from '../../providers/midjourney/midjourney-actions.js';
 import { MjUpstreamUnreachable } from '../../providers/midjourney/midjourney-client.js';
 import { MjTaskDto } from '../../providers/midjourney/midjourney-wire.js';
@@ -52,6 +52,7 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
   const { options } = context;
   const forward = () => options.bool('MjForwardUrlEnabled');
   const serverAddress = () => options.string('ServerAddress');
+  const secret = context.config.sessionSecret;
   const send = (reply: FastifyReply, relayed: { status: number; body: unknown }) => reply.status(relayed.status).send(relayed.body);
 
   for (const kind of SUBMIT_KINDS) {
@@ -69,7 +70,7 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
     const caller = await authenticate(mj, request);
     const row = await mj.repository.byUserMjId(caller.user.id, request.params.id);
     if (!row) throw mjRefusal('task_no_found');
-    return taskDto(row, forward(), serverAddress());
+    return taskDto(row, forward(), serverAddress(), secret);
   });
 
   routes.post(`${prefix}/mj/task/list-by-condition`, async (request) => {
@@ -77,7 +78,7 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
     const ids = jsonBodyOf(request).ids;
     if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))) throw mjRefusal('do_request_failed');
     const rows = await mj.repository.byUserMjIds(caller.user.id, ((ids as string[] | undefined) ?? []).slice(0, 1000));
-    return rows.map((row) => taskDto(row, forward(), serverAddress()));
+    return rows.map((row) => taskDto(row, forward(), serverAddress(), secret));
   });
 
   // The seed is the proxy's to tell: asked of the channel the task ran on.
@@ -120,15 +121,16 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
     const fresh = (await mj.repository.byMjId(row.mj_id)) ?? row;
     if (fresh.status === 'FAILURE') void mj.relay.tasks.refund('midjourneys', Number(fresh.id)).catch(() => undefined);
     if (typeof hook === 'string' && hook !== '') {
-      mj.hooks.forward(hook, taskDto(fresh, forward(), serverAddress())).catch((error: unknown) =>
+      mj.hooks.forward(hook, taskDto(fresh, forward(), serverAddress(), secret)).catch((error: unknown) =>
         context.logger.info({ mjId: row.mj_id, reason: error instanceof Error ? error.message : String(error) }, 'midjourney notifyHook not delivered'),
       );
     }
     return { code: 1, description: 'success', result: row.mj_id };
   });
 
-  // new-api serves the image without a key: the task id is the capability.
-  routes.get<{ Params: { id: string } }>(`${prefix}/mj/image/:id`, async (request, reply) => {
+  // No key (an <img> cannot send one): the signature in the address we answered is the permission.
+  routes.get<{ Params: { id: string }; Querystring: { sig?: string } }>(`${prefix}/mj/image/:id`, async (request, reply) => {
+    if (!verifyMjImage(secret, request.params.id, request.query.sig)) return reply.status(403).send({ error: 'invalid_signature' });
     const row = await mj.repository.byMjId(request.params.id);
     if (!row || row.image_url === '') return reply.status(400).send({ error: 'midjourney_task_not_found' });
     let answer;
