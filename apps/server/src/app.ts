@@ -49,7 +49,7 @@ function sendFailure(request: FastifyRequest, reply: FastifyReply, appError: App
 
 const isRelayPath = (url: string) => /^\/(v1|v1beta|pg|mj|suno|dashboard)(\/|$|\?)/.test(url);
 /** new-api's /{mode}/mj/… (midjourney-proxy-plus speed modes) are relay paths too. */
-const isMjModePath = (url: string) => /^\/(fast|relax|turbo)\/mj(\/|$|\?)/.test(url);
+const isMjModePath = (url: string) => /^\/(mj-)?(fast|relax|turbo)\/mj(\/|$|\?)/.test(url);
 
 function defaultWebDist(): string {
   const here = dirname(fileURLToPath(import.meta.url));

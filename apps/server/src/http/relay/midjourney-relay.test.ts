@@ -140,7 +140,7 @@ describe('midjourney relay', () => {
     }
   });
 
-  it('prices by ModelPrice times the group ratio, and serves the /fast, /relax and /turbo paths', async () => {
+  it('prices by ModelPrice times the group ratio, and serves the /fast, /relax, /turbo and /mj-turbo paths', async () => {
     const group = unique('mjvip');
     await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: 2 }));
     await setOption(env.context, 'ModelPrice', JSON.stringify({ mj_imagine: 0.2 }));
@@ -153,10 +153,14 @@ describe('midjourney relay', () => {
         const fetched = await call(payer.token.apiKey, 'GET', `/${mode}/mj/task/${String(answer.json.result)}/fetch`);
         expect(fetched.json.prompt).toBe(`a ${mode} dog`);
       }
+      // The /mj-<mode>/ spelling goes upstream without its prefix, as new-api sends it.
+      const plus = await call(payer.token.apiKey, 'POST', '/mj-turbo/mj/submit/imagine', { prompt: 'a turbo cat' });
+      expect(plus.json.code).toBe(1);
+      expect(mock.received.at(-1)!.url).toBe('/mj/submit/imagine');
       await env.runtime.flush();
       const books = await totals(env.context, payer.ids);
-      expect(books.logs.map((log) => Number(log.quota))).toEqual([0.2 * UNIT * 2, 0.2 * UNIT * 2, 0.2 * UNIT * 2]);
-      expect(books.userUsed).toBe(600_000);
+      expect(books.logs.map((log) => Number(log.quota))).toEqual([200_000, 200_000, 200_000, 200_000]);
+      expect(books.userUsed).toBe(800_000);
     } finally {
       await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1 }));
       await setOption(env.context, 'ModelPrice', JSON.stringify({}));

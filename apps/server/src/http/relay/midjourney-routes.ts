@@ -12,8 +12,11 @@ import type { RelayRuntime } from '../../relay/relay-runtime.js';
 import { jsonBodyOf, relaySubmit } from './midjourney-submit.js';
 import { mjRefusal, mjUpstreamError, MjReply, taskDto, toMjReply } from './midjourney-answers.js';
 
-/** The speed prefixes new-api serves under /{mode}/mj/… (midjourney-proxy-plus's fast, relax and turbo modes). */
-export const MJ_MODES = ['fast', 'relax', 'turbo'] as const;
+/**
+ * The speed prefixes new-api serves under /{mode}/mj/…: `/fast/mj/…` goes upstream as it came,
+ * `/mj-fast/mj/…` (the other spelling proxies document) as `/mj/…`, as new-api's getMjRequestPath.
+ */
+export const MJ_MODES = ['fast', 'relax', 'turbo', 'mj-fast', 'mj-relax', 'mj-turbo'] as const;
 const SUBMIT_KINDS: readonly MjSubmitKind[] = ['imagine', 'change', 'simple-change', 'describe', 'blend', 'action', 'modal', 'shorten', 'upload-discord-images'];
 const IMAGE_TIMEOUT_MS = 60_000;
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -46,7 +49,12 @@ async function authenticate(mj: MidjourneyRuntime, request: FastifyRequest): Pro
   return mj.relay.auth.authenticate(request);
 }
 
-const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
+/** The path the proxy is asked: the caller's, less a `/mj-<mode>` prefix (new-api's getMjRequestPath). */
+export function upstreamPathOf(url: string): string {
+  const path = url.split('?')[0]!;
+  return /^\/mj-[\w]+\/mj\//.test(path) ? path.slice(path.indexOf('/mj/')) : path;
+}
+const pathOf = (request: FastifyRequest) => upstreamPathOf(request.url);
 
 function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRuntime, prefix: string): void {
   const { options } = context;
