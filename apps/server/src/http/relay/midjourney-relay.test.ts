@@ -175,6 +175,10 @@ describe('midjourney relay', () => {
     expect(noKey.json).toMatchObject({ code: 4 });
     expect(String(noKey.json.description)).toContain('无效的令牌');
 
+    const notJson = await fetch(`${env.gateway}/mj/submit/imagine`, { method: 'POST', headers: { 'mj-api-secret': key, 'content-type': 'application/json' }, body: '{"prompt":' });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ code: 4 });
+
     const noPrompt = await call(key, 'POST', '/mj/submit/imagine', {});
     expect(noPrompt.status).toBe(400);
     expect(noPrompt.json).toMatchObject({ code: 4, description: 'prompt_is_required' });

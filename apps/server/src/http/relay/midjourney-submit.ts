@@ -108,7 +108,8 @@ export async function relaySubmit(
   }
   const result = submitted.data;
   const mjId = typeof result.result === 'string' ? result.result : '';
-  const accepted = answer.status === 200 && MJ_ACCEPTED_CODES.has(result.code);
+  // new-api charges a face swap only on code 1; the drawings on 1, 21 and 22.
+  const accepted = answer.status === 200 && (kind === 'swap-face' ? result.code === 1 : MJ_ACCEPTED_CODES.has(result.code));
 
   let quota = 0;
   if (hold && accepted) quota = await mj.relay.tasks.charge(hold, channel, `操作 ${plan.action}，ID ${mjId}`);
