@@ -5,6 +5,7 @@ import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
 import { useSessionRoles } from '../../lib/session';
 import { useStatus } from '../status/queries';
 import { ContentDialog, type DialogContent } from '../tasks/components/content-dialog';
+import { tableWidth } from '../tasks/components/task-cells';
 import { TaskFilterBar } from '../tasks/components/task-filter-bar';
 import { useTaskSearch } from '../tasks/use-task-search';
 import type { DrawingTask } from './api';
@@ -44,7 +45,7 @@ export default function MidjourneyPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: admin ? 1800 : 1600 }}
+        scroll={{ x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `mj-row-${row.id}` : undefined }) as object}
         pagination={{

@@ -7,6 +7,7 @@ import type { AsyncTask } from './api';
 import { ContentDialog, type DialogContent } from './components/content-dialog';
 import { SunoDialog } from './components/suno-dialog';
 import { taskColumns } from './components/task-columns';
+import { tableWidth } from './components/task-cells';
 import { TaskFilterBar } from './components/task-filter-bar';
 import { useTaskList } from './queries';
 import type { SunoResult } from './suno-result';
@@ -37,7 +38,7 @@ export default function TasksPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: admin ? 1500 : 1400 }}
+        scroll={{ x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `task-row-${row.id}` : undefined }) as object}
         pagination={{

@@ -19,20 +19,21 @@ export function drawingColumns({ t, admin, onText, onImage }: ColumnContext): Co
     {
       title: t('columns.submitTime'),
       dataIndex: 'submit_time',
-      width: 170,
+      width: 165,
+      className: 'mg-task-nowrap',
       render: (_, row) => formatTimestamp(Math.floor(row.submit_time / 1000)),
     },
     {
       title: t('columns.duration'),
       dataIndex: 'finish_time',
-      width: 110,
+      width: 100,
       render: (_, row) => <DurationCell submit={row.submit_time} finish={row.finish_time} unit="ms" testId={`mj-duration-${row.id}`} />,
     },
-    admin && { title: t('columns.channel'), dataIndex: 'channel_id', width: 80, render: (_, row) => <ChannelCell channelId={row.channel_id} /> },
+    admin && { title: t('columns.channel'), dataIndex: 'channel_id', width: 100, render: (_, row) => <ChannelCell channelId={row.channel_id} /> },
     {
       title: t('columns.type'),
       dataIndex: 'action',
-      width: 130,
+      width: 120,
       render: (_, row) => {
         const tag = drawingActionTag(row.action);
         return (
@@ -42,7 +43,7 @@ export function drawingColumns({ t, admin, onText, onImage }: ColumnContext): Co
         );
       },
     },
-    { title: t('columns.taskId'), dataIndex: 'mj_id', width: 200, render: (_, row) => <TaskIdCell id={row.mj_id} testId={`mj-copy-${row.id}`} /> },
+    { title: t('columns.taskId'), dataIndex: 'mj_id', width: 170, render: (_, row) => <TaskIdCell id={row.mj_id} testId={`mj-copy-${row.id}`} /> },
     admin && {
       title: t('columns.code'),
       dataIndex: 'code',
@@ -56,8 +57,8 @@ export function drawingColumns({ t, admin, onText, onImage }: ColumnContext): Co
         );
       },
     },
-    { title: t('columns.status'), dataIndex: 'status', width: 110, render: (_, row) => <StatusCell status={row.status} /> },
-    { title: t('columns.progress'), dataIndex: 'progress', width: 170, render: (_, row) => <ProgressCell progress={row.progress} status={row.status} /> },
+    { title: t('columns.status'), dataIndex: 'status', width: 100, render: (_, row) => <StatusCell status={row.status} /> },
+    { title: t('columns.progress'), dataIndex: 'progress', width: 130, render: (_, row) => <ProgressCell progress={row.progress} status={row.status} /> },
     {
       title: t('columns.image'),
       dataIndex: 'image_url',
@@ -74,19 +75,19 @@ export function drawingColumns({ t, admin, onText, onImage }: ColumnContext): Co
     {
       title: t('columns.prompt'),
       dataIndex: 'prompt',
-      width: 170,
+      width: 130,
       render: (_, row) => <TextCell text={row.prompt} onOpen={() => onText(t('columns.prompt'), row.prompt)} testId={`mj-prompt-${row.id}`} />,
     },
     {
       title: t('columns.promptEn'),
       dataIndex: 'prompt_en',
-      width: 170,
+      width: 130,
       render: (_, row) => <TextCell text={row.prompt_en} onOpen={() => onText(t('columns.promptEn'), row.prompt_en)} />,
     },
     {
       title: t('columns.failReason'),
       dataIndex: 'fail_reason',
-      width: 170,
+      width: 130,
       fixed: 'right',
       render: (_, row) => (
         <TextCell text={row.fail_reason} onOpen={() => onText(t('columns.failReason'), row.fail_reason)} testId={`mj-fail-${row.id}`} />

@@ -6,6 +6,11 @@ import { channelColour, durationColour, durationSeconds, progressPercent, status
 
 /** Cells both task tables share. */
 
+/** The scroll width of a table whose columns all say how wide they are. */
+export function tableWidth(columns: ReadonlyArray<{ width?: string | number }>): number {
+  return columns.reduce((sum, column) => sum + (Number(column.width) || 0), 0);
+}
+
 export function StatusCell({ status }: { status: string }) {
   const { t } = useTranslation('tasks');
   const tag = statusTag(status);
@@ -25,7 +30,7 @@ export function ProgressCell({ progress, status }: { progress: string; status: s
       showInfo
       stroke={status === 'FAILURE' ? 'var(--semi-color-warning)' : undefined}
       aria-label="progress"
-      style={{ minWidth: 120 }}
+      style={{ minWidth: 90 }}
     />
   );
 }
@@ -51,12 +56,12 @@ export function ChannelCell({ channelId }: { channelId: number }) {
 }
 
 /** The task id with its copy button (spec: copy task id). */
-export function TaskIdCell({ id, testId }: { id: string; testId?: string }) {
+export function TaskIdCell({ id, testId, onOpen }: { id: string; testId?: string; onOpen?: () => void }) {
   const { t } = useTranslation('tasks');
   if (!id) return <span>-</span>;
   return (
     <span className="mg-task-id">
-      <Typography.Text ellipsis={{ showTooltip: true }} style={{ maxWidth: 160 }}>
+      <Typography.Text link={!!onOpen} onClick={onOpen} ellipsis={{ showTooltip: true }} style={{ maxWidth: 130 }}>
         {id}
       </Typography.Text>
       <IconCopy
@@ -76,7 +81,7 @@ export function TextCell({ text, onOpen, testId }: { text: string; onOpen: () =>
   const { t } = useTranslation('tasks');
   if (!text) return <span className="mg-task-none">{t('row.none')}</span>;
   return (
-    <Typography.Text link ellipsis={{ showTooltip: false }} style={{ maxWidth: 160 }} onClick={onOpen} data-testid={testId}>
+    <Typography.Text link ellipsis={{ showTooltip: false }} style={{ maxWidth: 110 }} onClick={onOpen} data-testid={testId}>
       {text}
     </Typography.Text>
   );

@@ -46,20 +46,20 @@ function DetailsCell({ row, t, onText, onSuno }: { row: AsyncTask } & Omit<Colum
 /** new-api's task columns; the channel column is an admin's only. */
 export function taskColumns({ t, admin, onText, onSuno }: ColumnContext): ColumnProps<AsyncTask>[] {
   const columns: (ColumnProps<AsyncTask> | false)[] = [
-    { title: t('columns.submitTime'), dataIndex: 'submit_time', width: 170, render: (_, row) => formatTimestamp(row.submit_time) },
-    { title: t('columns.finishTime'), dataIndex: 'finish_time', width: 170, render: (_, row) => formatTimestamp(row.finish_time) },
+    { title: t('columns.submitTime'), dataIndex: 'submit_time', width: 160, className: 'mg-task-nowrap', render: (_, row) => formatTimestamp(row.submit_time) },
+    { title: t('columns.finishTime'), dataIndex: 'finish_time', width: 160, className: 'mg-task-nowrap', render: (_, row) => formatTimestamp(row.finish_time) },
     {
       title: t('columns.duration'),
       dataIndex: 'start_time',
       width: 100,
       render: (_, row) => <DurationCell submit={row.submit_time} finish={row.finish_time} unit="s" testId={`task-duration-${row.id}`} />,
     },
-    admin && { title: t('columns.channel'), dataIndex: 'channel_id', width: 80, render: (_, row) => <ChannelCell channelId={row.channel_id} /> },
-    { title: t('columns.platform'), dataIndex: 'platform', width: 90, render: (_, row) => <PlatformTag platform={row.platform} t={t} /> },
+    admin && { title: t('columns.channel'), dataIndex: 'channel_id', width: 90, render: (_, row) => <ChannelCell channelId={row.channel_id} /> },
+    { title: t('columns.platform'), dataIndex: 'platform', width: 100, render: (_, row) => <PlatformTag platform={row.platform} t={t} /> },
     {
       title: t('columns.type'),
       dataIndex: 'action',
-      width: 110,
+      width: 125,
       render: (_, row) => {
         const tag = taskActionTag(row.action);
         return (
@@ -72,22 +72,17 @@ export function taskColumns({ t, admin, onText, onSuno }: ColumnContext): Column
     {
       title: t('columns.taskId'),
       dataIndex: 'task_id',
-      width: 220,
+      width: 150,
       render: (_, row) => (
-        <span className="mg-task-id">
-          <Typography.Text link onClick={() => onText(t('dialog.record'), JSON.stringify(row, null, 2))} data-testid={`task-record-${row.id}`}>
-            {t('dialog.record')}
-          </Typography.Text>
-          <TaskIdCell id={row.task_id} testId={`task-copy-${row.id}`} />
-        </span>
+        <TaskIdCell id={row.task_id} testId={`task-copy-${row.id}`} onOpen={() => onText(t('dialog.record'), JSON.stringify(row, null, 2))} />
       ),
     },
-    { title: t('columns.status'), dataIndex: 'status', width: 110, render: (_, row) => <StatusCell status={row.status} /> },
-    { title: t('columns.progress'), dataIndex: 'progress', width: 170, render: (_, row) => <ProgressCell progress={row.progress} status={row.status} /> },
+    { title: t('columns.status'), dataIndex: 'status', width: 90, render: (_, row) => <StatusCell status={row.status} /> },
+    { title: t('columns.progress'), dataIndex: 'progress', width: 130, render: (_, row) => <ProgressCell progress={row.progress} status={row.status} /> },
     {
       title: t('columns.details'),
       dataIndex: 'fail_reason',
-      width: 160,
+      width: 130,
       fixed: 'right',
       render: (_, row) => <DetailsCell row={row} t={t} onText={onText} onSuno={onSuno} />,
     },
