@@ -304,6 +304,7 @@ test('with drawing turned off the drawing screen leaves the navigation and answe
   await setOption('DrawingEnabled', 'false');
   try {
     await open(page, '/midjourney', 'zh', 'light');
+    await expect(page.getByText('页面不存在')).toBeVisible();
     await expect(page.getByTestId('mj-page')).toHaveCount(0);
     await expect(page.locator('.mg-side-nav')).not.toContainText('绘图');
     await expect(page.locator('.mg-side-nav')).toContainText('异步任务');
