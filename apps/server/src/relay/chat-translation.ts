@@ -151,6 +151,104 @@ export class TranslatingStreamReader implements StreamReader {
   }
 }
 
+/** Where an event that may carry usage (or report an error) begins to be named, from `from`; -1 when none. */
+function nextMention(text: string, from: number): number {
+  const usage = text.indexOf('usage', from);
+  const error = text.indexOf('error', from);
+  if (usage === -1) return error;
+  if (error === -1) return usage;
+  return Math.min(usage, error);
+}
+
+/** Events held unread by a pass-through reader before they are read after all (bounds a long stream's memory). */
+const HELD_LIMIT = 8 * 1024;
+
+/**
+ * A stream in the client's own SSE format (an Anthropic client on a Claude channel): forwarded as
+ * the very buffers received, and read only where billing needs it. A chunk of whole events that
+ * mentions neither usage nor an error is held as text, unparsed (the usual chunk: text deltas);
+ * only events that may carry usage go through the decoder. Held events are read if the stream ends
+ * without usage (the text is then counted) or once more than 8 KiB wait. The same economy as the
+ * OpenAI reader's (packages/protocol/src/openai/stream-reader.ts).
+ */
+export class PassThroughSseReader implements StreamReader {
+  readonly observation = createStreamObservation();
+  private readonly splitter = new SseSplitter();
+  private held: string[] = [];
+  private heldLength = 0;
+
+  constructor(
+    private readonly decoder: StreamDecoder,
+    /** The client's format's encoder, made only for an error event. */
+    private readonly encoderForErrors: () => StreamEncoder,
+  ) {}
+
+  /** The error event in the client's format (a stream cut off or gone silent). */
+  errorEvent(message: string, type: string): string {
+    return this.encoderForErrors().error(message, type);
+  }
+
+  push(chunk: Buffer): StreamBytes {
+    const length = chunk.length;
+    if (this.splitter.pendingLength === 0 && length >= 2 && chunk[length - 1] === 10 && chunk[length - 2] === 10) {
+      const text = chunk.toString('latin1');
+      // Whole events with \n line ends (the usual stream): only the events that may carry usage are read.
+      if (!text.includes('\r')) {
+        this.readMentions(chunk, text);
+        return chunk;
+      }
+    }
+    for (const event of this.splitter.push(chunk)) this.read(event.data, event.event);
+    return chunk;
+  }
+
+  /** Reads the events of whole-event `text` that mention usage or an error; holds the stretches between. */
+  private readMentions(chunk: Buffer, text: string): void {
+    let cursor = 0;
+    for (let at = nextMention(text, 0); at !== -1; at = nextMention(text, cursor)) {
+      const blank = text.lastIndexOf('\n\n', at);
+      const start = blank < cursor ? cursor : blank + 2;
+      const end = text.indexOf('\n\n', at) + 2;
+      if (start > cursor) this.hold(text.slice(cursor, start));
+      for (const event of new SseSplitter().push(chunk.subarray(start, end))) this.read(event.data, event.event);
+      cursor = end;
+    }
+    if (cursor < text.length) this.hold(text.slice(cursor));
+  }
+
+  finish(): Buffer | undefined {
+    const tail = this.splitter.finish();
+    if (tail) this.read(tail.data, tail.event);
+    // The decoder reports the usage it saw (Anthropic's comes whole with message_stop, held unread here).
+    for (const chunk of this.decoder.finish()) observeChunk(this.observation, chunk);
+    if (this.observation.usage === undefined) this.readHeld();
+    return undefined;
+  }
+
+  private hold(text: string): void {
+    this.held.push(text);
+    this.heldLength += text.length;
+    if (this.heldLength > HELD_LIMIT) this.readHeld();
+  }
+
+  /** Reads the held events: their text, for counting when no usage comes. */
+  private readHeld(): void {
+    const held = this.held;
+    this.held = [];
+    this.heldLength = 0;
+    for (const text of held) {
+      const splitter = new SseSplitter();
+      for (const event of splitter.push(Buffer.from(text, 'latin1'))) this.read(event.data, event.event);
+    }
+  }
+
+  private read(data: string, event: string | undefined): void {
+    for (const chunk of this.decoder.push(data, event)) observeChunk(this.observation, chunk);
+    const error = this.decoder.error;
+    if (error && this.observation.errorMessage === undefined) this.observation.errorMessage = error.message;
+  }
+}
+
 /** A whole answer converted for the client: what to bill and what to send. */
 export interface TranslatedAnswer {
   usage: TokenUsage | undefined;
@@ -186,9 +284,12 @@ export class ChatTranslation {
    * With the answer check on, a stream in the client's own format is re-encoded too: masking
    * works on the canonical chunks.
    */
-  streamReader(frames: FrameDecoder | undefined, check?: CompletionCheck | undefined): TranslatingStreamReader {
+  streamReader(frames: FrameDecoder | undefined, check?: CompletionCheck | undefined): TranslatingStreamReader | PassThroughSseReader {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
-    let encoder = this.passThrough && !check && !this.jsonArray ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    const untouched = this.passThrough && !check && !this.jsonArray;
+    // The client's own SSE format, bytes forwarded as they come: read only for usage.
+    if (untouched && frames === undefined) return new PassThroughSseReader(decoder, () => codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage }));
+    let encoder = untouched ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
     if (encoder && this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);
   }
