@@ -103,10 +103,13 @@ describe('midjourney relay', () => {
         ['/mj/submit/simple-change', { content: `${id} V2` }, 'mj_variation'],
         ['/mj/submit/modal', { taskId: id, prompt: 'more foxes' }, 'mj_modal'],
       ];
+      const actionOf = (priceKey: string) => (priceKey === 'swap_face' ? 'SWAP_FACE' : priceKey.slice(3).toUpperCase());
       for (const [path, body, priceKey] of steps) {
         const answer = await call(key, 'POST', path, body);
         expect(answer.json.code, `${path} ${priceKey}`).toBe(1);
         expect(mock.received.at(-1)!.url).toBe(path);
+        const fetched = await call(key, 'GET', `/mj/task/${String(answer.json.result)}/fetch`);
+        expect(fetched.json, path).toMatchObject({ action: actionOf(priceKey), status: 'SUBMITTED', prompt: 'a cat' });
       }
       // Inpaint is submitted through the modal, which is what is charged; the action itself is free.
       const inpaint = await call(key, 'POST', '/mj/submit/action', { taskId: id, customId: `MJ::Inpaint::1::${id}::SOLO` });
@@ -120,9 +123,13 @@ describe('midjourney relay', () => {
         ['/mj/submit/upload-discord-images', { base64Array: ['data:image/png;base64,AAAA'] }, 'mj_upload'],
         ['/mj/insight-face/swap', { sourceBase64: 'data:image/png;base64,AAAA', targetBase64: 'data:image/png;base64,BBBB' }, 'swap_face'],
       ];
-      for (const [path, body] of fresh) {
+      for (const [path, body, priceKey] of fresh) {
         const answer = await call(key, 'POST', path, body);
         expect(answer.json.code, path).toBe(1);
+        // An upload answers its addresses, not a task.
+        if (priceKey === 'mj_upload') continue;
+        const fetched = await call(key, 'GET', `/mj/task/${String(answer.json.result)}/fetch`);
+        expect(fetched.json.action, path).toBe(actionOf(priceKey));
       }
       const upload = await midjourneyOf(env.context).repository.page({ userId: payer.user.id }, { page: 1, pageSize: 1, offset: 0 });
       expect(upload.items[0]).toMatchObject({ action: 'SWAP_FACE', prompt: 'InsightFace' });

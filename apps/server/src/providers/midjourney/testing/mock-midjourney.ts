@@ -65,7 +65,8 @@ export class MockMidjourney {
   readonly hookErrors: string[] = [];
   plan: MockTaskPlan;
   private readonly server: LocalServer;
-  private sequence = 1_700_000_000_000;
+  // Ids like the proxy's (16 digits), apart per mock so that two proxies never hand out the same one.
+  private sequence = 1_300_000_000_000_000 + Math.floor(Math.random() * 1e9) * 1000;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: MockMidjourneyOptions = {}) {
