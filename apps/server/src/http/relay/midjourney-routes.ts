@@ -114,17 +114,20 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
     if (!hinted.success) throw mjRefusal('bind_request_body_failed');
     const row = await mj.repository.byMjId(hinted.data.id);
     if (!row) throw mjRefusal('midjourney_task_not_found');
-    const channel = await mj.channels.byId(Number(row.channel_id));
-    if (!channel || channel.keys.length === 0) throw mjRefusal('get_channel_info_failed');
-    let reported;
-    try {
-      [reported] = await mj.client.listByCondition(upstreamOf(channel), [row.mj_id]);
-    } catch (error) {
-      if (error instanceof MjUpstreamUnreachable) throw mjUpstreamError('do_request_failed');
-      throw error;
+    // A finished task is not asked about again: its stored state is what the hook gets.
+    if (row.progress !== '100%') {
+      const channel = await mj.channels.byId(Number(row.channel_id));
+      if (!channel || channel.keys.length === 0) throw mjRefusal('get_channel_info_failed');
+      let reported;
+      try {
+        [reported] = await mj.client.listByCondition(upstreamOf(channel), [row.mj_id]);
+      } catch (error) {
+        if (error instanceof MjUpstreamUnreachable) throw mjUpstreamError('do_request_failed');
+        throw error;
+      }
+      if (!reported) throw mjRefusal('midjourney_task_not_found');
+      await applyReported(mj.repository, row, reported);
     }
-    if (!reported) throw mjRefusal('midjourney_task_not_found');
-    await applyReported(mj.repository, row, reported);
     const hook = propertiesOf(row)[NOTIFY_HOOK_PROPERTY];
     const fresh = (await mj.repository.byMjId(row.mj_id)) ?? row;
     if (fresh.status === 'FAILURE') void mj.relay.tasks.refund('midjourneys', Number(fresh.id)).catch(() => undefined);
