@@ -16,7 +16,7 @@ import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
-import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import { deliverChatAnswer, needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
 import { deliverBuffered, deliverPiped, deliverStream, type DeliverOptions, type Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
@@ -320,7 +320,11 @@ export class RelayService {
     try {
       let delivery: Delivery;
       if (chat) {
-        delivery = await this.deliverChat(call, chat, options, contentType);
+        delivery = await deliverChatAnswer(chat, input, options, contentType, {
+          watchdog: this.watchdog,
+          queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
+          maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
+        });
       } else if (contentType.includes('text/event-stream')) {
         delivery = await deliverStream({
           ...options,
@@ -351,34 +355,7 @@ export class RelayService {
     }
   }
 
-  /**
-   * A converted (or native pass-through) chat answer: streamed when the client asked for a stream
-   * and the upstream did not answer JSON (Bedrock streams are not SSE), else read whole.
-   */
-  private deliverChat(call: Call, chat: ChatAttempt, options: DeliverOptions, contentType: string): Promise<Delivery> {
-    const { input } = call;
-    if (input.stream && !contentType.includes('application/json')) {
-      const reader = chat.translation.streamReader(chat.frames, options.completionCheck);
-      const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
-      return deliverStream({
-        ...options,
-        forwardUsage: true,
-        watchdog: this.watchdog,
-        queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
-        reader,
-        errorEvent: (message) => reader.errorEvent(message, errorType),
-        contentType: chat.translation.jsonArray ? 'application/json; charset=UTF-8' : undefined,
-      });
-    }
-    const guard = input.stream ? this.watchdog : undefined;
-    return deliverBuffered({
-      ...options,
-      maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
-      fields: input.fields,
-      watchdog: guard,
-      translation: chat.translation,
-    });
-  }
+
 
   /** Charges the call and queues its log; synchronous unless tokens must be counted or the database settles. */
   private settle(call: Call, done: Delivered): void | Promise<void> {
