@@ -26,6 +26,7 @@ import { dataRoutes } from './http/api/data.js';
 import { compatRoutes } from './http/api/compat-routes.js';
 import { userSettingRoutes } from './http/api/user-setting.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
+import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
 
@@ -82,7 +83,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     let limited: Promise<void> | undefined;
     if (url.startsWith('/api/')) {
       limited = enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
-    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url)) {
+    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url) && !isHealthPath(url)) {
       // Hashed assets are immutable and fetched many per page; count page loads only.
       limited = enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
     }
@@ -100,6 +101,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     sendFailure(request, reply, appError);
   });
 
+  healthRoutes(app, context);
   statusRoutes(app, context);
   authRoutes(app, context);
   userRoutes(app, context);
