@@ -4,13 +4,16 @@ import { createAppContext } from './app-context.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { connectDb } from './db/index.js';
+import { installShutdownSignals, shutdownTimeoutFrom } from './lib/shutdown.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 async function main(): Promise<void> {
   let config;
+  let shutdownTimeoutSeconds;
   try {
     config = loadConfig();
+    shutdownTimeoutSeconds = shutdownTimeoutFrom();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`modelgate: ${error.message}\n`);
@@ -29,17 +32,9 @@ async function main(): Promise<void> {
   const context = await createAppContext({ config, db, logger, version });
   const app = await buildApp(context);
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down: finishing requests and flushing counters');
-    await app.close();
-    await context.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // SIGTERM/SIGINT: refuse new connections, finish requests and streams up to SHUTDOWN_TIMEOUT,
+  // flush counters and logs, close the database and Redis, exit 0 (lib/shutdown.ts).
+  installShutdownSignals({ app, context, timeoutSeconds: shutdownTimeoutSeconds });
 
   // A burst of new streams (hundreds at once) must not overflow the kernel's accept queue.
   const address = await app.listen({ port: config.port, host: '0.0.0.0', backlog: 4096 });
