@@ -1,9 +1,9 @@
-import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/env.js';
 import type { Db } from './db/index.js';
 import { OptionService } from './domain/options/option-service.js';
+import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './middleware/rate-limit.js';
 
@@ -12,8 +12,9 @@ import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from '
  * nothing here is a module-level global.
  */
 /**
- * In-process notices that cached data changed, so caches drop what they hold at once on the node
- * that made the change; other nodes catch up on their periodic refresh (SYNC_FREQUENCY).
+ * Notices that cached data changed, so caches drop what they hold at once: on the node that made
+ * the change, and with REDIS_CONN_STRING on every other node too (lib/cluster-changes.ts); the
+ * periodic refresh (SYNC_FREQUENCY) stays as the safety net.
  */
 export interface ChangeEvents {
   /** A channel or its abilities were created, updated or deleted. */
@@ -22,6 +23,8 @@ export interface ChangeEvents {
   token: [key: string];
   /** A user changed (status, role, group, quota set by an admin, deletion). */
   user: [userId: number];
+  /** An option was written (its key); other nodes reload their options. */
+  option: [key: string];
 }
 
 export interface AppContext {
@@ -32,7 +35,7 @@ export interface AppContext {
   users: UserService;
   rateLimits: RateLimitStore;
   redis: Redis | undefined;
-  changes: EventEmitter<ChangeEvents>;
+  changes: ClusterChanges;
   /** Unix seconds when this process started. */
   startTime: number;
   version: string;
@@ -60,6 +63,13 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
   }
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : undefined;
   if (redis) await redis.connect();
+  const changes = new ClusterChanges(config.nodeName, logger);
+  if (redis) await changes.connect(redis);
+  // A write here reaches the other nodes; a write there reloads the options here.
+  options.onWrite((key) => changes.emit('option', key));
+  changes.on('option', () => {
+    options.refresh().catch((error: unknown) => logger.error({ err: error }, 'option reload after another node’s change failed'));
+  });
   const rateLimits: RateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
 
   const timers: NodeJS.Timeout[] = [];
@@ -81,7 +91,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     users,
     rateLimits,
     redis,
-    changes: new EventEmitter<ChangeEvents>(),
+    changes,
     startTime: Math.floor(Date.now() / 1000),
     version,
     schedule,
@@ -91,6 +101,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     async close() {
       for (const timer of timers) clearInterval(timer);
       for (const closer of closers.reverse()) await closer();
+      await changes.close();
       if (redis) await redis.quit().catch(() => undefined);
       await db.close();
     },

@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectDb, insertReturningId, type Db } from '../db/index.js';
 import { randomAlphanumeric } from '../domain/users/user-service.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
+import { startServerProcess, type ServerProcess } from '../test-support/server-process.js';
 import { chatCompletionBody, chatChunk, sendJson, usageChunk, MockUpstream } from './testing/mock-upstream.js';
 
 /**
@@ -18,49 +16,11 @@ import { chatCompletionBody, chatChunk, sendJson, usageChunk, MockUpstream } fro
  * channel's used_quota is the sum of its logs.
  */
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const USAGE = { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-interface Running {
-  process: ChildProcess;
-  url: string;
-  output: string[];
-}
-
-async function startServer(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), QUOTA_WAIT_SECONDS: '1', SESSION_SECRET: 'crash-test', NODE_NAME: 'crash-node', BATCH_UPDATE_INTERVAL: '1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited at start: ${output.join('')}`);
-    try {
-      if ((await fetch(`${url}/api/status`)).ok) return { process: child, url, output };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The crash test's server: one node name across the kill and the restart, flushing every second. */
+const startServer = (env: Record<string, string>): Promise<ServerProcess> =>
+  startServerProcess({ QUOTA_WAIT_SECONDS: '1', SESSION_SECRET: 'crash-test', NODE_NAME: 'crash-node', BATCH_UPDATE_INTERVAL: '1', ...env });
 
 interface Seeded {
   users: Map<number, number>;

@@ -21,6 +21,7 @@ export class OptionService {
   private readonly values = new Map<OptionKey, string>();
   private readonly parsedJson = new Map<OptionKey, unknown>();
   private readonly listeners: Listener[] = [];
+  private readonly writeListeners: ((key: OptionKey) => void)[] = [];
 
   constructor(private readonly db: Db) {
     for (const [key, definition] of Object.entries(OPTION_DEFINITIONS)) {
@@ -54,10 +55,16 @@ export class OptionService {
       : insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
     ).execute();
     this.apply(optionKey, value);
+    for (const written of this.writeListeners) written(optionKey);
   }
 
   onChange(listener: Listener): void {
     this.listeners.push(listener);
+  }
+
+  /** Called after `set` stored a value (not after a refresh): the cluster tells the other nodes. */
+  onWrite(listener: (key: OptionKey) => void): void {
+    this.writeListeners.push(listener);
   }
 
   raw(key: OptionKey): string {
