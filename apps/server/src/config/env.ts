@@ -105,6 +105,7 @@ const envSchema = z.object({
   TASK_POLL_INTERVAL: intFrom(15, 1),
   RELAY_TIMEOUT: intFrom(120, 0),
   RELAY_MAX_BUFFERED_BYTES: intFrom(32 * 1024 * 1024, 1024),
+  METRICS_TOKEN: z.string().trim().optional().transform((raw) => raw ?? ''),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -157,6 +158,8 @@ export interface AppConfig {
   relayTimeoutSeconds: number;
   /** Largest whole (non-stream) answer held in memory; a larger one is passed through unparsed. */
   relayMaxBufferedBytes: number;
+  /** Bearer token GET /metrics asks for; '' = /metrics is open. */
+  metricsToken: string;
   logLevel: string;
   /** Built console directory; empty means apps/web/dist. */
   webDist: string;
@@ -199,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     taskPollIntervalSeconds: value.TASK_POLL_INTERVAL,
     relayTimeoutSeconds: value.RELAY_TIMEOUT,
     relayMaxBufferedBytes: value.RELAY_MAX_BUFFERED_BYTES,
+    metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
     webDist: value.WEB_DIST,
     authProviders: {

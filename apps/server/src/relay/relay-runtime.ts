@@ -10,6 +10,7 @@ import { startQuotaDataExport, type QuotaDataExport } from '../domain/usage/quot
 import { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import { UserUrlFetcher } from '../lib/user-url-fetch.js';
+import { RelayMetrics } from '../lib/metrics/relay-metrics.js';
 import { ChannelHealth } from './channel-health.js';
 import { ImageTokens } from './image-tokens.js';
 import { TaskBilling } from '../domain/tasks/task-billing.js';
@@ -42,6 +43,8 @@ export interface RelayRuntime {
   sensitive: SensitiveFilter;
   /** Fetches addresses callers name (images), through the worker when WorkerUrl is set. */
   userUrls: UserUrlFetcher;
+  /** The relay's per-call figures, read by GET /metrics. */
+  metrics: RelayMetrics;
   /** Writes the batched counters and logs now. */
   flush(): Promise<FlushResult>;
   /** Waits for the requests under way to finish their accounting, then flushes. */
@@ -93,7 +96,8 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) =>
     context.logger.error({ err: error }, 'model request limit: Redis failed'),
   );
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits });
+  const metrics = new RelayMetrics();
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics });
   const flush = (returnAll = false) => cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
@@ -134,6 +138,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     usageExport,
     sensitive,
     userUrls,
+    metrics,
     ready: Promise.all([cache.start(), register()]).then(() => undefined),
     flush: () => flush(),
     async drain() {

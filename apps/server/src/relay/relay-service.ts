@@ -30,6 +30,8 @@ import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage } from './token-counter.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
+import { toAppError } from '../errors/render.js';
+import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';
 
 export interface RelayServiceDeps {
   context: AppContext;
@@ -45,6 +47,8 @@ export interface RelayServiceDeps {
   images: ImageTokenCounter;
   /** new-api's per-user ModelRequestRateLimit* limits, for calls made with an API key. */
   modelLimits: ModelRequestLimits;
+  /** Per-call figures for /metrics: plain counters, read only when scraped. */
+  metrics: RelayMetrics;
 }
 
 /** Endpoints whose answers are text of a length the caller may leave open. */
@@ -100,8 +104,9 @@ export class RelayService {
    */
   async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec, target?: UrlTarget): Promise<FastifyReply | undefined> {
     this.active += 1;
+    const startedAt = performance.now();
+    let model = '';
     try {
-      const startedAt = performance.now();
       const startedWall = Date.now();
       const { auth, charges, context } = this.deps;
       const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
@@ -111,6 +116,7 @@ export class RelayService {
       if (admitted !== undefined) await admitted;
       const read = readRelayInput(spec, request.body, target);
       const input = read instanceof Promise ? await read : read;
+      model = input.model;
       auth.checkModel(caller, input.model);
       // Before any quota is held or any upstream called; one field read when the check is off.
       const promptWords = this.deps.sensitive.prompt;
@@ -136,6 +142,7 @@ export class RelayService {
         charges.release(reservation);
         reply.hijack();
         reply.raw.destroy();
+        this.deps.metrics.failed(spec.path, model, 499, performance.now() - startedAt);
         return undefined;
       }
       const { delivery, channel, upstreamModel } = result;
@@ -150,8 +157,12 @@ export class RelayService {
       } finally {
         delivery.finish();
       }
+      this.deps.metrics.served(spec.path, model, channel.id, reply.statusCode, performance.now() - startedAt, delivery.firstResponseMs);
       // A piped answer is still flowing: handing Fastify the reply makes it wait for the end.
       return reply.sent ? undefined : reply;
+    } catch (error) {
+      this.deps.metrics.failed(spec.path, model, toAppError(error).status, performance.now() - startedAt);
+      throw error;
     } finally {
       this.active -= 1;
       if (this.active === 0 && this.idleWaiters.length > 0) {
@@ -293,16 +304,19 @@ export class RelayService {
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream request failed');
       // An adaptor's own refusal (a malformed channel key, a token endpoint's answer) says what is wrong.
       if (error instanceof AppError) {
+        this.deps.metrics.upstreamError(channel.id, 'request');
         health.onBuildFailure(channel, keyIndex, error);
         return { kind: 'failed', error };
       }
       const unreachable = clientErrorForConnection(error);
+      this.deps.metrics.upstreamError(channel.id, 'connection');
       health.onUnreachable(channel, unreachable.message);
       return { kind: 'failed', error: unreachable };
     }
     if (upstream.statusCode >= 300) {
       const failure = await readUpstreamFailure(upstream);
       const verdict = adaptor.classifyError(failure);
+      this.deps.metrics.upstreamError(channel.id, 'status');
       health.onUpstreamError(channel, keyIndex, failure, verdict);
       return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel) };
     }
@@ -350,6 +364,7 @@ export class RelayService {
       }
       const broken = error instanceof AppError ? error : clientErrorForConnection(error);
       this.deps.context.logger.warn({ err: error, channelId: channel.id }, 'upstream answer unusable');
+      this.deps.metrics.upstreamError(channel.id, 'unusable');
       health.onUnreachable(channel, broken.message);
       return { kind: 'failed', error: broken };
     }
@@ -378,6 +393,7 @@ export class RelayService {
     const { context, ledger } = this.deps;
     const { input, caller } = call;
     const { delivery, pricing, channel } = done;
+    this.deps.metrics.charged(input.model, channel.id, settlement.charged);
     if (!context.options.bool('LogConsumeEnabled')) return;
     ledger.logs.push(
       consumeLogRow({

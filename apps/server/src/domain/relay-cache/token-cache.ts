@@ -51,6 +51,11 @@ export class TokenCache {
     return this.byKey.get(key);
   }
 
+  /** Tokens held in memory (for /metrics). */
+  get size(): number {
+    return this.byKey.size;
+  }
+
   byTokenId(id: number): CachedToken | undefined {
     return this.byId.get(id);
   }

@@ -44,6 +44,11 @@ export class UserCache {
     return this.byId.get(id);
   }
 
+  /** Users held in memory (for /metrics). */
+  get size(): number {
+    return this.byId.size;
+  }
+
   load(id: number): Promise<CachedUser | undefined> {
     return this.lock.run(async () => {
       const cached = this.byId.get(id);
