@@ -3,10 +3,11 @@
 #
 #   1. scripts/services.sh   install/start PostgreSQL, MariaDB, Redis (+ chromium,
 #                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
-#   2. build the web console (the e2e server serves apps/web/dist)
-#   3. Vitest      (unit + integration, root vitest.config.ts)
-#   4. Playwright  (e2e/, against the real server) — runs even if Vitest failed
-#   5. ONE closing line "N passed, N failed, N skipped" summing both runners
+#   2. type-check every workspace (npm run typecheck: tsc)
+#   3. build the web console (the e2e server serves apps/web/dist)
+#   4. Vitest      (unit + integration, root vitest.config.ts)
+#   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
+#   6. ONE closing line "N passed, N failed, N skipped" summing both runners
 #      (CI reads exactly that last line); exit non-zero if anything failed.
 set -euo pipefail
 
@@ -37,7 +38,15 @@ step "services"
 source scripts/services.sh || fail_early "scripts/services.sh failed: the test databases are not available"
 [[ -d node_modules ]] || fail_early "node_modules missing: run 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci' first"
 
-# --- 2. web build -----------------------------------------------------------
+# --- 2. type-check ----------------------------------------------------------
+# tsx runs code with type errors, so the tests alone would not catch them.
+step "typecheck"
+set +e
+npm run typecheck
+typecheck_rc=$?
+set -e
+
+# --- 3. web build -----------------------------------------------------------
 build_rc=skip
 if [[ -f apps/web/package.json ]] \
   && node -e 'process.exit(require("./apps/web/package.json").scripts?.build ? 0 : 1)'; then
@@ -48,14 +57,14 @@ if [[ -f apps/web/package.json ]] \
   set -e
 fi
 
-# --- 3. Vitest --------------------------------------------------------------
+# --- 4. Vitest --------------------------------------------------------------
 step "vitest"
 set +e
 MODELGATE_VITEST_SUMMARY="$VITEST_SUMMARY" npx --no -- vitest run --config vitest.config.ts
 vitest_rc=$?
 set -e
 
-# --- 4. Playwright ----------------------------------------------------------
+# --- 5. Playwright ----------------------------------------------------------
 # Only when there are specs ("No tests found" is an error for Playwright), and
 # only when the console built (otherwise every page test fails for one reason,
 # already counted as the build's failure).
@@ -74,10 +83,11 @@ else
   echo "[test] no e2e specs: Playwright not run"
 fi
 
-# --- 5. summary -------------------------------------------------------------
+# --- 6. summary -------------------------------------------------------------
 step "summary ($((SECONDS - started))s)"
 # Last line of output = the summed closing line; exit code = 1 if any failure.
 exec node scripts/sum-test-results.mjs \
+  "step:${typecheck_rc}:typecheck" \
   "step:${build_rc}:web build" \
   "vitest:${vitest_rc}:${VITEST_SUMMARY}" \
   "playwright:${pw_rc}:${PLAYWRIGHT_JSON}"
