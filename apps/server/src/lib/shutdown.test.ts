@@ -190,6 +190,20 @@ describe('graceful shutdown of a server process', () => {
     expect(logs.reduce((total, log) => total + Number(log.quota), 0)).toBe(Number(user.used_quota));
     expect(await db.kysely.selectFrom('quota_leases').select('amount').execute()).toEqual([]);
   }, 60_000);
+
+  it('exits at once with 1 on a second signal, without waiting for the stream', async () => {
+    const { seeded, server } = await setUp({ SHUTDOWN_TIMEOUT: '60' }, 5_000);
+    const call = streamCall(server.url, seeded.key);
+    await call.firstChunk;
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalledAt = Date.now();
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(1);
+    expect(Date.now() - signalledAt).toBeLessThan(3_000);
+    expect(server.output.join('')).toContain('second signal');
+    expect((await call.text).all).not.toContain('data: [DONE]');
+  }, 60_000);
 });
 
 describe('SHUTDOWN_TIMEOUT', () => {
