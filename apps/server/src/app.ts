@@ -25,6 +25,7 @@ import { pricingRoutes } from './http/api/pricing.js';
 import { dataRoutes } from './http/api/data.js';
 import { compatRoutes } from './http/api/compat-routes.js';
 import { userSettingRoutes } from './http/api/user-setting.js';
+import { openapiRoutes } from './http/openapi/openapi-routes.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
@@ -102,6 +103,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, context);
+  // First: its onRoute hook records every /api route registered after it.
+  openapiRoutes(app, context);
   statusRoutes(app, context);
   authRoutes(app, context);
   userRoutes(app, context);

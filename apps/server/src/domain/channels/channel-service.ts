@@ -22,7 +22,7 @@ import { ChannelRepository, type ChannelList, type ChannelListOptions, type TagE
 import { checkRelayable } from './channel-relayable.js';
 
 const createModes = ['single', 'batch', 'multi_to_single'] as const;
-const wrappedCreateSchema = z.object({
+export const wrappedCreateSchema = z.object({
   mode: z.string().optional().default('single'),
   channel: channelInputSchema,
   batch_add_set_key_prefix_2_name: z.boolean().optional().default(false),
@@ -41,7 +41,7 @@ export const tagSchema = z.object({ tag: z.string({ error: '标签不能为空' 
 
 const optionalText = z.union([z.string(), z.null()]).optional();
 const optionalList = z.union([z.string(), z.array(z.string()), z.null()]).optional();
-const tagEditSchema = z.object({
+export const tagEditSchema = z.object({
   tag: z.string({ error: '标签不能为空' }).min(1, '标签不能为空'),
   new_tag: optionalText,
   model_mapping: optionalText,

@@ -31,7 +31,7 @@ const emailAddress = z.email().max(128);
  * time; webhook_secret is write-only here (never read back), so an empty or missing one keeps the
  * stored secret and null removes it.
  */
-const updateSchema = z.object({
+export const updateSchema = z.object({
   notify_type: z.string({ error: '无效的预警类型' }),
   quota_warning_threshold: z
     .number({ error: '预警阈值必须是数字' })

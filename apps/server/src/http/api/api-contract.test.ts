@@ -64,6 +64,8 @@ const PUBLIC = new Set([
   'GET /api/oauth/telegram/login',
   // Read by an sk- key in the query, not by a session (new-api's GetLogByKey).
   'GET /api/log/token',
+  // The OpenAPI description of these routes (http/openapi/).
+  'GET /api/openapi.json',
 ]);
 
 /** Routes for administrators (role >= 10), as new-api guards them with AdminAuth. */
@@ -93,6 +95,8 @@ const NEEDS_NO_PARAMETER = new Set([
 
 /** Answers meant for a payment provider, which reads the bare words success / fail. */
 const PLAIN_TEXT = new Set(['GET /api/user/epay/notify', 'POST /api/user/epay/notify']);
+/** Answers that are a document of their own rather than the envelope: the OpenAPI description. */
+const DOCUMENTS = new Set(['GET /api/openapi.json']);
 
 const NOT_SIGNED_IN = '无权进行此操作，未登录且未提供 access token';
 const BAD_ACCESS_TOKEN = '无权进行此操作，access token 无效';
@@ -200,6 +204,7 @@ async function call(route: Route, who: Who, options: { path?: string; payload?: 
 function envelopeProblem(route: Route, answer: Answer): string {
   if (answer.status !== 200) return `HTTP ${answer.status}, want 200`;
   if (PLAIN_TEXT.has(key(route))) return /^(success|fail)$/.test(answer.raw) ? '' : `want success or fail, got ${answer.raw}`;
+  if (DOCUMENTS.has(key(route))) return typeof (answer.body as { openapi?: unknown } | undefined)?.openapi === 'string' ? '' : 'want the OpenAPI document';
   const body = answer.body;
   if (!body || typeof body.success !== 'boolean' || typeof body.message !== 'string') return 'not a {success, message} envelope';
   if (body.success === false && (body.message === '' || body.message === INTERNAL)) return `success:false with message "${String(body.message)}"`;

@@ -21,12 +21,12 @@ import { clearSessionCookie, endSession, startSession } from '../../middleware/s
 import { ok, parseInput } from '../envelope.js';
 import { withSpendableQuota } from './console-balances.js';
 
-const loginBody = z.object({
+export const loginBody = z.object({
   username: z.string().trim().optional().default(''),
   password: z.string().optional().default(''),
 });
 
-const registerBody = z.object({
+export const registerBody = z.object({
   username: z.string().trim().min(1, '用户名不能为空').max(USERNAME_MAX_LENGTH, `用户名长度不能超过 ${USERNAME_MAX_LENGTH} 个字符`),
   password: z
     .string()
@@ -38,13 +38,13 @@ const registerBody = z.object({
   aff_code: z.string().trim().optional().default(''),
 });
 
-const sessionId = z.coerce
+export const sessionId = z.coerce
   .number({ error: '无效的会话 ID' })
   .int('无效的会话 ID')
   .positive('无效的会话 ID')
   .max(Number.MAX_SAFE_INTEGER, '无效的会话 ID');
 
-const resetBody = z.object({
+export const resetBody = z.object({
   email: z.string().optional().default(''),
   token: z.string().trim().optional().default(''),
 });

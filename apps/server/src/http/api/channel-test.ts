@@ -5,8 +5,8 @@ import { authGuard } from '../../middleware/auth.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
 import { parseInput } from '../envelope.js';
 
-const testParams = z.object({ id: z.coerce.number({ error: '渠道 ID 必须是数字' }).int().positive('渠道 ID 必须是正整数') });
-const testQuery = z.object({ model: z.string().optional() });
+export const testParams = z.object({ id: z.coerce.number({ error: '渠道 ID 必须是数字' }).int().positive('渠道 ID 必须是正整数') });
+export const testQuery = z.object({ model: z.string().optional() });
 
 /**
  * Channel health on the console API: test one channel (answers with its time in seconds, as

@@ -16,7 +16,7 @@ const flag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
-const listQuery = z.object({
+export const listQuery = z.object({
   keyword: z.string().optional(),
   group: z.string().optional(),
   model: z.string().optional(),
@@ -37,7 +37,7 @@ const listQuery = z.object({
   tag_mode: flag,
 });
 
-const fetchModelsBody = z.object({
+export const fetchModelsBody = z.object({
   base_url: z.string().optional().default(''),
   type: z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)], { error: '请选择渠道类型' }),
   key: z.string({ error: '请先填写渠道密钥' }),

@@ -25,7 +25,7 @@ import { completeLogin, criticalRateLimit, requestOrigin } from './auth.js';
 const STATE_COOKIE = 'oauth_state';
 const STATE_MAX_AGE_SECONDS = 10 * 60;
 
-const oidcDiscoveryBody = z.object({
+export const oidcDiscoveryBody = z.object({
   well_known: z.string({ error: '请填写 Well-Known URL' }).trim().min(1, '请填写 Well-Known URL'),
 });
 

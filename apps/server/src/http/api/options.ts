@@ -7,7 +7,7 @@ import { badRequest } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
 
-const putOptionBody = z.object({
+export const putOptionBody = z.object({
   key: z.string().min(1, '配置项名称不能为空'),
   // new-api's console sends {"key":"SMTPAccount"} for an emptied field: no value is the empty
   // string, which the registry then accepts for text keys and refuses for numbers, switches and JSON.

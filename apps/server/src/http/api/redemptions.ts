@@ -7,12 +7,12 @@ import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 
-const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
+export const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
 const nameSchema = z.string().trim().max(20, '兑换码名称长度必须在 1 到 20 之间');
 const quotaSchema = z.number({ error: '额度必须是整数' }).int('额度必须是整数').positive('额度必须大于 0');
 const expiredSchema = z.number({ error: '过期时间必须是整数' }).int().min(0, '过期时间无效').optional();
 
-const createBody = z.object({
+export const createBody = z.object({
   name: nameSchema.optional().default(''),
   quota: quotaSchema,
   count: z
@@ -24,13 +24,13 @@ const createBody = z.object({
     .default(1),
   expired_time: expiredSchema,
 });
-const updateBody = z.object({
+export const updateBody = z.object({
   id: z.number().int().positive('无效的兑换码 ID'),
   name: nameSchema.min(1, '兑换码名称长度必须在 1 到 20 之间'),
   quota: quotaSchema,
   expired_time: expiredSchema,
 });
-const statusBody = z.object({ id: z.number().int().positive('无效的兑换码 ID'), status: z.number().int() });
+export const statusBody = z.object({ id: z.number().int().positive('无效的兑换码 ID'), status: z.number().int() });
 
 const toWire = (row: RedemptionRow) => ({
   id: Number(row.id),

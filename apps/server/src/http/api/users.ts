@@ -39,9 +39,9 @@ const password = z
 const optionalPassword = z.union([z.literal(''), password]).optional();
 const displayName = z.string().trim().max(DISPLAY_NAME_MAX_LENGTH, `显示名称长度不能超过 ${DISPLAY_NAME_MAX_LENGTH} 个字符`);
 const quota = z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(0, '额度不能为负数').max(Number.MAX_SAFE_INTEGER);
-const userId = z.coerce.number({ error: '无效的用户 ID' }).int('无效的用户 ID').positive('无效的用户 ID');
+export const userId = z.coerce.number({ error: '无效的用户 ID' }).int('无效的用户 ID').positive('无效的用户 ID');
 
-const createBody = z.object({
+export const createBody = z.object({
   username,
   password,
   display_name: displayName.optional(),
@@ -50,7 +50,7 @@ const createBody = z.object({
 
 // The console sends the whole user object back; fields not listed here (role, status,
 // bindings ...) are not editable through this call and are ignored.
-const adminUpdateBody = z.object({
+export const adminUpdateBody = z.object({
   id: userId,
   username: username.optional(),
   display_name: displayName.optional(),
@@ -60,21 +60,21 @@ const adminUpdateBody = z.object({
   remark: z.string().max(255, '备注过长').optional(),
 });
 
-const manageBody = z.object({
+export const manageBody = z.object({
   id: userId,
   action: z.enum(MANAGE_ACTIONS, { error: '无效的操作' }),
   value: z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
   mode: z.enum(['add', 'subtract', 'override'], { error: '无效的额度操作方式' }).optional(),
 });
 
-const selfUpdateBody = z.object({
+export const selfUpdateBody = z.object({
   username: username.optional(),
   display_name: displayName.optional(),
   password: optionalPassword,
   original_password: z.string().optional().default(''),
 });
 
-const affTransferBody = z.object({ quota: z.number({ error: '划转额度必须是整数' }).int('划转额度必须是整数') });
+export const affTransferBody = z.object({ quota: z.number({ error: '划转额度必须是整数' }).int('划转额度必须是整数') });
 
 /** Admin user management and the signed-in user's own account (spec 01 §2, §6, §7). */
 export function userRoutes(app: FastifyInstance, context: AppContext): void {

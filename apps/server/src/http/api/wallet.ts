@@ -7,10 +7,10 @@ import { WalletService } from '../../domain/wallet/wallet-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
 
-const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
+export const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
 const amountSchema = z.coerce.number({ error: '充值数量必须是正整数' });
-const quoteBody = z.object({ amount: amountSchema, top_up_code: z.string().optional() });
-const payBody = z.object({ amount: amountSchema, top_up_code: z.string().optional(), payment_method: z.string({ error: '请选择支付方式' }) });
+export const quoteBody = z.object({ amount: amountSchema, top_up_code: z.string().optional() });
+export const payBody = z.object({ amount: amountSchema, top_up_code: z.string().optional(), payment_method: z.string({ error: '请选择支付方式' }) });
 
 /** The wallet: redeem a code, quote and pay online (Epay), and the Epay notify callback. */
 export function walletRoutes(app: FastifyInstance, context: AppContext): void {

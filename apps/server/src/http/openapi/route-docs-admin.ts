@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { channelInputSchema } from '../../domain/channels/channel-fields.js';
+import { batchIdsSchema, batchTagSchema, tagEditSchema, tagSchema, wrappedCreateSchema } from '../../domain/channels/channel-service.js';
+import { tokenInputSchema } from '../../domain/tokens/token-fields.js';
+import { tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
+import { testParams as channelTestParams, testQuery as channelTestQuery } from '../api/channel-test.js';
+import { fetchModelsBody, listQuery as channelListQuery } from '../api/channels.js';
+import { putOptionBody } from '../api/options.js';
+import {
+  createBody as createRedemptionBody,
+  idParam as redemptionIdParams,
+  statusBody as redemptionStatusBody,
+  updateBody as updateRedemptionBody,
+} from '../api/redemptions.js';
+import type { RouteDocs } from './route-docs.js';
+
+// Plain objects here, not imports from route-docs.ts: that module imports this one.
+const paging = {
+  p: z.string().regex(/^\d+$/).optional().describe('Page number, from 1.'),
+  page_size: z.string().regex(/^\d+$/).optional().describe('Rows per page (clamped to the maximum).'),
+};
+const pagingQuery = z.object(paging);
+const pageData = z.object({
+  items: z.array(z.record(z.string(), z.unknown())),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+const numericId = z.object({ id: z.string().regex(/^\d{1,15}$/) });
+const timestamp = z.string().regex(/^-?\d+$/);
+
+const logFilter = z.object({
+  ...paging,
+  type: z.string().optional().describe('Log type: 1 top-up, 2 consume, 3 manage, 4 system, 5 error.'),
+  username: z.string().optional().describe('Administrators only.'),
+  channel: z.string().optional().describe('Channel id; administrators only.'),
+  token_name: z.string().optional(),
+  model_name: z.string().optional(),
+  start_timestamp: timestamp.optional().describe('Unix seconds.'),
+  end_timestamp: timestamp.optional().describe('Unix seconds.'),
+  group: z.string().optional(),
+});
+const logStat = z.object({ quota: z.number(), rpm: z.number(), tpm: z.number() }).partial();
+const dataQuery = z.object({
+  start_timestamp: timestamp.describe('Unix seconds.'),
+  end_timestamp: timestamp.describe('Unix seconds.'),
+  username: z.string().optional().describe('One user\'s rows instead of everyone\'s sums (administrators).'),
+});
+const taskQuery = z.object({
+  ...paging,
+  task_id: z.string().optional(),
+  platform: z.string().optional(),
+  status: z.string().optional(),
+  action: z.string().optional(),
+  channel_id: z.string().optional().describe('Administrators only.'),
+  start_timestamp: timestamp.optional(),
+  end_timestamp: timestamp.optional(),
+});
+const mjQuery = z.object({
+  ...paging,
+  mj_id: z.string().optional(),
+  channel_id: z.string().optional().describe('Administrators only.'),
+  start_timestamp: timestamp.optional().describe('Unix milliseconds.'),
+  end_timestamp: timestamp.optional().describe('Unix milliseconds.'),
+});
+const tokenListQuery = z.object({
+  p: paging.p,
+  size: paging.page_size,
+  page_size: paging.page_size,
+  keyword: z.string().optional().describe('Part of the token name.'),
+  token: z.string().optional().describe('Part of the key.'),
+});
+const redemptionSearch = pagingQuery.extend({ keyword: z.string().optional() });
+const channelCreateBody = z.union([wrappedCreateSchema, channelInputSchema]);
+const tokenPut = 'Update a token; with ?status_only=true only its status changes';
+
+export const ADMIN_ROUTE_DOCS: RouteDocs = {
+  'GET /api/token/': { summary: "List the user's tokens (masked keys)", auth: 'user', query: tokenListQuery, data: pageData },
+  'GET /api/token/search': { summary: "Search the user's tokens", auth: 'user', query: tokenListQuery, data: pageData },
+  'GET /api/token/:id': { summary: 'One token (masked key)', auth: 'user', params: numericId },
+  'POST /api/token/': { summary: 'Create a token, or `count` tokens', auth: 'user', body: tokenInputSchema },
+  'PUT /api/token/': { summary: tokenPut, auth: 'user', body: tokenInputSchema, query: z.object({ status_only: z.string().optional() }) },
+  'GET /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
+  'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
+  'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema },
+  'DELETE /api/token/:id': { summary: 'Delete a token', auth: 'user', params: numericId },
+  'DELETE /api/token/:id/': { summary: 'Delete a token', auth: 'user', params: numericId },
+
+  'GET /api/channel/': { summary: 'List channels (keys masked)', auth: 'admin', query: channelListQuery, paged: true, data: pageData },
+  'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: pageData },
+  'GET /api/channel/models': { summary: 'Every model a channel type offers', auth: 'admin' },
+  'GET /api/channel/models_enabled': { summary: 'Models some enabled channel serves', auth: 'admin', data: z.array(z.string()) },
+  'GET /api/channel/:id': { summary: 'One channel (key masked)', auth: 'admin', params: numericId },
+  'POST /api/channel/': { summary: 'Create a channel, or one per key (batch / multi-key modes)', auth: 'admin', body: channelCreateBody },
+  'POST /api/channel/copy/:id': { summary: 'Copy a channel', auth: 'admin', params: numericId },
+  'PUT /api/channel/': { summary: 'Update a channel', auth: 'admin', body: channelInputSchema },
+  'DELETE /api/channel/:id': { summary: 'Delete a channel', auth: 'admin', params: numericId },
+  'DELETE /api/channel/:id/': { summary: 'Delete a channel', auth: 'admin', params: numericId },
+  'DELETE /api/channel/disabled': { summary: 'Delete every disabled channel', auth: 'admin', data: z.number().int() },
+  'POST /api/channel/batch': { summary: 'Delete channels by id', auth: 'admin', body: batchIdsSchema },
+  'POST /api/channel/batch/tag': { summary: 'Set the tag of channels', auth: 'admin', body: batchTagSchema },
+  'POST /api/channel/fix': { summary: 'Rebuild the abilities table from the channels', auth: 'admin' },
+  'PUT /api/channel/tag': { summary: 'Edit every channel with a tag', auth: 'admin', body: tagEditSchema },
+  'POST /api/channel/tag/enabled': { summary: 'Enable every channel with a tag', auth: 'admin', body: tagSchema },
+  'POST /api/channel/tag/disabled': { summary: 'Disable every channel with a tag', auth: 'admin', body: tagSchema },
+  'GET /api/channel/test': { summary: 'Test every enabled channel', auth: 'admin' },
+  'GET /api/channel/test/:id': {
+    summary: 'Test one channel with a real upstream call',
+    auth: 'admin',
+    description: 'Answers {success, message, time}: time in seconds, beside the envelope fields rather than in data.',
+    params: channelTestParams,
+    query: channelTestQuery,
+  },
+  'GET /api/channel/update_balance/:id': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
+  'GET /api/channel/update_balance/:id/': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
+  'GET /api/channel/update_balance': { summary: 'Refresh every channel\'s upstream balance', auth: 'admin' },
+  'GET /api/channel/fetch_models/:id': { summary: "Read a saved channel's model list from its upstream", auth: 'admin', params: numericId, data: z.array(z.string()) },
+  'POST /api/channel/fetch_models': { summary: 'Read a model list from an upstream before saving', auth: 'admin', body: fetchModelsBody, data: z.array(z.string()) },
+
+  'GET /api/redemption/': { summary: 'List redemption codes', auth: 'admin', query: pagingQuery, data: pageData },
+  'GET /api/redemption/search': { summary: 'Search redemption codes', auth: 'admin', query: redemptionSearch, data: pageData },
+  'GET /api/redemption/:id': { summary: 'One redemption code', auth: 'admin', params: redemptionIdParams },
+  'POST /api/redemption/': { summary: 'Create redemption codes; answers the keys', auth: 'admin', body: createRedemptionBody, data: z.array(z.string()) },
+  'PUT /api/redemption/': {
+    summary: 'Update a redemption code; with ?status_only=true only its status',
+    auth: 'admin',
+    body: z.union([updateRedemptionBody, redemptionStatusBody]),
+    query: z.object({ status_only: z.string().optional() }),
+  },
+  'DELETE /api/redemption/:id': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
+  'DELETE /api/redemption/:id/': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
+
+  'GET /api/option/': { summary: 'Every option (secrets left out)', auth: 'root', data: z.array(z.object({ key: z.string(), value: z.string() })) },
+  'PUT /api/option/': { summary: 'Set one option', auth: 'root', body: putOptionBody },
+  'POST /api/option/rest_model_ratio': { summary: 'Reset model prices to the defaults', auth: 'root' },
+  'POST /api/option/test_smtp': { summary: "Send a test mail to the administrator's address", auth: 'root' },
+
+  'GET /api/group/': { summary: 'Group names', auth: 'admin', data: z.array(z.string()) },
+  'GET /api/pricing': { summary: 'Models, prices and groups for the pricing page', auth: 'public' },
+  'GET /api/data/': { summary: 'Usage per model and hour (everyone, or one user)', auth: 'admin', query: dataQuery },
+  'GET /api/data/self': { summary: "The user's own usage per model and hour (30 days at most)", auth: 'user', query: dataQuery.omit({ username: true }) },
+
+  'GET /api/log/': { summary: 'List usage logs', auth: 'admin', query: logFilter, data: pageData },
+  'DELETE /api/log/': { summary: 'Delete logs older than a time', auth: 'admin', query: z.object({ target_timestamp: timestamp }), data: z.number().int() },
+  'GET /api/log/search': { summary: 'Search usage logs', auth: 'admin', query: logFilter, data: pageData },
+  'GET /api/log/stat': { summary: 'Quota, RPM and TPM over the filtered logs', auth: 'admin', query: logFilter, data: logStat },
+  'GET /api/log/self': { summary: "The user's own logs", auth: 'user', query: logFilter, data: pageData },
+  'GET /api/log/self/': { summary: "The user's own logs", auth: 'user', query: logFilter, data: pageData },
+  'GET /api/log/self/search': { summary: "Search the user's own logs", auth: 'user', query: logFilter, data: pageData },
+  'GET /api/log/self/stat': { summary: "Quota, RPM and TPM over the user's own logs", auth: 'user', query: logFilter, data: logStat },
+  'GET /api/log/token': {
+    summary: 'Logs of one API key, read with the key itself',
+    auth: 'public',
+    description: 'The sk- key in ?key= or in the Authorization header; no session.',
+    query: z.object({ key: z.string().optional() }),
+  },
+
+  'GET /api/task/': { summary: 'List async tasks (Suno and others)', auth: 'admin', query: taskQuery, data: pageData },
+  'GET /api/task/self': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: pageData },
+  'GET /api/task/self/': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: pageData },
+  'GET /api/mj/': { summary: 'List Midjourney tasks', auth: 'admin', query: mjQuery, data: pageData },
+  'GET /api/mj/self': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: pageData },
+  'GET /api/mj/self/': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: pageData },
+};

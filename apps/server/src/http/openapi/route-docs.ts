@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { updateSchema as userSettingBody } from '../../domain/users/user-setting.js';
+import {
+  loginBody,
+  registerBody,
+  resetBody,
+  sessionId,
+} from '../api/auth.js';
+import { oidcDiscoveryBody } from '../api/oauth.js';
+import {
+  adminUpdateBody,
+  affTransferBody,
+  createBody as createUserBody,
+  manageBody,
+  selfUpdateBody,
+  userId,
+} from '../api/users.js';
+import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
+import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
+
+export type AuthLevel = 'public' | 'user' | 'admin' | 'root';
+
+/** What the description says about one route; the zod schemas are the ones the route parses with. */
+export interface RouteDoc {
+  summary: string;
+  auth: AuthLevel;
+  description?: string;
+  /** The JSON body, as the route's parseInput reads it. */
+  body?: z.ZodType;
+  /** Query parameters: an object schema, one parameter per property. */
+  query?: z.ZodType;
+  /** A list read with lib/paging.ts: adds ?p= and ?page_size=. */
+  paged?: boolean;
+  /** Path parameters: an object schema keyed by parameter name (plain strings when absent). */
+  params?: z.ZodType;
+  /** The envelope's `data` on success, where its shape is fixed. */
+  data?: z.ZodType;
+  /** Answers plain text instead of the envelope (payment notifications). */
+  plainText?: boolean;
+}
+
+/** Documented routes, keyed `METHOD /path` exactly as registered (`GET /api/token/:id`). */
+export type RouteDocs = Readonly<Record<string, RouteDoc>>;
+
+/** `?p=` and `?page_size=` of every list (lib/paging.ts): p counts from 1. */
+export const pagingQuery = z.object({
+  p: z.string().regex(/^\d+$/).optional().describe('Page number, from 1.'),
+  page_size: z.string().regex(/^\d+$/).optional().describe('Rows per page (clamped to the maximum).'),
+});
+
+/** One page of a list: PageData in @modelgate/contract. */
+export const pageData = z.object({
+  items: z.array(z.record(z.string(), z.unknown())),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+const emailQuery = z.object({ email: z.string().describe('The address to mail.') });
+const userSearchQuery = pagingQuery.extend({ keyword: z.string().optional(), group: z.string().optional() });
+const oauthCallbackQuery = z.object({
+  code: z.string().describe("The provider's authorisation code."),
+  state: z.string().describe('The state from GET /api/oauth/state.'),
+});
+const userIdParams = z.object({ id: userId });
+const sessionIdParams = z.object({ id: sessionId });
+
+const ACCOUNT_ROUTE_DOCS: RouteDocs = {
+  'GET /api/openapi.json': { summary: 'This OpenAPI 3.1 description', auth: 'public', description: 'Not wrapped in the envelope: the document itself.' },
+  'GET /api/status': { summary: 'Site status and public settings the console loads first', auth: 'public' },
+  'GET /api/setup': { summary: 'Whether first-run setup is done', auth: 'public' },
+  'POST /api/setup': { summary: 'First-run setup (already done: answers success:false)', auth: 'public' },
+  'GET /api/notice': { summary: 'The notice (markdown)', auth: 'public', data: z.string() },
+  'GET /api/about': { summary: 'The about page (markdown or HTML)', auth: 'public', data: z.string() },
+  'GET /api/home_page_content': { summary: 'The home page content', auth: 'public', data: z.string() },
+  'GET /api/models': { summary: 'Models by channel type, for the console', auth: 'user' },
+
+  'POST /api/user/login': { summary: 'Sign in; sets the session cookie', auth: 'public', body: loginBody },
+  'GET /api/user/logout': { summary: 'Sign out; ends the session', auth: 'public' },
+  'POST /api/user/register': { summary: 'Register an account', auth: 'public', body: registerBody },
+  'GET /api/verification': { summary: 'Mail an email verification code', auth: 'public', query: emailQuery },
+  'GET /api/reset_password': { summary: 'Mail a password reset link', auth: 'public', query: emailQuery },
+  'POST /api/user/reset': { summary: 'Reset a password with the mailed token; answers the new password', auth: 'public', body: resetBody, data: z.string() },
+  'GET /api/user/self': { summary: 'The signed-in user', auth: 'user' },
+  'PUT /api/user/self': { summary: "Update the signed-in user's name, display name or password", auth: 'user', body: selfUpdateBody },
+  'DELETE /api/user/self': { summary: 'Delete the signed-in account (not the root user)', auth: 'user' },
+  'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user' },
+  'DELETE /api/user/self/sessions/:id': { summary: 'End one of the signed-in user\'s sessions', auth: 'user', params: sessionIdParams },
+  'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user' },
+  'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
+  'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
+  'POST /api/user/aff_transfer': { summary: 'Move invitation rewards into the balance', auth: 'user', body: affTransferBody },
+  'GET /api/user/models': { summary: 'Models the user may call', auth: 'user', data: z.array(z.string()) },
+  'PUT /api/user/setting': { summary: 'Notification and relay settings of the signed-in user', auth: 'user', body: userSettingBody },
+  'POST /api/user/topup': { summary: 'Redeem a code into the balance', auth: 'user', body: redeemBody },
+  'POST /api/user/amount': { summary: 'The price of a top-up amount', auth: 'user', body: quoteBody },
+  'POST /api/user/pay': { summary: 'Start an online payment (epay)', auth: 'user', body: payBody },
+  'GET /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
+  'POST /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
+
+  'GET /api/user/': { summary: 'List users', auth: 'admin', query: pagingQuery, data: pageData },
+  'GET /api/user/search': { summary: 'Search users by keyword and group', auth: 'admin', query: userSearchQuery, data: pageData },
+  'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams },
+  'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody },
+  'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
+  'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody },
+
+  'GET /api/oauth/state': { summary: 'An anti-forgery state for an OAuth sign-in', auth: 'public', data: z.string() },
+  'GET /api/oauth/github': { summary: 'GitHub OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
+  'GET /api/oauth/linuxdo': { summary: 'LinuxDO OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
+  'GET /api/oauth/oidc': { summary: 'OpenID Connect callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
+  'POST /api/oauth/oidc/discovery': { summary: "Read an OpenID provider's discovery document", auth: 'root', body: oidcDiscoveryBody },
+  'GET /api/oauth/wechat': { summary: 'Sign in with a WeChat verification code', auth: 'public', query: z.object({ code: z.string() }) },
+  'GET /api/oauth/wechat/bind': { summary: 'Bind WeChat to the signed-in user', auth: 'user', query: z.object({ code: z.string() }) },
+  'GET /api/oauth/telegram/login': { summary: 'Sign in with the Telegram login widget data', auth: 'public' },
+  'GET /api/oauth/telegram/bind': { summary: 'Bind Telegram to the signed-in user', auth: 'user' },
+  'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
+};
+
+export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };
