@@ -21,7 +21,6 @@ const historian = `dh${run}`;
 const password = 'correct-horse';
 const QUOTA_PER_UNIT = 500_000;
 const HOUR = 3600;
-const MINUTE_MS = 60_000;
 
 interface QuotaRow {
   model_name: string;

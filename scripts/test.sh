@@ -3,7 +3,7 @@
 #
 #   1. scripts/services.sh   install/start PostgreSQL, MariaDB, Redis (+ chromium,
 #                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
-#   2. type-check every workspace (npm run typecheck: tsc)
+#   2. type-check every workspace (npm run typecheck: tsc), then lint (npm run lint: Biome)
 #   3. build the web console (the e2e server serves apps/web/dist)
 #   4. Vitest      (unit + integration, root vitest.config.ts)
 #   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
@@ -44,6 +44,14 @@ step "typecheck"
 set +e
 npm run typecheck
 typecheck_rc=$?
+set -e
+
+# --- 2b. lint ---------------------------------------------------------------
+# Biome, with a few strict rules (biome.json): unused code, the React hooks rules, no `any` in product code.
+step "lint"
+set +e
+npm run lint
+lint_rc=$?
 set -e
 
 # --- 3. web build -----------------------------------------------------------
@@ -88,6 +96,7 @@ step "summary ($((SECONDS - started))s)"
 # Last line of output = the summed closing line; exit code = 1 if any failure.
 exec node scripts/sum-test-results.mjs \
   "step:${typecheck_rc}:typecheck" \
+  "step:${lint_rc}:lint" \
   "step:${build_rc}:web build" \
   "vitest:${vitest_rc}:${VITEST_SUMMARY}" \
   "playwright:${pw_rc}:${PLAYWRIGHT_JSON}"

@@ -110,12 +110,14 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     await leaseStore.register();
   };
   // A full log buffer is written at once rather than at the next interval; one such flush at a time.
-  let backlogFlush: Promise<unknown> | undefined;
+  let backlogFlushing = false;
   ledger.logs.onBacklog(() => {
-    backlogFlush ??= flush()
+    if (backlogFlushing) return;
+    backlogFlushing = true;
+    flush()
       .catch((error: unknown) => context.logger.error({ err: error }, 'relay batch flush failed; the batch stays queued'))
       .finally(() => {
-        backlogFlush = undefined;
+        backlogFlushing = false;
       });
   });
 

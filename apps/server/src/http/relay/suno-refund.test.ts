@@ -22,7 +22,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-const usePrices = (env: RelayTestEnv) => setOption(env.context, 'ModelPrice', JSON.stringify({ ...env.context.options.json('ModelPrice'), ...SUNO_PRICES }));
+const setPrices = (env: RelayTestEnv) => setOption(env.context, 'ModelPrice', JSON.stringify({ ...env.context.options.json('ModelPrice'), ...SUNO_PRICES }));
 
 async function submitFailingSong(env: RelayTestEnv, apiKey: string): Promise<string> {
   mock.plan({ kind: 'failure', reason: 'the model refused the lyrics' });
@@ -41,7 +41,7 @@ describe('a gateway restart between a failure and its refund', () => {
     let payer: Awaited<ReturnType<typeof seedSunoPayer>>;
     let taskId: string;
     try {
-      await usePrices(first);
+      await setPrices(first);
       payer = await seedSunoPayer(first, mock, { tokenQuota: 1_000_000 });
       taskId = await submitFailingSong(first, payer.token.apiKey);
       mock.finishAll();
@@ -81,7 +81,7 @@ describe('on PostgreSQL', () => {
   beforeAll(async () => {
     fresh = await createFreshDb('postgres');
     env = await startRelayTestEnv({ SQL_DSN: fresh.sqlDsn });
-    await usePrices(env);
+    await setPrices(env);
   });
   afterAll(async () => {
     await env?.close();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { billingFormula, filtersFromParams, firstTokenColour, parseOther, rowTypeKey, useTimeColour } from './log-rules';
+import { billingFormula, filtersFromParams, firstTokenColour, parseOther, rowTypeKey, logUseTimeColour } from './log-rules';
 
 describe('log colours (spec 02 §9)', () => {
   it('colours a use time green up to 100 s, orange under 300 s, red from 300 s', () => {
-    expect([0, 100, 101, 299, 300, 1000].map(useTimeColour)).toEqual(['green', 'green', 'orange', 'orange', 'red', 'red']);
+    expect([0, 100, 101, 299, 300, 1000].map(logUseTimeColour)).toEqual(['green', 'green', 'orange', 'orange', 'red', 'red']);
   });
 
   it('colours a first token green under 3 s, orange under 10 s, red beyond', () => {

@@ -20,7 +20,7 @@ export const TYPE_COLOURS = { topup: 'cyan', consume: 'green', manage: 'orange',
 export type Light = 'green' | 'orange' | 'red';
 
 /** Spec 02 §9: a use time up to 100 s is green, under 300 s orange, else red. */
-export function useTimeColour(seconds: number): Light {
+export function logUseTimeColour(seconds: number): Light {
   if (seconds <= 100) return 'green';
   if (seconds < 300) return 'orange';
   return 'red';

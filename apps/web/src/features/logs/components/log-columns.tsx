@@ -3,7 +3,7 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
 import { formatTimestamp } from '../../../lib/date-time';
 import type { LogEntry } from '../api';
-import { firstTokenColour, parseOther, rowTypeKey, TYPE_COLOURS, useTimeColour } from '../log-rules';
+import { firstTokenColour, parseOther, rowTypeKey, TYPE_COLOURS, logUseTimeColour } from '../log-rules';
 
 interface ColumnContext {
   t: TFunction<'logs'>;
@@ -53,7 +53,7 @@ export function logColumns({ t, admin, formatQuota, onUser }: ColumnContext): Co
         const frt = parseOther(row.other).frt ?? 0;
         return (
           <span className="mg-log-times" data-testid={`log-time-${row.id}`}>
-            <Tag color={useTimeColour(row.use_time)} data-testid={`log-use-time-${row.id}`}>
+            <Tag color={logUseTimeColour(row.use_time)} data-testid={`log-use-time-${row.id}`}>
               {t('row.seconds', { value: row.use_time })}
             </Tag>
             {row.is_stream && frt > 0 && (
