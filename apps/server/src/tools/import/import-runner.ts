@@ -1,6 +1,8 @@
+import { DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME } from '@modelgate/contract';
 import { sql } from 'kysely';
 import { isOptionKey, normaliseOptionValue } from '../../config/option-registry.js';
 import type { Db } from '../../db/index.js';
+import { verifyPassword } from '../../domain/users/password.js';
 import { usernameKey } from '../../domain/users/username.js';
 import { IMPORT_COLUMNS, IMPORT_TABLES, mapSourceRow, sameRow, unmappedColumns, type ImportTable, type TargetRow } from './import-columns.js';
 import { emptyTableSummary, silentProgress, type ImportProgress, type ImportSummary, type TableSummary } from './import-report.js';
@@ -114,13 +116,42 @@ async function copyById(context: BatchContext, table: IdTable, rows: Record<stri
     const stored = existing.get(Number(row.id));
     if (!stored) fresh.push(row);
     else if (sameRow(table, row, stored)) summary.unchanged += 1;
-    else {
+    else if (table === 'users' && (await isUntouchedDefaultRoot(stored))) {
+      try {
+        await replaceDefaultRoot(target, row);
+        summary.updated += 1;
+        warn(`#${String(row.id)}: modelgate's default root (password ${DEFAULT_ROOT_PASSWORD}) was replaced by ${String(row.username)}`);
+      } catch (error) {
+        summary.failed += 1;
+        warn(`#${String(row.id)}: could not replace modelgate's default root: ${describeDbError(error)}`);
+      }
+    } else {
       summary.kept += 1;
       if (table === 'users') warn(`#${String(row.id)} (${String(stored.username)}): this id is taken here by another user, who was kept`);
     }
   }
   if (table === 'users') await assignUsernameKeys(target, fresh);
   await insertRows(context, table, fresh);
+}
+
+/**
+ * The root / 123456 a first start makes on an empty database, still with that password: it stands
+ * in for the source's administrator of the same id (usually 1), who replaces it, rather than
+ * leaving the old administrator out and a default password in.
+ */
+async function isUntouchedDefaultRoot(stored: Record<string, unknown>): Promise<boolean> {
+  return stored.username === DEFAULT_ROOT_USERNAME && (await verifyPassword(DEFAULT_ROOT_PASSWORD, String(stored.password ?? '')));
+}
+
+async function replaceDefaultRoot(target: Db, row: TargetRow): Promise<void> {
+  const id = Number(row.id);
+  const values: TargetRow = { ...row };
+  delete values.id;
+  await target.kysely.transaction().execute(async (transaction) => {
+    await transaction.updateTable('users').set({ ...values, username_key: usernameKey(String(row.username)) } as never).where('id', '=', id).execute();
+    // A new password ends the default root's sessions, as a password change does.
+    await transaction.deleteFrom('sessions').where('user_id', '=', id).execute();
+  });
 }
 
 /** Our users carry the folded name they are kept unique by; a clash (Root and root) gets `#id`. */

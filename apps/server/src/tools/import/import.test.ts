@@ -180,6 +180,33 @@ describe('import from a new-api SQLite database', () => {
     }
   });
 
+  it("replaces the default root a first start made (still on 123456) with the source's administrator", async () => {
+    const first = await startTestApp();
+    const copy = join(dir, 'started-once.db');
+    try {
+      await first.login('root', '123456');
+      await first.context.db.sqlite?.backup(copy);
+    } finally {
+      await first.close();
+    }
+    const target = await connectDb({ sqlitePath: copy, sqlDsn: '', migrate: true });
+    expect((await target.kysely.selectFrom('sessions').selectAll().where('user_id', '=', 1).execute()).length).toBe(1);
+    const summary = await importInto(target, sqliteSource);
+    expect(byTable(summary, 'users')).toMatchObject({ read: 3, inserted: 2, updated: 1, kept: 0 });
+    expect(summary.warnings.join('\n')).toContain("#1: modelgate's default root (password 123456) was replaced by root");
+    expect(await target.kysely.selectFrom('sessions').selectAll().where('user_id', '=', 1).execute()).toEqual([]);
+    const again = await importInto(target, sqliteSource);
+    expect(byTable(again, 'users')).toMatchObject({ read: 3, inserted: 0, updated: 0, unchanged: 3 });
+    await target.close();
+    const test = await startTestApp({ SQLITE_PATH: copy });
+    try {
+      await test.login('root', 'old-password-1');
+      await expect(test.login('root', '123456')).rejects.toThrow();
+    } finally {
+      await test.close();
+    }
+  });
+
   it('lists exactly the columns of our migrated tables', async () => {
     const fresh = await createFreshDb('sqlite');
     try {
