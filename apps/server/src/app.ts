@@ -28,6 +28,7 @@ import { userSettingRoutes } from './http/api/user-setting.js';
 import { openapiRoutes } from './http/openapi/openapi-routes.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
+import { isMetricsPath, metricsRoutes } from './http/metrics-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './middleware/rate-limit.js';
 
@@ -84,7 +85,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     let limited: Promise<void> | undefined;
     if (url.startsWith('/api/')) {
       limited = enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
-    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url) && !isHealthPath(url)) {
+    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url) && !isHealthPath(url) && !isMetricsPath(url)) {
       // Hashed assets are immutable and fetched many per page; count page loads only.
       limited = enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
     }
@@ -103,6 +104,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, context);
+  metricsRoutes(app, context);
   // First: its onRoute hook records every /api route registered after it.
   openapiRoutes(app, context);
   statusRoutes(app, context);

@@ -1,0 +1,164 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAILikeHandler, sendJson } from '../relay/testing/mock-upstream.js';
+import { seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../relay/testing/relay-fixtures.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of a Prometheus text exposition (comments skipped). */
+function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const pair of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+/** The one sample named `name` whose labels include `labels`; 0 when there is none. */
+function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
+  return found[0]?.value ?? 0;
+}
+
+async function scrape(relay: RelayTestEnv, headers: Record<string, string> = {}) {
+  const response = await request(`${relay.gateway}/metrics`, { headers });
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+}
+
+async function chat(relay: RelayTestEnv, apiKey: string, body: Record<string, unknown>) {
+  const response = await request(`${relay.gateway}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await response.body.text();
+  return response.statusCode;
+}
+
+describe('GET /metrics without METRICS_TOKEN', () => {
+  let relay: RelayTestEnv;
+  beforeAll(async () => {
+    // No flush during the test (the log queue is read), and a web limit /metrics must not hit.
+    relay = await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '3600', GLOBAL_WEB_RATE_LIMIT: '2' });
+  });
+  afterAll(async () => relay.close());
+
+  it('counts relayed calls by route, model, channel and status, with their quota, latency, upstream errors, caches and log queue', async () => {
+    const { context, upstream } = relay;
+    const user = await seedUser(context);
+    const token = await seedToken(context, user.id);
+    const goodKey = unique('good');
+    const badKey = unique('bad');
+    const good = await seedChannel(context, { key: goodKey, baseUrl: upstream.url, models: ['gpt-4o-mini'], groups: [user.group] });
+    const bad = await seedChannel(context, { key: badKey, baseUrl: upstream.url, models: ['gpt-4o'], groups: [user.group] });
+    upstream.respond(async (recorded, response) => {
+      if (recorded.key === badKey) {
+        // OpenAI's documented error shape (platform.openai.com/docs/guides/error-codes).
+        sendJson(response, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } });
+        return;
+      }
+      await openAILikeHandler(recorded, response);
+    });
+
+    const messages = [{ role: 'user', content: 'hi' }];
+    for (let call = 0; call < 3; call += 1) expect(await chat(relay, token.apiKey, { model: 'gpt-4o-mini', messages })).toBe(200);
+    for (let call = 0; call < 2; call += 1) {
+      expect(await chat(relay, token.apiKey, { model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } })).toBe(200);
+    }
+    const failedStatus = await chat(relay, token.apiKey, { model: 'gpt-4o', messages });
+    expect(failedStatus).toBeGreaterThanOrEqual(500);
+    expect(await chat(relay, 'sk-not-a-key', { model: 'gpt-4o-mini', messages })).toBe(401);
+    upstream.respond();
+
+    const before = await scrape(relay);
+    expect(before.status).toBe(200);
+    expect(String(before.headers['content-type'])).toMatch(/^text\/plain; version=0\.0\.4/);
+    const samples = parseMetrics(before.text);
+    const route = '/v1/chat/completions';
+    const served = { route, model: 'gpt-4o-mini', channel: String(good), status: '200' };
+    expect(valueOf(samples, 'modelgate_relay_requests_total', served)).toBe(5);
+    expect(valueOf(samples, 'modelgate_relay_requests_total', { route, model: 'gpt-4o', channel: '', status: String(failedStatus) })).toBe(1);
+    expect(valueOf(samples, 'modelgate_relay_requests_total', { route, model: '', channel: '', status: '401' })).toBe(1);
+    expect(valueOf(samples, 'modelgate_relay_upstream_errors_total', { channel: String(bad), kind: 'status' })).toBe(1);
+    expect(valueOf(samples, 'modelgate_relay_upstream_errors_total', { channel: String(good), kind: 'status' })).toBe(0);
+
+    // Histograms: cumulative buckets ending in +Inf = count, a sum, for the served calls and their first tokens.
+    for (const name of ['modelgate_relay_request_duration_seconds', 'modelgate_relay_first_token_seconds']) {
+      const buckets = samples.filter((sample) => sample.name === `${name}_bucket` && sample.labels.channel === String(good));
+      expect(buckets.length).toBeGreaterThan(5);
+      expect(buckets.at(-1)!.labels.le).toBe('+Inf');
+      expect(buckets.at(-1)!.value).toBe(5);
+      for (let index = 1; index < buckets.length; index += 1) expect(buckets[index]!.value).toBeGreaterThanOrEqual(buckets[index - 1]!.value);
+      expect(valueOf(samples, `${name}_count`, served)).toBe(5);
+      expect(valueOf(samples, `${name}_sum`, served)).toBeGreaterThan(0);
+    }
+    // A failed call has a duration but no first token.
+    expect(valueOf(samples, 'modelgate_relay_request_duration_seconds_count', { route, model: 'gpt-4o', status: String(failedStatus) })).toBe(1);
+    expect(valueOf(samples, 'modelgate_relay_first_token_seconds_count', { route, model: 'gpt-4o', status: String(failedStatus) })).toBe(0);
+
+    expect(valueOf(samples, 'modelgate_relay_cache_entries', { cache: 'channels' })).toBe(2);
+    expect(valueOf(samples, 'modelgate_relay_cache_entries', { cache: 'tokens' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(samples, 'modelgate_relay_cache_entries', { cache: 'users' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(samples, 'modelgate_relay_log_queue_rows')).toBe(5);
+    // prom-client's default process metrics, event-loop lag among them.
+    expect(samples.some((sample) => sample.name === 'nodejs_eventloop_lag_seconds')).toBe(true);
+    expect(samples.some((sample) => sample.name === 'process_cpu_user_seconds_total')).toBe(true);
+
+    // The quota counter is what the consume logs record.
+    await relay.runtime.flush();
+    const written = await totals(context, { userId: user.id, tokenId: token.id });
+    expect(written.logs).toHaveLength(5);
+    expect(written.logQuotaSum).toBeGreaterThan(0);
+    const after = parseMetrics((await scrape(relay)).text);
+    expect(valueOf(after, 'modelgate_relay_quota_charged_total', { model: 'gpt-4o-mini', channel: String(good) })).toBe(written.logQuotaSum);
+    expect(valueOf(after, 'modelgate_relay_charged_calls_total', { model: 'gpt-4o-mini', channel: String(good) })).toBe(5);
+    expect(valueOf(after, 'modelgate_relay_log_queue_rows')).toBe(0);
+  });
+
+  it('is never rate limited, while other pages are', async () => {
+    for (let scrapeNumber = 0; scrapeNumber < 5; scrapeNumber += 1) expect((await scrape(relay)).status).toBe(200);
+    const pages = [];
+    for (let load = 0; load < 4; load += 1) pages.push((await request(`${relay.gateway}/some-console-page`)).statusCode);
+    expect(pages).toContain(429);
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let relay: RelayTestEnv;
+  const metricsToken = 'metrics-secret-7f3a';
+  beforeAll(async () => {
+    relay = await startRelayTestEnv({ METRICS_TOKEN: metricsToken });
+  });
+  afterAll(async () => relay.close());
+
+  it('refuses without the bearer token, in plain text outside the /api envelope', async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong' }, { authorization: metricsToken }];
+    for (const headers of attempts) {
+      const refused = await scrape(relay, headers);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      expect(refused.text).toContain('METRICS_TOKEN');
+      expect(refused.text).not.toContain(metricsToken);
+      expect(refused.text).not.toContain('modelgate_relay');
+    }
+  });
+
+  it("answers with the token, from this app's own registry", async () => {
+    const answered = await scrape(relay, { authorization: `Bearer ${metricsToken}` });
+    expect(answered.status).toBe(200);
+    const samples = parseMetrics(answered.text);
+    // A second app in the same process: its own registry, none of the other app's calls.
+    expect(samples.filter((sample) => sample.name === 'modelgate_relay_requests_total')).toEqual([]);
+    expect(valueOf(samples, 'modelgate_relay_cache_entries', { cache: 'channels' })).toBe(0);
+  });
+});
