@@ -46,7 +46,7 @@ export async function importDatabase({ source, target, batchSize = 1000, progres
       progress.finish(tableSummary);
       continue;
     }
-    tableSummary.unmappedColumns = unmappedColumns(table, columns).filter((column) => !(table === 'logs' && column === 'channel_name'));
+    tableSummary.unmappedColumns = unmappedColumns(table, columns);
     const warn = tableWarner(summary.warnings, table);
     const total = await source.count(table);
     progress.start(table, total);
