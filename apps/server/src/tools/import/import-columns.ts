@@ -78,6 +78,26 @@ const SOURCE_ALIASES: Partial<Record<ImportTable, Record<string, string>>> = {
   channels: { openai_organization: 'open_ai_organization' },
 };
 
+/**
+ * one-api's forms of what new-api later gave columns of their own, used only when the source lacks
+ * ours (songquanpeng/one-api model/token.go `models`, model/log.go `elapsed_time` in ms).
+ */
+const ONE_API_FALLBACKS: Partial<Record<ImportTable, Record<string, (source: Record<string, unknown>) => string | number | undefined>>> = {
+  tokens: {
+    model_limits: (source) => (typeof source.models === 'string' ? source.models.trim() : undefined),
+    model_limits_enabled: (source) => (typeof source.models === 'string' ? (source.models.trim() === '' ? 0 : 1) : undefined),
+  },
+  logs: {
+    use_time: (source) => {
+      const elapsed = Number(source.elapsed_time);
+      return source.elapsed_time === null || source.elapsed_time === undefined || !Number.isFinite(elapsed) ? undefined : Math.round(elapsed / 1000);
+    },
+  },
+};
+
+/** The source columns those fallbacks read (not reported as left out). */
+const FALLBACK_SOURCES: Partial<Record<ImportTable, string[]>> = { tokens: ['models'], logs: ['elapsed_time'] };
+
 const PADDED_COLUMNS: Partial<Record<ImportTable, string[]>> = {
   users: ['access_token', 'aff_code'],
   tokens: ['key'],
@@ -182,6 +202,8 @@ export function mapSourceRow(table: ImportTable, source: Record<string, unknown>
     const alias = SOURCE_ALIASES[table]?.[column];
     const raw = source[column] ?? (alias === undefined ? undefined : source[alias]);
     row[column] = convert(column, spec, raw, warnings, nowSeconds);
+    const fallback = ONE_API_FALLBACKS[table]?.[column];
+    if (fallback && !(column in source)) row[column] = fallback(source) ?? row[column] ?? null;
   }
   // char(48)/char(32) columns come back space-padded from PostgreSQL.
   for (const column of PADDED_COLUMNS[table] ?? []) {
@@ -200,7 +222,7 @@ export function mapSourceRow(table: ImportTable, source: Record<string, unknown>
 /** Source columns that have no place in our table (reported once per table, never an error). */
 export function unmappedColumns(table: ImportTable, sourceColumns: readonly string[]): string[] {
   const ours = IMPORT_COLUMNS[table];
-  const aliases = new Set(Object.values(SOURCE_ALIASES[table] ?? {}));
+  const aliases = new Set([...Object.values(SOURCE_ALIASES[table] ?? {}), ...(FALLBACK_SOURCES[table] ?? [])]);
   return sourceColumns.filter((column) => !Object.hasOwn(ours, column) && !aliases.has(column));
 }
 
