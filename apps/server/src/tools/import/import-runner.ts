@@ -30,7 +30,8 @@ const describeDbError = (error: unknown) => String((error as Error).message ?? e
  * Copies users, tokens, channels, abilities, options, redemptions and logs from a one-api/new-api
  * database into modelgate's. Idempotent: a row whose id (abilities: group, model and channel;
  * options: key) is already here is never overwritten, only counted as unchanged or kept; options
- * are the exception, set to the source's value. Each batch is one transaction.
+ * (set to the source's value) and a first start's untouched root/123456 (replaced by the source's
+ * user of that id) are the exceptions. Each batch is one transaction.
  */
 export async function importDatabase({ source, target, batchSize = 1000, progress = silentProgress }: ImportOptions): Promise<ImportSummary> {
   const summary: ImportSummary = { source: source.label, tables: [], warnings: [] };
