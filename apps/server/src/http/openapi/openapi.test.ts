@@ -188,6 +188,45 @@ describe('GET /api/openapi.json', () => {
 });
 
 describe('the description matches what the routes do', () => {
+  it('describes the data real answers carry, field for field (tokens and users)', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    const $defs = document.components.schemas;
+    const answerOf = (method: string, path: string) => {
+      const schema = document.paths[path]![method]!.responses['200']!.content!['application/json']!.schema;
+      return ajv.compile({ ...(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/')) as JsonSchema), $defs });
+    };
+    const root = await test.login();
+    const calls: [string, string, Record<string, string>, unknown?][] = [
+      ['post', '/api/token/', userHeaders, { name: 'documented', remain_quota: 1000, expired_time: -1 }],
+      ['get', '/api/token/', userHeaders],
+      ['get', '/api/user/self', userHeaders],
+      ['get', '/api/user/', root],
+    ];
+    const wrong: string[] = [];
+    let tokenId = 0;
+    let userId = 0;
+    const check = async (method: string, path: string, url: string, headers: Record<string, string>, payload?: unknown) => {
+      const response = await test.app.inject({ method: method.toUpperCase() as 'GET', url, headers, payload: payload as object });
+      const body = response.json() as { success: boolean; data: { id?: number; items?: { id: number }[] } };
+      expect(body.success, `${method} ${url}: ${response.body}`).toBe(true);
+      const validate = answerOf(method, path);
+      if (!validate(body)) wrong.push(`${method.toUpperCase()} ${url}: ${ajv.errorsText(validate.errors)}`);
+      return body.data;
+    };
+    for (const [method, path, headers, payload] of calls) {
+      const data = await check(method, path, path, headers, payload);
+      if (path === '/api/token/' && method === 'get') tokenId = data.items![0]!.id;
+      if (path === '/api/user/') userId = data.items!.find((user) => user.id !== 1)?.id ?? 1;
+    }
+    await check('get', '/api/token/{id}', `/api/token/${tokenId}`, userHeaders);
+    await check('put', '/api/token/', '/api/token/', userHeaders, { id: tokenId, name: 'renamed', remain_quota: 5, expired_time: -1 });
+    await check('get', '/api/user/{id}', `/api/user/${userId}`, root);
+    expect(wrong).toEqual([]);
+    // The schemas are strict: an answer with a field the description lacks does not pass.
+    const token = (await test.app.inject({ method: 'GET', url: `/api/token/${tokenId}`, headers: userHeaders })).json() as { data: object };
+    expect(answerOf('get', '/api/token/{id}')({ ...token, data: { ...token.data, extra: 1 } })).toBe(false);
+  });
+
   it('documents every zod schema a route file parses its input with', async () => {
     const documented = new Set<unknown>();
     for (const doc of Object.values(ROUTE_DOCS)) {

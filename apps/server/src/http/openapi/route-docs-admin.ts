@@ -12,6 +12,7 @@ import {
   statusBody as redemptionStatusBody,
   updateBody as updateRedemptionBody,
 } from '../api/redemptions.js';
+import { pageOfSchema, wireTokenSchema } from './resource-schemas.js';
 import type { RouteDocs } from './route-docs.js';
 
 // Plain objects here, not imports from route-docs.ts: that module imports this one.
@@ -72,14 +73,20 @@ const tokenListQuery = z.object({
 });
 const redemptionSearch = pagingQuery.extend({ keyword: z.string().optional() });
 const channelCreateBody = z.union([wrappedCreateSchema, channelInputSchema]);
+const tokenPage = pageOfSchema(wireTokenSchema);
 const tokenPut = 'Update a token; with ?status_only=true only its status changes';
 
 export const ADMIN_ROUTE_DOCS: RouteDocs = {
-  'GET /api/token/': { summary: "List the user's tokens (masked keys)", auth: 'user', query: tokenListQuery, data: pageData },
-  'GET /api/token/search': { summary: "Search the user's tokens", auth: 'user', query: tokenListQuery, data: pageData },
-  'GET /api/token/:id': { summary: 'One token (masked key)', auth: 'user', params: numericId },
-  'POST /api/token/': { summary: 'Create a token, or `count` tokens', auth: 'user', body: tokenInputSchema },
-  'PUT /api/token/': { summary: tokenPut, auth: 'user', body: tokenInputSchema, query: z.object({ status_only: z.string().optional() }) },
+  'GET /api/token/': { summary: "List the user's tokens (masked keys)", auth: 'user', query: tokenListQuery, data: tokenPage },
+  'GET /api/token/search': { summary: "Search the user's tokens", auth: 'user', query: tokenListQuery, data: tokenPage },
+  'GET /api/token/:id': { summary: 'One token (masked key)', auth: 'user', params: numericId, data: wireTokenSchema },
+  'POST /api/token/': {
+    summary: 'Create a token, or `count` tokens',
+    auth: 'user',
+    body: tokenInputSchema,
+    data: z.union([wireTokenSchema, z.array(wireTokenSchema)]).describe('One token, or the list when `count` was given.'),
+  },
+  'PUT /api/token/': { summary: tokenPut, auth: 'user', body: tokenInputSchema, query: z.object({ status_only: z.string().optional() }), data: wireTokenSchema },
   'GET /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
   'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
   'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema },

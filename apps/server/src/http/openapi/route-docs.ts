@@ -17,6 +17,7 @@ import {
 } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
+import { pageOfSchema, publicUserSchema } from './resource-schemas.js';
 
 export type AuthLevel = 'public' | 'user' | 'admin' | 'root';
 
@@ -81,7 +82,7 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/verification': { summary: 'Mail an email verification code', auth: 'public', query: emailQuery },
   'GET /api/reset_password': { summary: 'Mail a password reset link', auth: 'public', query: emailQuery },
   'POST /api/user/reset': { summary: 'Reset a password with the mailed token; answers the new password', auth: 'public', body: resetBody, data: z.string() },
-  'GET /api/user/self': { summary: 'The signed-in user', auth: 'user' },
+  'GET /api/user/self': { summary: 'The signed-in user', auth: 'user', data: publicUserSchema },
   'PUT /api/user/self': { summary: "Update the signed-in user's name, display name or password", auth: 'user', body: selfUpdateBody },
   'DELETE /api/user/self': { summary: 'Delete the signed-in account (not the root user)', auth: 'user' },
   'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user' },
@@ -98,9 +99,9 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
   'POST /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
 
-  'GET /api/user/': { summary: 'List users', auth: 'admin', query: pagingQuery, data: pageData },
-  'GET /api/user/search': { summary: 'Search users by keyword and group', auth: 'admin', query: userSearchQuery, data: pageData },
-  'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams },
+  'GET /api/user/': { summary: 'List users', auth: 'admin', query: pagingQuery, data: pageOfSchema(publicUserSchema) },
+  'GET /api/user/search': { summary: 'Search users by keyword and group', auth: 'admin', query: userSearchQuery, data: pageOfSchema(publicUserSchema) },
+  'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams, data: publicUserSchema },
   'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody },
   'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
   'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody },
