@@ -56,3 +56,13 @@ export const publicUserSchema: z.ZodType<PublicUser> = z.strictObject({
 /** One page of a list (PageData in @modelgate/contract). */
 export const pageOfSchema = <T extends z.ZodType>(item: T) =>
   z.strictObject({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int() });
+
+/** `?p=` and `?page_size=` of every list (lib/paging.ts): p counts from 1. */
+export const pagingFields = {
+  p: z.string().regex(/^\d+$/).optional().describe('Page number, from 1.'),
+  page_size: z.string().regex(/^\d+$/).optional().describe('Rows per page (clamped to the maximum).'),
+};
+export const pagingQuery = z.object(pagingFields);
+
+/** A page of rows this description does not spell out field by field. */
+export const pageData = pageOfSchema(z.record(z.string(), z.unknown()));

@@ -12,21 +12,10 @@ import {
   statusBody as redemptionStatusBody,
   updateBody as updateRedemptionBody,
 } from '../api/redemptions.js';
-import { pageOfSchema, wireTokenSchema } from './resource-schemas.js';
+import { pageData, pageOfSchema, pagingFields, pagingQuery, wireTokenSchema } from './resource-schemas.js';
 import type { RouteDocs } from './route-docs.js';
 
-// Plain objects here, not imports from route-docs.ts: that module imports this one.
-const paging = {
-  p: z.string().regex(/^\d+$/).optional().describe('Page number, from 1.'),
-  page_size: z.string().regex(/^\d+$/).optional().describe('Rows per page (clamped to the maximum).'),
-};
-const pagingQuery = z.object(paging);
-const pageData = z.object({
-  items: z.array(z.record(z.string(), z.unknown())),
-  total: z.number().int(),
-  page: z.number().int(),
-  page_size: z.number().int(),
-});
+const paging = pagingFields;
 const numericId = z.object({ id: z.string().regex(/^\d{1,15}$/) });
 const timestamp = z.string().regex(/^-?\d+$/);
 

@@ -17,7 +17,7 @@ import {
 } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
-import { pageOfSchema, publicUserSchema } from './resource-schemas.js';
+import { pageData, pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
 
 export type AuthLevel = 'public' | 'user' | 'admin' | 'root';
 
@@ -42,20 +42,6 @@ export interface RouteDoc {
 
 /** Documented routes, keyed `METHOD /path` exactly as registered (`GET /api/token/:id`). */
 export type RouteDocs = Readonly<Record<string, RouteDoc>>;
-
-/** `?p=` and `?page_size=` of every list (lib/paging.ts): p counts from 1. */
-export const pagingQuery = z.object({
-  p: z.string().regex(/^\d+$/).optional().describe('Page number, from 1.'),
-  page_size: z.string().regex(/^\d+$/).optional().describe('Rows per page (clamped to the maximum).'),
-});
-
-/** One page of a list: PageData in @modelgate/contract. */
-export const pageData = z.object({
-  items: z.array(z.record(z.string(), z.unknown())),
-  total: z.number().int(),
-  page: z.number().int(),
-  page_size: z.number().int(),
-});
 
 const emailQuery = z.object({ email: z.string().describe('The address to mail.') });
 const userSearchQuery = pagingQuery.extend({ keyword: z.string().optional(), group: z.string().optional() });
