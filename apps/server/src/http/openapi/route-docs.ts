@@ -17,7 +17,7 @@ import {
 } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
-import { pageData, pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
+import { pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
 
 export type AuthLevel = 'public' | 'user' | 'admin' | 'root';
 
