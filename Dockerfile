@@ -29,7 +29,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# --- deps: production dependencies only, plus tsx, which `npm start` runs the server with --------
+# --- deps: production dependencies only (the server runs as the JavaScript built in the build stage) ---
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -40,9 +40,7 @@ COPY --from=build /app/packages/contract/package.json packages/contract/
 COPY --from=build /app/packages/protocol/package.json packages/protocol/
 COPY --from=build /app/apps/server/package.json apps/server/
 COPY --from=build /app/apps/web/package.json apps/web/
-RUN npm ci --omit=dev --no-audit --no-fund \
- && TSX_VERSION="$(node -p "require('./package-lock.json').packages['node_modules/tsx'].version")" \
- && npm install --omit=dev --no-save --no-audit --no-fund "tsx@${TSX_VERSION}"
+RUN npm ci --omit=dev --no-audit --no-fund
 
 # --- runtime -------------------------------------------------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim
@@ -55,13 +53,13 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/packages/contract ./packages/contract
 COPY --from=build /app/packages/protocol ./packages/protocol
-COPY --from=build /app/apps/server/package.json /app/apps/server/tsconfig.json ./apps/server/
-COPY --from=build /app/apps/server/src ./apps/server/src
+COPY --from=build /app/apps/server/package.json ./apps/server/
+COPY --from=build /app/apps/server/dist ./apps/server/dist
 COPY --from=build /app/apps/web/package.json ./apps/web/
 COPY --from=build /app/apps/web/dist ./apps/web/dist
 # npm start rebuilds the console when its sources look newer than the build; the image holds the
 # build only (no apps/web/src), and the touch makes sure the build counts as the newest.
-RUN touch apps/web/dist/index.html \
+RUN touch apps/web/dist/index.html apps/server/dist/main.mjs \
  && mkdir -p /data \
  && chown node:node /data
 USER node

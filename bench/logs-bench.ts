@@ -1,3 +1,4 @@
+import { buildServer } from '../scripts/build-server.mjs';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -12,7 +13,7 @@ import { freePort, spawnPinned, waitForHttp, type Pinned } from './processes.js'
 
 /**
  * The logs bench: a fresh database per dialect, migrated by the server's own migrations and filled
- * with `rows` consume logs, then the real server (apps/server/src/main.ts, as `npm start` runs it)
+ * with `rows` consume logs, then the real server (built to JavaScript, as `npm start` runs it)
  * on it, and every log-screen request timed over HTTP as root and as the heaviest user.
  */
 
@@ -100,7 +101,8 @@ async function startServer(options: LogsBenchOptions, database: FreshDatabase, d
   };
   // Every core, as a deployment has them (the relay bench pins this script to one).
   const cores = `0-${availableParallelism() - 1}`;
-  const args = ['node', ...SERVER_NODE_FLAGS, '--import', 'tsx', join(options.repoRoot, 'apps/server/src/main.ts')];
+  // The JavaScript `npm start` runs (scripts/build-server.mjs).
+  const args = ['node', ...SERVER_NODE_FLAGS, await buildServer()];
   const server = spawnPinned(`modelgate-logs-${dialect}`, cores, args, env, join(options.workDir, `modelgate-logs-${dialect}.log`));
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/api/status`, server);

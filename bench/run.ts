@@ -10,6 +10,7 @@ import { Measurer, type BenchSettings, type Measured, type TargetFigures } from 
 import { coreBusyMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { summarizeProfile } from './profile.js';
+import { buildServer } from '../scripts/build-server.mjs';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
 import { runFormatsBench } from './formats-bench.js';
@@ -129,17 +130,21 @@ async function startNodeScript(name: string, script: string, cpu: string, env: R
   return { process: pinned, port };
 }
 
+let serverBuild: Promise<string> | undefined;
+const builtServer = (): Promise<string> => (serverBuild ??= buildServer());
+
 async function startGateway(sqlitePath: string, label: string): Promise<{ process: Pinned; port: number; startupMs: number }> {
   const port = await freePort();
   // The flags `npm start` runs the gateway with.
   const nodeArgs = ['node', ...SERVER_NODE_FLAGS];
   if (profile) {
-    // One directory per process: Node writes one file per thread (tsx's loader has its own).
+    // One directory per process: Node writes one file per thread.
     const directory = join(profileDir, `modelgate-${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     mkdirSync(directory, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', directory);
   }
-  nodeArgs.push('--import', 'tsx', join(repoRoot, 'apps/server/src/main.ts'));
+  // The JavaScript `npm start` runs (scripts/build-server.mjs), built once per bench run.
+  nodeArgs.push(await builtServer());
   const env = {
     PORT: String(port),
     SQLITE_PATH: sqlitePath,
