@@ -1,15 +1,13 @@
-import { ChannelStatus } from '@modelgate/contract';
 import { STREAM_USAGE_OPTION_ENDPOINTS, type TokenUsage } from '@modelgate/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { AppError, badRequest } from '../errors/app-error.js';
+import { AppError } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
 import { CompletionEstimates } from '../domain/billing/completion-estimates.js';
 import { isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/payer.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
-import type { ChannelIndex, PriorityTier } from '../domain/relay-cache/channel-index.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
@@ -23,6 +21,7 @@ import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { ModelRequestLimits } from './model-request-limit.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput, type UrlTarget } from './relay-input.js';
+import { routeCall, type Route } from './relay-route.js';
 import { Call } from './relay-call.js';
 import { promptFactor, ReservationEstimate } from './reservation-estimate.js';
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
@@ -54,8 +53,6 @@ export interface RelayServiceDeps {
 /** Endpoints whose answers are text of a length the caller may leave open. */
 const GENERATING_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
 
-/** Where a request may go: one pinned channel, or the priority tiers of (group, model). */
-type Route = { pinned: RelayChannel; tiers?: undefined } | { pinned?: undefined; tiers: readonly PriorityTier[] };
 
 /** An answer delivered, with what billing it needs. */
 interface Delivered {
@@ -122,7 +119,7 @@ export class RelayService {
       const promptWords = this.deps.sensitive.prompt;
       if (promptWords !== undefined) this.refuseSensitivePrompt(promptWords, caller, input);
       const pricing = resolvePricing(context.options, input.model, caller.group, caller.user.acceptUnsetModelRatio);
-      const routed = this.route(caller, input);
+      const routed = routeCall(this.deps.cache, caller, input);
       const route = routed instanceof Promise ? await routed : routed;
       const payer: Payer = { userId: caller.user.id, tokenId: caller.token.id, limitedToken: !caller.token.unlimited };
       const reserved = this.reserve(payer, input, pricing);
@@ -185,31 +182,7 @@ export class RelayService {
     throw sensitivePromptRefusal(word);
   }
 
-  private route(caller: RelayCaller, input: RelayInput): Route | Promise<Route> {
-    const current = this.deps.cache.channels.current();
-    return current instanceof Promise ? current.then((index) => this.routeIn(index, caller, input)) : this.routeIn(current, caller, input);
-  }
 
-  private routeIn(index: ChannelIndex, caller: RelayCaller, input: RelayInput): Route {
-    if (caller.pinnedChannelId !== undefined) {
-      const channel = index.byId.get(caller.pinnedChannelId);
-      if (!channel) throw badRequest(`渠道 #${caller.pinnedChannelId} 不存在 (no channel ${caller.pinnedChannelId})`, 'channel:not_found');
-      if (channel.status !== ChannelStatus.Enabled) {
-        throw new AppError('channel:disabled', `渠道 #${channel.id} 已被禁用 (channel ${channel.id} is disabled)`, { status: 403 });
-      }
-      if (!channel.adaptor) throw badRequest(`渠道 #${channel.id} 的类型暂不支持 (channel type ${channel.type} is not supported yet)`, 'channel:unsupported_type');
-      return { pinned: channel };
-    }
-    const tiers = index.tiers(caller.group, input.model);
-    if (!tiers) {
-      throw new AppError(
-        'channel:no_available_channel',
-        `当前分组 ${caller.group} 下对于模型 ${input.model} 无可用渠道 (no available channel for model ${input.model} in group ${caller.group})`,
-        { status: 503, type: 'new_api_error' },
-      );
-    }
-    return { tiers };
-  }
 
   /**
    * The reservation (charge-service.ts). A cheap upper bound (the request's byte size as prompt
