@@ -13,14 +13,19 @@ import { startServerProcess, type ServerProcess } from '../test-support/server-p
  * nodes keep every balance, counter and log in agreement with no balance below zero.
  */
 
-const REDIS_URL = process.env.MODELGATE_TEST_REDIS ?? 'redis://127.0.0.1:6379/15';
+/**
+ * A Redis database of the cluster's own: the nodes keep their sign-in limits there, which other
+ * tests' failed logins on the shared test database must not count against (changes travel by
+ * publish/subscribe, which spans databases).
+ */
+const REDIS_URL = (process.env.MODELGATE_TEST_REDIS ?? 'redis://127.0.0.1:6379/15').replace(/\/\d+$/, '/14');
 const MODEL = 'gpt-4o-mini';
 
 /** A console session on one node: the login cookie and new-api's user header. */
 async function signIn(node: ServerProcess, username: string, password: string) {
   const response = await fetch(`${node.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
   const body = (await response.json()) as { success: boolean; data: { id: number } };
-  expect(body.success).toBe(true);
+  expect(body.success, JSON.stringify(body)).toBe(true);
   const cookie = response.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
   const headers = { cookie, 'new-api-user': String(body.data.id), 'content-type': 'application/json' };
   return async (method: string, path: string, data?: unknown) => {
@@ -63,7 +68,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     beforeAll(async () => {
       fresh = await createFreshDb(dialect);
       upstream = await new MockUpstream().start();
-      const env = { SQL_DSN: fresh.sqlDsn, REDIS_CONN_STRING: REDIS_URL, SYNC_FREQUENCY: '60', BATCH_UPDATE_INTERVAL: '1', SESSION_SECRET: `cluster-${dialect}`, QUOTA_WAIT_SECONDS: '1' };
+      const env = { SQL_DSN: fresh.sqlDsn, REDIS_CONN_STRING: REDIS_URL, SYNC_FREQUENCY: '60', BATCH_UPDATE_INTERVAL: '1', SESSION_SECRET: `cluster-${dialect}`, QUOTA_WAIT_SECONDS: '1', CRITICAL_RATE_LIMIT: '0' };
       a = await startServerProcess({ ...env, NODE_TYPE: 'master', NODE_NAME: `${dialect}-a` });
       b = await startServerProcess({ ...env, NODE_TYPE: 'slave', NODE_NAME: `${dialect}-b` });
       channelId = await insertReturningId(fresh.db, 'channels', { type: 1, key: 'sk-upstream', status: 1, name: 'cluster', base_url: upstream.url, models: MODEL, group: 'default', created_time: 0 });
