@@ -39,6 +39,8 @@ const { values: flags } = parseArgs({
     'log-runs': { type: 'string', default: '20' },
     'log-dialects': { type: 'string', default: 'sqlite,postgres' },
     'keep-db': { type: 'boolean', default: false },
+    /** `tsx`: run the gateway's TypeScript through tsx instead of the built bundle, to compare the two. */
+    server: { type: 'string', default: 'built' },
   },
 });
 const profile = flags['cpu-prof'];
@@ -143,8 +145,9 @@ async function startGateway(sqlitePath: string, label: string): Promise<{ proces
     mkdirSync(directory, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', directory);
   }
-  // The JavaScript `npm start` runs (scripts/build-server.mjs), built once per bench run.
-  nodeArgs.push(await builtServer());
+  // The JavaScript `npm start` runs (scripts/build-server.mjs), built once per bench run; --server tsx for the sources.
+  if (flags.server === 'tsx') nodeArgs.push('--import', 'tsx', join(repoRoot, 'apps/server/src/main.ts'));
+  else nodeArgs.push(await builtServer());
   const env = {
     PORT: String(port),
     SQLITE_PATH: sqlitePath,
