@@ -46,3 +46,22 @@ export const pageOf = <T>(items: T[], total: number, paging: Paging): PageData<T
   page: paging.page,
   page_size: paging.pageSize,
 });
+
+/** A console list's query string, as Fastify parses it. */
+export type ListQuery = Record<string, unknown>;
+
+/** A text filter: the first value given, trimmed; '' when absent. */
+export function queryText(query: ListQuery, name: string): string {
+  const raw = query[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * A number filter as new-api reads it (Atoi): a bad value is 0, no filter. Past 15 digits a value
+ * is no timestamp or id, and PostgreSQL would refuse it as a bigint, so it counts as bad too.
+ */
+export function queryInteger(query: ListQuery, name: string): number {
+  const value = queryText(query, name);
+  return /^-?\d{1,15}$/.test(value) ? Number(value) : 0;
+}

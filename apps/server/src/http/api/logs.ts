@@ -2,51 +2,36 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { LogQuery, toWireLog, type LogFilter } from '../../domain/logs/log-query.js';
 import { AppError } from '../../errors/app-error.js';
-import { pageOf, readPaging } from '../../lib/paging.js';
+import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
 
-type Query = Record<string, unknown>;
+type Query = ListQuery;
 
 /** new-api answers a refused log request with HTTP 200 and success:false. */
 const refused = (code: string, message: string) => new AppError(code, message, { status: 200 });
-
-const text = (query: Query, name: string): string => {
-  const raw = query[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === 'string' ? value.trim() : '';
-};
-
-/**
- * new-api reads these with Atoi and treats a bad one as 0 (no filter). Past 15 digits a value is
- * no timestamp or id, and PostgreSQL would refuse it as a bigint, so it counts as bad too.
- */
-const integer = (query: Query, name: string): number => {
-  const value = text(query, name);
-  return /^-?\d{1,15}$/.test(value) ? Number(value) : 0;
-};
 
 function readFilter(query: unknown, ownerId?: number): LogFilter {
   const params = (query ?? {}) as Query;
   const own = ownerId !== undefined;
   return {
     userId: ownerId,
-    type: integer(params, 'type'),
+    type: queryInteger(params, 'type'),
     // A user's own rows are fixed by userId; these two would only narrow them, and new-api's
     // self routes do not read them.
-    username: own ? '' : text(params, 'username'),
-    channel: own ? 0 : integer(params, 'channel'),
-    tokenName: text(params, 'token_name'),
-    modelName: text(params, 'model_name'),
-    startTimestamp: integer(params, 'start_timestamp'),
-    endTimestamp: integer(params, 'end_timestamp'),
-    group: text(params, 'group'),
+    username: own ? '' : queryText(params, 'username'),
+    channel: own ? 0 : queryInteger(params, 'channel'),
+    tokenName: queryText(params, 'token_name'),
+    modelName: queryText(params, 'model_name'),
+    startTimestamp: queryInteger(params, 'start_timestamp'),
+    endTimestamp: queryInteger(params, 'end_timestamp'),
+    group: queryText(params, 'group'),
   };
 }
 
 /** The key of `?key=sk-...`, or of the Authorization header when the query has none. */
 function lookupKey(request: FastifyRequest): string {
-  const fromQuery = text((request.query ?? {}) as Query, 'key');
+  const fromQuery = queryText((request.query ?? {}) as Query, 'key');
   const header = request.headers.authorization ?? '';
   const raw = fromQuery !== '' ? fromQuery : header.replace(/^Bearer\s+/i, '').trim();
   return raw.replace(/^sk-/, '').split('-')[0] ?? '';
@@ -70,7 +55,7 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   app.get('/api/log/self/', signedIn, async (request) => page(request.query, ownId(request)));
 
   const search = async (query: unknown, ownerId?: number) => {
-    const rows = await logs.search(text((query ?? {}) as Query, 'keyword'), ownerId);
+    const rows = await logs.search(queryText((query ?? {}) as Query, 'keyword'), ownerId);
     return ok(rows.map((row) => toWireLog(row, ownerId === undefined)));
   };
   app.get('/api/log/search', admin, async (request) => search(request.query));
@@ -80,7 +65,7 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   app.get('/api/log/self/stat', signedIn, async (request) => ok(await logs.stat(readFilter(request.query, ownId(request)))));
 
   app.delete('/api/log/', admin, async (request) => {
-    const target = integer((request.query ?? {}) as Query, 'target_timestamp');
+    const target = queryInteger((request.query ?? {}) as Query, 'target_timestamp');
     if (target <= 0) throw refused('log:invalid_target_timestamp', 'target timestamp is required');
     return ok(await logs.deleteBefore(target));
   });

@@ -2,33 +2,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { MidjourneyRepository, type MidjourneyFilter, type MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
 import { imageUrlOf, NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
-import { pageOf, readPaging } from '../../lib/paging.js';
+import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
 
-type Query = Record<string, unknown>;
-
-const text = (query: Query, name: string): string => {
-  const raw = query[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === 'string' ? value.trim() : '';
-};
-
-/** new-api reads these as given; a value that is no integer (or too long to be one) is no filter. */
-const integer = (query: Query, name: string): number => {
-  const value = text(query, name);
-  return /^\d{1,15}$/.test(value) ? Number(value) : 0;
-};
+type Query = ListQuery;
 
 /** The console's filter; timestamps in milliseconds, as submit_time and new-api's console send them. */
 function readFilter(query: unknown, ownerId?: number): MidjourneyFilter {
   const params = (query ?? {}) as Query;
   return {
     userId: ownerId,
-    channelId: ownerId === undefined ? integer(params, 'channel_id') : 0,
-    mjId: text(params, 'mj_id'),
-    startTimestamp: integer(params, 'start_timestamp'),
-    endTimestamp: integer(params, 'end_timestamp'),
+    channelId: ownerId === undefined ? queryInteger(params, 'channel_id') : 0,
+    mjId: queryText(params, 'mj_id'),
+    startTimestamp: queryInteger(params, 'start_timestamp'),
+    endTimestamp: queryInteger(params, 'end_timestamp'),
   };
 }
 

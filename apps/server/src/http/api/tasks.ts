@@ -2,36 +2,24 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { taskDataOf } from '../../domain/tasks/suno-tasks.js';
 import { TaskRepository, type TaskListFilter, type TaskRow } from '../../domain/tasks/task-repository.js';
-import { pageOf, readPaging } from '../../lib/paging.js';
+import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
 
-type Query = Record<string, unknown>;
-
-const text = (query: Query, name: string): string => {
-  const raw = query[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === 'string' ? value.trim() : '';
-};
-
-/** new-api reads these with Atoi/ParseInt: a bad one is 0, no filter. */
-const integer = (query: Query, name: string): number => {
-  const value = text(query, name);
-  return /^-?\d{1,15}$/.test(value) ? Number(value) : 0;
-};
+type Query = ListQuery;
 
 function readFilter(query: unknown, ownerId?: number): TaskListFilter {
   const params = (query ?? {}) as Query;
   return {
     userId: ownerId,
     // A user's own list has no channel filter (spec 02 §2: admins filter by channel).
-    channelId: ownerId === undefined ? integer(params, 'channel_id') : 0,
-    taskId: text(params, 'task_id'),
-    platform: text(params, 'platform'),
-    status: text(params, 'status'),
-    action: text(params, 'action'),
-    startTimestamp: integer(params, 'start_timestamp'),
-    endTimestamp: integer(params, 'end_timestamp'),
+    channelId: ownerId === undefined ? queryInteger(params, 'channel_id') : 0,
+    taskId: queryText(params, 'task_id'),
+    platform: queryText(params, 'platform'),
+    status: queryText(params, 'status'),
+    action: queryText(params, 'action'),
+    startTimestamp: queryInteger(params, 'start_timestamp'),
+    endTimestamp: queryInteger(params, 'end_timestamp'),
   };
 }
 
