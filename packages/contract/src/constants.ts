@@ -12,3 +12,24 @@ export const USER_ID_HEADER = 'New-Api-User';
 
 export const DEFAULT_ROOT_USERNAME = 'root';
 export const DEFAULT_ROOT_PASSWORD = '123456';
+
+/** Spec 02 §4: the drawing (Midjourney) actions, as midjourney-proxy names them. */
+export const DRAWING_ACTIONS = [
+  'IMAGINE',
+  'UPSCALE',
+  'VARIATION',
+  'HIGH_VARIATION',
+  'LOW_VARIATION',
+  'PAN',
+  'DESCRIBE',
+  'BLEND',
+  'UPLOAD',
+  'SHORTEN',
+  'REROLL',
+  'INPAINT',
+  'ZOOM',
+  'CUSTOM_ZOOM',
+  'MODAL',
+  'SWAP_FACE',
+] as const;
+export type DrawingAction = (typeof DRAWING_ACTIONS)[number];

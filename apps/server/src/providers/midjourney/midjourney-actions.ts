@@ -1,25 +1,9 @@
+import { DRAWING_ACTIONS, type DrawingAction } from '@modelgate/contract';
 import type { MjSubmitRequest } from './midjourney-wire.js';
 
-/** The drawing actions (spec 02 §4) as midjourney-proxy names them. */
-export const MJ_ACTIONS = [
-  'IMAGINE',
-  'UPSCALE',
-  'VARIATION',
-  'HIGH_VARIATION',
-  'LOW_VARIATION',
-  'PAN',
-  'DESCRIBE',
-  'BLEND',
-  'UPLOAD',
-  'SHORTEN',
-  'REROLL',
-  'INPAINT',
-  'ZOOM',
-  'CUSTOM_ZOOM',
-  'MODAL',
-  'SWAP_FACE',
-] as const;
-export type MjAction = (typeof MJ_ACTIONS)[number];
+/** The drawing actions (spec 02 §4), from the contract the console shares. */
+export const MJ_ACTIONS = DRAWING_ACTIONS;
+export type MjAction = DrawingAction;
 
 const isAction = (value: string): value is MjAction => (MJ_ACTIONS as readonly string[]).includes(value);
 

@@ -1,25 +1,8 @@
+import { DRAWING_ACTIONS, type DrawingAction } from '@modelgate/contract';
 import type { TagColour, TagSpec } from '../tasks/task-rules';
 
-/** Spec 02 §4: the drawing actions, tagged in new-api's colours (mj-logs MjLogsColumnDefs). */
-export const DRAWING_ACTIONS = [
-  'IMAGINE',
-  'UPSCALE',
-  'VARIATION',
-  'HIGH_VARIATION',
-  'LOW_VARIATION',
-  'PAN',
-  'DESCRIBE',
-  'BLEND',
-  'UPLOAD',
-  'SHORTEN',
-  'REROLL',
-  'INPAINT',
-  'ZOOM',
-  'CUSTOM_ZOOM',
-  'MODAL',
-  'SWAP_FACE',
-] as const;
-export type DrawingAction = (typeof DRAWING_ACTIONS)[number];
+// Spec 02 §4's drawing actions (the contract), tagged below in new-api's colours (mj-logs MjLogsColumnDefs).
+export { DRAWING_ACTIONS, type DrawingAction };
 export type DrawingActionKey = DrawingAction | 'UNKNOWN';
 
 const ACTION_COLOURS: Record<DrawingAction, TagColour> = {
