@@ -205,8 +205,7 @@ export function deliverChatAnswer(
   if (input.stream && !contentType.includes('application/json')) {
     const reader = chat.translation.streamReader(chat.frames, options.completionCheck);
     const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
-    return deliverStream({
-      ...options,
+    return deliverStream(options, {
       forwardUsage: true,
       watchdog: settings.watchdog,
       queueLength: settings.queueLength,
@@ -215,8 +214,7 @@ export function deliverChatAnswer(
       contentType: chat.translation.jsonArray ? 'application/json; charset=UTF-8' : undefined,
     });
   }
-  return deliverBuffered({
-    ...options,
+  return deliverBuffered(options, {
     maxBufferedBytes: settings.maxBufferedBytes,
     fields: input.fields,
     // A stream request answered whole has no undici body timeout: the watchdog bounds it.

@@ -49,7 +49,12 @@ const isJson = (contentType: string) => contentType.includes('json');
 const answersJson = (endpoint: OpenAIEndpoint, contentType: string) =>
   isJson(contentType) || (endpoint !== 'transcriptions' && endpoint !== 'translations' && endpoint !== 'speech');
 
-export interface BufferedOptions extends DeliverOptions {
+/**
+ * What a whole answer's delivery needs beyond DeliverOptions. A separate object of one shape,
+ * never spread into the options: a spread gives V8 a new hidden class per call, and every property
+ * read of such an object then misses its inline cache (seen in `perf` as new maps per request).
+ */
+export interface BufferedSettings {
   /** Largest answer held whole (RELAY_MAX_BUFFERED_BYTES); a larger one is passed through. */
   maxBufferedBytes: number;
   /** The request's fields: an oversized answer without usage is billed from its counted prompt. */
@@ -58,9 +63,9 @@ export interface BufferedOptions extends DeliverOptions {
    * Given for a stream request answered whole: undici's body timeout is off for stream requests,
    * so the stream watchdog bounds the silence instead (its first-byte limit).
    */
-  watchdog?: StreamWatchdog;
+  watchdog: StreamWatchdog | undefined;
   /** A chat answer in another format than the client's (or a native one passed through): read and converted by it. */
-  translation?: ChatTranslation | undefined;
+  translation: ChatTranslation | undefined;
 }
 
 /**
@@ -70,31 +75,31 @@ export interface BufferedOptions extends DeliverOptions {
  * An answer larger than `maxBufferedBytes` is passed through as it arrives instead (see
  * oversized-answer.ts).
  */
-export async function deliverBuffered(options: BufferedOptions): Promise<Delivery> {
+export async function deliverBuffered(options: DeliverOptions, settings: BufferedSettings): Promise<Delivery> {
   const { upstream, adaptor, endpoint, reply } = options;
   const firstResponseMs = Math.round(performance.now() - options.startedAt);
   const contentType = String(upstream.headers['content-type'] ?? 'application/json');
   const declared = Number(upstream.headers['content-length'] ?? Number.NaN);
-  const silence = options.watchdog && watchSilence(options.watchdog, upstream.body);
+  const silence = settings.watchdog && watchSilence(settings.watchdog, upstream.body);
   let body: Buffer;
-  const translation = options.translation;
+  const translation = settings.translation;
   try {
     // A converted answer must be read whole; one past the cap cannot be converted.
-    if (declared > options.maxBufferedBytes) {
+    if (declared > settings.maxBufferedBytes) {
       if (translation) throw badResponseBody(`${declared} bytes, too large to convert`);
-      return await deliverOversized(options, [], contentType, firstResponseMs, silence);
+      return await deliverOversized(options, settings.fields, [], contentType, firstResponseMs, silence);
     }
     if (declared >= 0 && !silence) {
       // The usual answer: of a known length within the cap, taken whole by undici's own reader.
       body = Buffer.from(await upstream.body.arrayBuffer());
     } else {
-      const read = await readCapped(upstream.body, options.maxBufferedBytes, silence);
+      const read = await readCapped(upstream.body, settings.maxBufferedBytes, silence);
       if (read.body === undefined) {
         if (translation) {
           upstream.body.destroy();
-          throw badResponseBody(`more than ${options.maxBufferedBytes} bytes, too large to convert`);
+          throw badResponseBody(`more than ${settings.maxBufferedBytes} bytes, too large to convert`);
         }
-        return await deliverOversized(options, read.head, contentType, firstResponseMs, silence);
+        return await deliverOversized(options, settings.fields, read.head, contentType, firstResponseMs, silence);
       }
       body = read.body;
     }
@@ -143,7 +148,7 @@ export async function deliverBuffered(options: BufferedOptions): Promise<Deliver
 
 /** A whole chat answer converted to the client's format (or a native one passed on as it came). */
 function deliverTranslated(
-  options: BufferedOptions,
+  options: DeliverOptions,
   translation: ChatTranslation,
   answer: Record<string, unknown>,
   body: Buffer,
@@ -231,7 +236,8 @@ function readCapped(
  * (the client got broken JSON); one the client left is billed for what passed.
  */
 async function deliverOversized(
-  options: BufferedOptions,
+  options: DeliverOptions,
+  fields: Record<string, unknown>,
   head: Buffer[],
   contentType: string,
   firstResponseMs: number,
@@ -249,7 +255,7 @@ async function deliverOversized(
   });
   if (silence) reply.raw.off('drain', silence.touch);
   const billable = complete || abort.clientLeft;
-  const usage = billable ? (usageFromTail(tail.text(), adaptor, endpoint) ?? (await estimatedUsage(endpoint, options.fields, bytes))) : undefined;
+  const usage = billable ? (usageFromTail(tail.text(), adaptor, endpoint) ?? (await estimatedUsage(endpoint, fields, bytes))) : undefined;
   return {
     isStream: false,
     usage,
@@ -286,16 +292,18 @@ export function deliverPiped(options: DeliverOptions): Delivery {
  * broken) has sent the client nothing: it fails like a connection failure, so another channel
  * may be tried.
  */
-export async function deliverStream(
-  options: DeliverOptions & {
-    forwardUsage: boolean;
-    watchdog: StreamWatchdog;
-    queueLength?: number;
-    reader?: StreamReader | undefined;
-    errorEvent?: ((message: string, code: string) => string | undefined) | undefined;
-    contentType?: string | undefined;
-  },
-): Promise<Delivery> {
+export interface StreamSettings {
+  /** Forward usage-only events (the client asked for usage, or the relay did not ask for it). */
+  forwardUsage: boolean;
+  watchdog: StreamWatchdog;
+  queueLength: number;
+  /** A converting reader (chat-translation.ts); undefined: the adaptor's own OpenAI reader. */
+  reader: StreamReader | undefined;
+  errorEvent: ((message: string, code: string) => string | undefined) | undefined;
+  contentType: string | undefined;
+}
+
+export async function deliverStream(options: DeliverOptions, settings: StreamSettings): Promise<Delivery> {
   const { reply } = options;
   const result = await relayStream({
     response: reply.raw,
@@ -303,15 +311,15 @@ export async function deliverStream(
     upstream: options.upstream,
     adaptor: options.adaptor,
     endpoint: options.endpoint,
-    forwardUsage: options.forwardUsage,
-    watchdog: options.watchdog,
+    forwardUsage: settings.forwardUsage,
+    watchdog: settings.watchdog,
     abort: options.abort,
     startedAt: options.startedAt,
     completionCheck: options.completionCheck,
-    queueLength: options.queueLength,
-    reader: options.reader,
-    errorEvent: options.errorEvent,
-    contentType: options.contentType,
+    queueLength: settings.queueLength,
+    reader: settings.reader,
+    errorEvent: settings.errorEvent,
+    contentType: settings.contentType,
   });
   if (!result.committed) {
     throw result.end === 'timeout' ? upstreamTimeout() : clientErrorForConnection(new Error(`the upstream stream ended before its first byte (${result.end})`));

@@ -313,18 +313,20 @@ export class RelayService {
           maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
         });
       } else if (contentType.includes('text/event-stream')) {
-        delivery = await deliverStream({
-          ...options,
+        delivery = await deliverStream(options, {
           forwardUsage: !askStreamUsage,
           watchdog: this.watchdog,
           queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
+          reader: undefined,
+          errorEvent: undefined,
+          contentType: undefined,
         });
       } else if (endpoint === 'speech') {
         delivery = deliverPiped(options);
       } else {
         // A stream request answered whole has no undici body timeout: the watchdog bounds it.
         const guard = input.stream ? this.watchdog : undefined;
-        delivery = await deliverBuffered({ ...options, maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard });
+        delivery = await deliverBuffered(options, { maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard, translation: undefined });
       }
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
       health.onRelaySuccess(channel, keyIndex);
@@ -356,7 +358,15 @@ export class RelayService {
 
   private charge(call: Call, done: Delivered, usage: TokenUsage): void | Promise<void> {
     if (GENERATING_ENDPOINTS.has(call.input.spec.endpoint)) this.completions.record(call.input.model, usage.completionTokens);
-    const quota = quotaFor(done.pricing, { ...usage, calls: call.input.calls }, this.deps.context.options.number('QuotaPerUnit'));
+    // A literal of one shape, not a spread of the usage (whose shape varies by provider): see BufferedSettings.
+    const billed = {
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      cachedTokens: usage.cachedTokens,
+      cacheCreationTokens: usage.cacheCreationTokens,
+      calls: call.input.calls,
+    };
+    const quota = quotaFor(done.pricing, billed, this.deps.context.options.number('QuotaPerUnit'));
     const settlement = this.deps.charges.settle(done.reservation, quota, done.channel.id);
     if (settlement instanceof Promise) return settlement.then((settled) => this.log(call, done, usage, settled));
     this.log(call, done, usage, settlement);

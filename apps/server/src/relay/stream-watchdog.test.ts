@@ -72,4 +72,24 @@ describe('the stream watchdog', () => {
       watchdog.close();
     }
   });
+
+  it('keeps watching the rest when streams leave in any order, and ends each silent one once', async () => {
+    const watchdog = new StreamWatchdog(100);
+    try {
+      const ended: number[] = [];
+      const streams = [0, 1, 2, 3, 4].map((id) => watchdog.watch(() => ended.push(id)));
+      // The middle one, the first and the last leave; 1 and 3 stay and fall silent.
+      for (const id of [2, 0, 4]) watchdog.unwatch(streams[id]!);
+      watchdog.unwatch(streams[2]!);
+      expect(watchdog.size).toBe(2);
+      await sleep(100 + watchdog.checkIntervalMs + 100);
+      expect(ended.sort()).toEqual([1, 3]);
+      expect(watchdog.size).toBe(0);
+      // Unwatching an ended stream changes nothing.
+      watchdog.unwatch(streams[1]!);
+      expect(watchdog.size).toBe(0);
+    } finally {
+      watchdog.close();
+    }
+  });
 });

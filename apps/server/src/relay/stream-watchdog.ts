@@ -8,7 +8,9 @@ export interface WatchedStream {
    * The relay itself holds the upstream back (the client's socket is full): its silence is ours,
    * not the upstream's, and is not counted.
    */
-  held?: boolean;
+  held: boolean;
+  /** Its place in the watchdog's list; -1 once unwatched. */
+  index: number;
 }
 
 /**
@@ -20,7 +22,12 @@ export interface WatchedStream {
  * and its limit plus one check interval after its last bytes.
  */
 export class StreamWatchdog {
-  private readonly streams = new Set<WatchedStream>();
+  /**
+   * An array with each stream's index in it, removed by moving the last one into its place: a Set
+   * rehashed or shrank its table every few dozen streams as they came and went (a new table each
+   * time, seen in `perf` on every busy relay).
+   */
+  private readonly streams: WatchedStream[] = [];
   private timer: NodeJS.Timeout | undefined;
   readonly checkIntervalMs: number;
 
@@ -32,8 +39,8 @@ export class StreamWatchdog {
   }
 
   watch(onSilent: () => void): WatchedStream {
-    const stream: WatchedStream = { lastActivity: performance.now(), silenceLimitMs: this.firstByteMs, onSilent };
-    this.streams.add(stream);
+    const stream: WatchedStream = { lastActivity: performance.now(), silenceLimitMs: this.firstByteMs, onSilent, held: false, index: this.streams.length };
+    this.streams.push(stream);
     // The check keeps running once started; it does not keep the process alive.
     this.timer ??= setInterval(() => this.check(), this.checkIntervalMs).unref();
     return stream;
@@ -45,7 +52,18 @@ export class StreamWatchdog {
   }
 
   unwatch(stream: WatchedStream): void {
-    this.streams.delete(stream);
+    const index = stream.index;
+    if (index < 0) return;
+    stream.index = -1;
+    const last = this.streams.pop()!;
+    if (last === stream) return;
+    this.streams[index] = last;
+    last.index = index;
+  }
+
+  /** Streams watched now. */
+  get size(): number {
+    return this.streams.length;
   }
 
   /** Stops the check (shutdown); streams still watched are left to end on their own. */
@@ -56,9 +74,12 @@ export class StreamWatchdog {
 
   private check(): void {
     const now = performance.now();
-    for (const stream of this.streams) {
-      if (stream.held || now - stream.lastActivity < stream.silenceLimitMs) continue;
-      this.streams.delete(stream);
+    // Backwards: an unwatched stream's place goes to the last one, which has been checked already.
+    for (let index = this.streams.length - 1; index >= 0; index -= 1) {
+      const stream = this.streams[index];
+      // An onSilent may have ended other streams too.
+      if (stream === undefined || stream.held || now - stream.lastActivity < stream.silenceLimitMs) continue;
+      this.unwatch(stream);
       stream.onSilent();
     }
   }
