@@ -3,7 +3,7 @@ import { consumeLogRow, type ConsumeRecord } from '../logs/consume-log.js';
 import { OptionService } from '../options/option-service.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { DEFAULT_CREATE_CACHE_RATIO } from './default-prices.js';
-import { promptCostFactor, quotaFor, resolvePricing, type ModelPricing } from './pricing.js';
+import { promptCostFactor, quotaFor, resolvePricing, SELF_USE_MODEL_RATIO, type ModelPricing } from './pricing.js';
 
 /**
  * new-api's charge with prompt caching: groupRatio × modelRatio × ((prompt − cached − creation)
@@ -81,6 +81,35 @@ describe('resolvePricing and the consume log', () => {
     await options.set('CreateCacheRatio', JSON.stringify({ 'cc-model': 2 }));
     expect(resolvePricing(options, 'cc-model', 'default')).toMatchObject({ createCacheRatio: 2, cacheRatio: 1 });
     expect(resolvePricing(options, 'cc-other', 'default').createCacheRatio).toBe(1.25);
+  });
+
+  it('answers from its cache until a pricing option changes, then from the new options at once', async () => {
+    await options.set('ModelRatio', JSON.stringify({ 'cached-model': 2 }));
+    await options.set('GroupRatio', JSON.stringify({ default: 1, vip: 0.5 }));
+    const first = resolvePricing(options, 'cached-model', 'vip');
+    expect(first).toMatchObject({ modelRatio: 2, groupRatio: 0.5 });
+    // The same answer, not a new one, while nothing changed.
+    expect(resolvePricing(options, 'cached-model', 'vip')).toBe(first);
+    for (const [key, value, expected] of [
+      ['ModelRatio', { 'cached-model': 3 }, { modelRatio: 3 }],
+      ['CompletionRatio', { 'cached-model': 4 }, { completionRatio: 4 }],
+      ['GroupRatio', { default: 1, vip: 0.25 }, { groupRatio: 0.25 }],
+      ['CacheRatio', { 'cached-model': 0.1 }, { cacheRatio: 0.1 }],
+      ['CreateCacheRatio', { 'cached-model': 3 }, { createCacheRatio: 3 }],
+      ['ModelPrice', { 'cached-model': 0.05 }, { modelPrice: 0.05 }],
+    ] as const) {
+      await options.set(key, JSON.stringify(value));
+      expect(resolvePricing(options, 'cached-model', 'vip'), key).toMatchObject(expected);
+    }
+    await options.set('ModelPrice', JSON.stringify({}));
+    // Priced only through self-use mode: answered, not cached, and refused again once the mode is off.
+    await options.set('SelfUseModeEnabled', 'true');
+    expect(resolvePricing(options, 'unpriced-model', 'vip').modelRatio).toBe(SELF_USE_MODEL_RATIO);
+    await options.set('SelfUseModeEnabled', 'false');
+    expect(() => resolvePricing(options, 'unpriced-model', 'vip')).toThrow(/倍率或价格未设置/);
+    // A caller who accepts unpriced models does not open the cache for the others.
+    expect(resolvePricing(options, 'unpriced-model', 'vip', true).modelRatio).toBe(SELF_USE_MODEL_RATIO);
+    expect(() => resolvePricing(options, 'unpriced-model', 'vip')).toThrow(/倍率或价格未设置/);
   });
 
   it('logs cache_creation_tokens and cache_creation_ratio (new-api’s names) only when the upstream wrote to its cache', () => {

@@ -45,12 +45,50 @@ export const SELF_USE_MODEL_RATIO = 37.5;
  * (accept_unset_model_ratio_model), where it is billed at SELF_USE_MODEL_RATIO.
  */
 export function resolvePricing(options: OptionService, model: string, group: string, acceptUnpriced = false): ModelPricing {
+  const byModel = pricingCache(options).get(group);
+  const cached = byModel?.get(model);
+  if (cached !== undefined) return cached;
+  const priced = pricingOf(options, model, group, acceptUnpriced);
+  // Only what the options price: a model priced by self-use mode or the caller's setting may be
+  // any name a client sends, and the cache would grow with each.
+  if (priced.explicit) {
+    if (byModel) byModel.set(model, priced.pricing);
+    else pricingCache(options).set(group, new Map([[model, priced.pricing]]));
+  }
+  return priced.pricing;
+}
+
+/** The options resolvePricing reads: a change to any of them drops its cache. */
+const PRICING_OPTIONS: ReadonlySet<string> = new Set(['GroupRatio', 'ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio', 'CreateCacheRatio', 'SelfUseModeEnabled']);
+
+/**
+ * resolvePricing's answers per group and model, one cache per option service (the relay asks on
+ * every call; each answer took six lookups in the price tables, maps of hundreds of models). The
+ * answers are shared: nothing may change a ModelPricing it was given.
+ */
+const pricingCaches = new WeakMap<OptionService, Map<string, Map<string, ModelPricing>>>();
+
+function pricingCache(options: OptionService): Map<string, Map<string, ModelPricing>> {
+  let cache = pricingCaches.get(options);
+  if (cache === undefined) {
+    const created = new Map<string, Map<string, ModelPricing>>();
+    options.onChange((key) => {
+      if (PRICING_OPTIONS.has(key)) created.clear();
+    });
+    pricingCaches.set(options, created);
+    cache = created;
+  }
+  return cache;
+}
+
+function pricingOf(options: OptionService, model: string, group: string, acceptUnpriced: boolean): { pricing: ModelPricing; explicit: boolean } {
   const groupRatio = groupRatioOf(options, group);
   const price = lookup(options.json<NumberMap>('ModelPrice'), model);
   const cacheRatio = lookup(options.json<NumberMap>('CacheRatio'), model) ?? 1;
   const createCacheRatio = lookup(options.json<NumberMap>('CreateCacheRatio'), model) ?? CREATE_CACHE_RATIO_FALLBACK;
-  if (price !== undefined) return { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, createCacheRatio, groupRatio };
+  if (price !== undefined) return { pricing: { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, createCacheRatio, groupRatio }, explicit: true };
   let modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
+  const explicit = modelRatio !== undefined;
   if (modelRatio === undefined && (acceptUnpriced || options.bool('SelfUseModeEnabled'))) modelRatio = SELF_USE_MODEL_RATIO;
   if (modelRatio === undefined) {
     throw new AppError(
@@ -61,7 +99,7 @@ export function resolvePricing(options: OptionService, model: string, group: str
     );
   }
   const completionRatio = lookup(options.json<NumberMap>('CompletionRatio'), model) ?? 1;
-  return { modelPrice: -1, modelRatio, completionRatio, cacheRatio, createCacheRatio, groupRatio };
+  return { pricing: { modelPrice: -1, modelRatio, completionRatio, cacheRatio, createCacheRatio, groupRatio }, explicit };
 }
 
 export const isFixedPrice = (pricing: ModelPricing): boolean => pricing.modelPrice >= 0;

@@ -42,6 +42,18 @@ export interface ConsumeRecord {
 
 const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
 
+/** consumeContent per pricing: the relay's pricings are shared per group and model (resolvePricing's cache). */
+const contents = new WeakMap<ModelPricing, string>();
+
+function contentOf(pricing: ModelPricing): string {
+  let content = contents.get(pricing);
+  if (content === undefined) {
+    content = consumeContent(pricing);
+    contents.set(pricing, content);
+  }
+  return content;
+}
+
 export function consumeContent(pricing: ModelPricing): string {
   if (pricing.modelPrice >= 0) return `模型价格 ${formatRatio(pricing.modelPrice)}，分组倍率 ${formatRatio(pricing.groupRatio)}`;
   return `模型倍率 ${formatRatio(pricing.modelRatio)}，补全倍率 ${formatRatio(pricing.completionRatio)}，分组倍率 ${formatRatio(pricing.groupRatio)}`;
@@ -73,7 +85,7 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     user_id: record.userId,
     created_at: record.createdAt,
     type: LogType.Consume,
-    content: record.sensitiveWords?.length ? `${consumeContent(record.pricing)}，敏感词：${record.sensitiveWords.join(', ')}` : consumeContent(record.pricing),
+    content: record.sensitiveWords?.length ? `${contentOf(record.pricing)}，敏感词：${record.sensitiveWords.join(', ')}` : contentOf(record.pricing),
     username: record.username,
     token_name: record.tokenName,
     model_name: record.model,
