@@ -4,7 +4,7 @@ import { Client } from 'undici';
 import { checkAnswer, type Target } from './clients.js';
 import { streamReaderCosts } from './formats-readers.js';
 import { formatChecks, formatsSummary, type Check, type FormatRuns } from './formats-report.js';
-import { Measurer, type BenchSettings, type Measured, type RunKey } from './measure.js';
+import { Measurer, medianRun, type BenchSettings, type Measured, type RunKey } from './measure.js';
 import { MOCK_CLAUDE_MODEL } from './mock-anthropic.js';
 import type { Pinned } from './processes.js';
 import { formatTable, type RunRow } from './report.js';
@@ -15,7 +15,7 @@ import { seedChannels, seedUserAndToken } from './seed.js';
  * channel's are the same (Anthropic to a Claude channel: the client's bytes pass through, as
  * OpenAI's do to an OpenAI channel) and when it converts (OpenAI to Claude and back, Anthropic to
  * an OpenAI channel). One mock, one reference proxy and one gateway, pinned as in the relay
- * section; every configuration runs across all eight targets in turn, each target keeping its best
+ * section; every configuration runs across all eight targets in turn, each target keeping its median
  * run. The OpenAI-to-OpenAI pass-through is measured again here, in the same rounds, so each ratio
  * compares runs of the same process at the same time. See bench/README.md.
  */
@@ -224,23 +224,29 @@ export async function runFormatsBench(context: FormatsContext): Promise<{ lines:
     anthropic: new Measurer({ ...settings, chatBody: anthropicBody }, mock.process),
   };
   const runs = {} as Record<FormatRunKey, Partial<Record<RunKey, RunRow>>>;
-  for (const target of targets) runs[target.key] = {};
+  const rounds = {} as Record<FormatRunKey, Partial<Record<RunKey, RunRow[]>>>;
+  for (const target of targets) {
+    runs[target.key] = {};
+    rounds[target.key] = {};
+  }
   const table: RunRow[] = [];
   for (const config of CONFIGS) {
     for (let round = 0; round < settings.repeat; round += 1) {
       for (const { key, measured, format, model } of targets) {
         const row = await measurers[format].wrkRow(measured, model, config.stream, config.connections, { record: false, warmUp: round === 0 });
-        const kept = runs[key][config.key];
-        if (!kept || row.requestsPerSecond > kept.requestsPerSecond) runs[key][config.key] = row;
+        (rounds[key][config.key] ??= []).push(row);
       }
     }
-    for (const { key } of targets) table.push(runs[key][config.key]!);
+    for (const { key } of targets) {
+      runs[key][config.key] = medianRun(rounds[key][config.key]!);
+      table.push(runs[key][config.key]!);
+    }
   }
   await context.stopAll();
 
   const header =
     `\nmodelgate formats benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ` +
-    `${settings.durationSeconds} s per run, best of ${settings.repeat} interleaved rounds; machine ${idleLoad.toFixed(0)} % busy before start\n` +
+    `${settings.durationSeconds} s per run, median of ${settings.repeat} interleaved rounds; machine ${idleLoad.toFixed(0)} % busy before start\n` +
     `oai = OpenAI chat (${OPENAI_PATH}, ${gpt}), ant = Anthropic messages (${ANTHROPIC_PATH}, ${claude}); mg a→b = a client speaking a, through modelgate, to a channel speaking b\n`;
   const summary = formatsSummary(runs as Record<FormatRunKey, FormatRuns>, checks);
   const readers = streamReaderCosts(gpt);

@@ -17,7 +17,10 @@ export interface Measured {
 export interface BenchSettings {
   durationSeconds: number;
   warmupSeconds: number;
-  /** Interleaved wrk rounds per configuration; each target's best run (highest req/s) is kept, as noise only slows. */
+  /**
+   * Interleaved wrk rounds per configuration (at least three): each target's table row is its
+   * median run, and a ratio between two targets is the median of its per-round values.
+   */
   repeat: number;
   streamCount: number;
   /** The paced streams are sent evenly over this many milliseconds (see pacedStreams). */
@@ -54,7 +57,26 @@ export type RunKey = 'nonStream50' | 'stream50' | 'nonStream1' | 'stream1';
 export interface TargetFigures {
   firstChunk: FirstChunkResult;
   streams: StreamsFigures;
+  /** Each configuration's median run (by throughput). */
   runs: Record<RunKey, RunRow>;
+  /** Every round's run, in round order: round i of one target ran beside round i of the others. */
+  rounds: Record<RunKey, RunRow[]>;
+}
+
+/** The run with the median throughput (the upper middle one of an even count). */
+export function medianRun(rows: readonly RunRow[]): RunRow {
+  const sorted = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * The median over interleaved rounds of `figure(a) / figure(b)`, each round's runs taken side by
+ * side: a slow spell of the host falls on both runs of a round, so the ratio is steadier than a
+ * ratio of two medians.
+ */
+export function medianRatio(a: readonly RunRow[], b: readonly RunRow[], figure: (row: RunRow) => number): number {
+  const ratios = a.map((row, index) => figure(row) / figure(b[index]!)).sort((x, y) => x - y);
+  return ratios[Math.floor(ratios.length / 2)]!;
 }
 
 const CONFIGS: { key: RunKey; stream: boolean; connections: number }[] = [
@@ -179,25 +201,28 @@ export class Measurer {
    * The paced streams first (while each relay's RSS is still near its resting size, so growth is
    * visible), then the wrk configurations, then first-chunk times (on relays that have served
    * traffic, as a gateway in service has: a freshly started one is still compiling its code). Each
-   * configuration runs `repeat` rounds across all targets in turn and keeps each target's best run
-   * (noise from elsewhere only slows a run); the first-chunk requests go in blocks, target after
-   * target, for the same reason.
+   * configuration runs `repeat` rounds across all targets in turn and keeps every run (the table
+   * shows each target's median run, the bars take medians of per-round ratios); the first-chunk
+   * requests go in blocks, target after target, for the same reason.
    */
   async measureAll<K extends string>(targets: Record<K, Measured>): Promise<Record<K, TargetFigures>> {
     const { settings } = this;
     const keys = Object.keys(targets) as K[];
-    const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>> }>;
-    for (const key of keys) partial[key] = { runs: {} };
+    const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>>; rounds: Partial<Record<RunKey, RunRow[]>> }>;
+    for (const key of keys) partial[key] = { runs: {}, rounds: {} };
     for (const key of keys) partial[key].streams = await this.pacedStreams(targets[key]);
     for (const config of CONFIGS) {
       for (let round = 0; round < settings.repeat; round += 1) {
         for (const key of keys) {
           const row = await this.wrkRow(targets[key], settings.mainModel, config.stream, config.connections, { record: false, warmUp: round === 0 });
-          const kept = partial[key].runs[config.key];
-          if (!kept || row.requestsPerSecond > kept.requestsPerSecond) partial[key].runs[config.key] = row;
+          (partial[key].rounds[config.key] ??= []).push(row);
         }
       }
-      for (const key of keys) this.rows.push(partial[key].runs[config.key]!);
+      for (const key of keys) {
+        const median = medianRun(partial[key].rounds[config.key]!);
+        partial[key].runs[config.key] = median;
+        this.rows.push(median);
+      }
     }
     const firstChunks = await this.firstChunks(keys.map((key) => targets[key]));
     keys.forEach((key, index) => (partial[key].firstChunk = firstChunks[index]));

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { parseArgs } from 'node:util';
 import { checkAnswer, type Target } from './clients.js';
-import { Measurer, type BenchSettings, type Measured, type TargetFigures } from './measure.js';
+import { Measurer, medianRun, type BenchSettings, type Measured, type TargetFigures } from './measure.js';
 import { coreBusyMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { summarizeProfile } from './profile.js';
@@ -29,7 +29,7 @@ const { values: flags } = parseArgs({
   options: {
     duration: { type: 'string', default: '6' },
     warmup: { type: 'string', default: '2' },
-    repeat: { type: 'string', default: '2' },
+    repeat: { type: 'string', default: '3' },
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
@@ -51,12 +51,6 @@ const MANY_CHANNELS_MODEL = 'gpt-4.1-mini';
 /** Alternating rounds of the channel-count runs (each figure is the median of as many). */
 const CHANNEL_ROUNDS = 5;
 
-/** The run with the median throughput. */
-function medianRow(rows: RunRow[]): RunRow {
-  const sorted = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 const chatBody = (model: string, stream: boolean) =>
   JSON.stringify({
     model,
@@ -74,7 +68,7 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const settings: BenchSettings = {
   durationSeconds: Number(flags.duration),
   warmupSeconds: Number(flags.warmup),
-  repeat: Math.max(1, Number(flags.repeat)),
+  repeat: Math.max(3, Number(flags.repeat)),
   streamCount: Number(flags.streams),
   // One stream sent a millisecond: a thousand over one second.
   streamSpreadMs: Number(flags.streams),
@@ -247,7 +241,7 @@ async function relayBench(): Promise<void> {
     if (problem) throw new Error(problem);
   }
   const measurer = new Measurer(settings, mock.process);
-  const header = `\nmodelgate relay benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ${settings.durationSeconds} s per run, best of ${settings.repeat} interleaved rounds\n`;
+  const header = `\nmodelgate relay benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ${settings.durationSeconds} s per run, ${settings.repeat} interleaved rounds: each row is a target's median run, each bar the median of its per-round ratios\n`;
 
   // Without a working relay the bench still measures the floor, then says why modelgate is missing.
   const gatewayProblem = (await answerProblem(targets.modelgate.target)) ?? (await answerProblem(targets.modelgate.target, PACED_MODEL));
@@ -289,7 +283,7 @@ async function relayBench(): Promise<void> {
       run.rows.push(await measurer.wrkRow(run.measured, run.model, false, 50, { label: run.label, record: false, warmUp: round === 0 }));
     }
   }
-  const [tenFresh, tenThousand, tenOfMany] = channelRuns.map((run) => medianRow(run.rows)) as [RunRow, RunRow, RunRow];
+  const [tenFresh, tenThousand, tenOfMany] = channelRuns.map((run) => medianRun(run.rows)) as [RunRow, RunRow, RunRow];
   measurer.rows.push(tenFresh, tenThousand, tenOfMany);
   await stopAll();
 

@@ -2,6 +2,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAILikeHandler, sendJson } from '../relay/testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../relay/testing/relay-fixtures.js';
+import { MockMidjourney } from '../providers/midjourney/testing/mock-midjourney.js';
+import { seedSunoPayer, sunoCall } from '../providers/suno/testing/suno-test-kit.js';
+import { startMockSuno } from '../providers/suno/testing/mock-suno.js';
+import { mjCall, QUIET, seedMjPayer } from './relay/midjourney-testing.js';
 
 interface Sample {
   name: string;
@@ -130,6 +134,55 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     const pages = [];
     for (let load = 0; load < 4; load += 1) pages.push((await request(`${relay.gateway}/some-console-page`)).statusCode);
     expect(pages).toContain(429);
+  });
+});
+
+describe('GET /metrics counts Midjourney and Suno calls', () => {
+  it('by route pattern, price key and channel, with their charges, refusals and upstream errors', async () => {
+    const relay = await startRelayTestEnv({ ...QUIET, BATCH_UPDATE_INTERVAL: '3600' });
+    const mj = await new MockMidjourney().start();
+    const suno = await startMockSuno();
+    try {
+      const drawer = await seedMjPayer(relay.context, mj);
+      const submitted = await mjCall(relay.gateway, drawer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'a fox' });
+      expect(submitted.status).toBe(200);
+      const fetched = await mjCall(relay.gateway, drawer.token.apiKey, 'GET', `/mj/task/${String(submitted.json.result)}/fetch`);
+      expect(fetched.status).toBe(200);
+      // Refused before any channel: a body that is not an imagine request.
+      expect((await mjCall(relay.gateway, drawer.token.apiKey, 'POST', '/mj/submit/imagine', [])).status).toBe(400);
+      // A proxy that cannot be reached: an upstream error of the channel it was routed to.
+      const unreachable = await seedMjPayer(relay.context, { secret: mj.secret, url: 'http://127.0.0.1:9' } as unknown as MockMidjourney, { group: 'unreachable' });
+      const failed = await mjCall(relay.gateway, unreachable.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'a fox' });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      const singer = await seedSunoPayer(relay, suno);
+      expect((await sunoCall(relay.gateway, singer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'la la' })).status).toBe(200);
+
+      const samples = parseMetrics((await scrape(relay)).text);
+      const imagine = { route: '/mj/submit/imagine', model: 'mj_imagine', channel: String(drawer.channelId), status: '200' };
+      expect(valueOf(samples, 'modelgate_relay_requests_total', imagine)).toBe(1);
+      expect(valueOf(samples, 'modelgate_relay_request_duration_seconds_count', imagine)).toBe(1);
+      // A whole answer: no first token to observe.
+      expect(valueOf(samples, 'modelgate_relay_first_token_seconds_count', imagine)).toBe(0);
+      expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/task/:id/fetch', model: '', channel: '', status: '200' })).toBe(1);
+      expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/submit/imagine', model: '', channel: '', status: '400' })).toBe(1);
+      expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/submit/imagine', model: 'mj_imagine', channel: '', status: String(failed.status) })).toBe(1);
+      expect(valueOf(samples, 'modelgate_relay_upstream_errors_total', { channel: String(unreachable.channelId), kind: 'connection' })).toBe(1);
+      const music = { route: '/suno/submit/:action', model: 'suno_music', channel: String(singer.channelId), status: '200' };
+      expect(valueOf(samples, 'modelgate_relay_requests_total', music)).toBe(1);
+
+      // Charges as the consume logs record them.
+      await relay.runtime.flush();
+      const logs = await relay.context.db.kysely.selectFrom('logs').select(['model_name', 'channel_id', 'quota']).where('type', '=', 2).execute();
+      const logged = (model: string) => logs.filter((row) => row.model_name === model).reduce((sum, row) => sum + Number(row.quota), 0);
+      expect(logged('mj_imagine')).toBeGreaterThan(0);
+      expect(valueOf(samples, 'modelgate_relay_quota_charged_total', { model: 'mj_imagine', channel: String(drawer.channelId) })).toBe(logged('mj_imagine'));
+      expect(logged('suno_music')).toBeGreaterThan(0);
+      expect(valueOf(samples, 'modelgate_relay_quota_charged_total', { model: 'suno_music', channel: String(singer.channelId) })).toBe(logged('suno_music'));
+    } finally {
+      await suno.close();
+      await mj.close();
+      await relay.close();
+    }
   });
 });
 

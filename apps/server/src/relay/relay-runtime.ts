@@ -124,7 +124,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   // Before the relay's closer, so at shutdown it runs after the last calls have queued their logs.
   const usageExport = startQuotaDataExport(context, ledger.logs);
 
-  const tasks = new TaskBilling(context, charges, ledger);
+  const tasks = new TaskBilling(context, charges, ledger, metrics);
   const runtime: RelayRuntime = {
     tasks,
     cache,

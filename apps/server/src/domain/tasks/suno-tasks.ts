@@ -90,9 +90,10 @@ export class SunoTasks {
   /**
    * POST /suno/submit/{music,lyrics}: validated as new-api does, routed to a Suno channel by the
    * price key, held, sent on; the upstream's acceptance is charged and recorded as a task, its
-   * answer ({code:'success', message, data:<task id>}) passed back.
+   * answer ({code:'success', message, data:<task id>}) passed back, with the price key and the
+   * channel for the relay's metrics.
    */
-  async submit(caller: RelayCaller, action: SunoAction, body: unknown): Promise<unknown> {
+  async submit(caller: RelayCaller, action: SunoAction, body: unknown): Promise<{ answer: unknown; priceKey: string; channelId: number }> {
     const request = this.validate(action, body);
     const priceKey = sunoPriceKey(action);
     this.deps.auth.checkModel(caller, priceKey);
@@ -112,7 +113,7 @@ export class SunoTasks {
       });
       const charged = await this.deps.billing.charge(hold, channel, `操作 ${action}`);
       if (charged !== hold.quota) await this.deps.context.db.kysely.updateTable('tasks').set({ quota: charged }).where('id', '=', id).execute();
-      return answer;
+      return { answer, priceKey, channelId: channel.id };
     } catch (error) {
       this.deps.billing.release(hold);
       throw error;

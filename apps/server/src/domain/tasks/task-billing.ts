@@ -6,6 +6,7 @@ import type { ChargeService, Reservation } from '../billing/charge-service.js';
 import { DEFAULT_MODEL_PRICE } from '../billing/default-prices.js';
 import { groupRatioOf, type ModelPricing } from '../billing/pricing.js';
 import type { QuotaLedger } from '../billing/quota-ledger.js';
+import type { RelayMetrics } from '../../lib/metrics/relay-metrics.js';
 import type { Payer } from '../billing/payer.js';
 import { consumeLogRow } from '../logs/consume-log.js';
 import { formatLogQuota, recordUserLog } from '../users/user-logs.js';
@@ -58,6 +59,8 @@ export class TaskBilling {
     private readonly context: AppContext,
     private readonly charges: ChargeService,
     private readonly ledger: QuotaLedger,
+    /** The relay's /metrics figures: task charges count in its quota charged. */
+    private readonly metrics: RelayMetrics,
   ) {}
 
   /** The price of one call of `priceKey` for a group: ModelPrice, else new-api's default, else $0.1; times the group ratio. */
@@ -93,6 +96,7 @@ export class TaskBilling {
    */
   async charge(hold: TaskHold, channel: { id: number; name: string }, content?: string): Promise<number> {
     const settled = await this.charges.settle(hold.reservation, hold.quota, channel.id);
+    this.metrics.charged(hold.priceKey, channel.id, settled.charged);
     const { caller } = hold;
     if (this.context.options.bool('LogConsumeEnabled')) {
       const row = consumeLogRow({

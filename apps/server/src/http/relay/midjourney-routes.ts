@@ -9,6 +9,7 @@ import { MjUpstreamUnreachable } from '../../providers/midjourney/midjourney-cli
 import { MjTaskDto } from '../../providers/midjourney/midjourney-wire.js';
 import type { RelayCaller } from '../../relay/relay-auth.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
+import { countTaskCalls } from '../../lib/metrics/task-call-metrics.js';
 import { jsonBodyOf, relaySubmit } from './midjourney-submit.js';
 import { mjRefusal, mjUpstreamError, MjReply, taskDto, toMjReply } from './midjourney-answers.js';
 
@@ -37,6 +38,7 @@ export function midjourneyRoutes(scope: FastifyInstance, context: AppContext, re
       if (answer.status >= 500 && !(error instanceof MjReply)) request.log.error({ err: error, url: request.url }, 'midjourney relay failed');
       void reply.status(answer.status).send(answer.body);
     });
+    countTaskCalls(routes, relay.metrics);
     for (const prefix of ['', ...MJ_MODES.map((mode) => `/${mode}`)]) register(routes, context, mj, prefix);
   });
   return mj;

@@ -11,6 +11,7 @@ import { clearModeFlags, isFreeAction, MjRequestRefusal, planSubmit, priceKeyOf,
 import { MjUpstreamUnreachable } from '../../providers/midjourney/midjourney-client.js';
 import { MJ_ACCEPTED_CODES, MJ_NO_INSTANCE, MjSubmitAnswer, MjSubmitRequest } from '../../providers/midjourney/midjourney-wire.js';
 import { mjRefusal, mjUpstreamError, MjReply } from './midjourney-answers.js';
+import { noteTaskCall } from '../../lib/metrics/task-call-metrics.js';
 
 const SUBMIT_TIMEOUT_MS = 60_000;
 
@@ -88,6 +89,7 @@ export async function relaySubmit(
   if (options.bool('MjModeClearEnabled') && typeof body.prompt === 'string') body.prompt = clearModeFlags(body.prompt);
   if (plan.index !== undefined && kind === 'change') body.index = plan.index;
 
+  noteTaskCall(request, priceKey, channel.id);
   const hold: TaskHold | undefined = isFreeAction(plan.action) ? undefined : await mj.relay.tasks.hold(caller, priceKey);
   const submitTime = Date.now();
   let answer;
@@ -96,6 +98,7 @@ export async function relaySubmit(
   } catch (error) {
     if (hold) mj.relay.tasks.release(hold);
     if (error instanceof MjUpstreamUnreachable) {
+      mj.relay.metrics.upstreamError(channel.id, 'connection');
       context.logger.warn({ channelId: channel.id, reason: error.message }, 'midjourney submit: the proxy did not answer');
       throw mjUpstreamError('do_request_failed');
     }
@@ -104,6 +107,7 @@ export async function relaySubmit(
   const submitted = MjSubmitAnswer.safeParse(answer.json);
   if (!submitted.success) {
     if (hold) mj.relay.tasks.release(hold);
+    mj.relay.metrics.upstreamError(channel.id, answer.status >= 300 ? 'status' : 'unusable');
     throw mjUpstreamError(answer.text === '' ? 'empty_response_body' : 'unmarshal_response_body_failed', answer.status >= 400 ? answer.status : 502);
   }
   const result = submitted.data;

@@ -11,6 +11,7 @@ import { sunoActionOf, sunoFetchRequestSchema } from '../../providers/suno/suno-
 import type { RelayCaller } from '../../relay/relay-auth.js';
 import type { RelayRequestBody } from '../../relay/relay-input.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
+import { countTaskCalls, noteTaskCall } from '../../lib/metrics/task-call-metrics.js';
 
 /** Submit bodies are a few fields of text. */
 const SUNO_BODY_LIMIT = 1024 * 1024;
@@ -38,6 +39,7 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
   };
 
   void scope.register(async (suno) => {
+    countTaskCalls(suno, runtime.metrics);
     suno.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error);
       if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'suno relay failed');
@@ -55,7 +57,9 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
       if (!action) throw taskError('invalid_request', 'invalid_action', 400);
       const body = jsonOf(request.body);
       if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
-      return tasks.submit(who, action, body);
+      const submitted = await tasks.submit(who, action, body);
+      noteTaskCall(request, submitted.priceKey, submitted.channelId);
+      return submitted.answer;
     });
 
     suno.post('/suno/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {

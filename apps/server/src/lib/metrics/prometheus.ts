@@ -77,7 +77,7 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
 
   new Counter({
     name: METRIC_NAMES.requests,
-    help: 'Relayed API calls by route, model, channel (empty: failed before an answer) and HTTP status',
+    help: 'Relayed API calls by route, model, channel (empty: failed before an answer, or a task read answered from our own rows) and HTTP status',
     labelNames: ['route', 'model', 'channel', 'status'],
     registers: [registry],
     collect() {

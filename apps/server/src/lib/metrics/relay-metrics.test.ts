@@ -45,4 +45,17 @@ describe('RelayMetrics', () => {
     metrics.failed('/v1/chat/completions', 'made-up-0', 503, 1);
     expect(metrics.requests[0]!.count).toBe(2);
   });
+
+  it('folds the channels of one model past MAX_SERIES into _other_ as well (a model served by 10,000 channels)', () => {
+    const metrics = new RelayMetrics();
+    for (let channel = 1; channel <= MAX_SERIES + 50; channel += 1) {
+      metrics.served('/v1/chat/completions', 'gpt-4o-mini', channel, 200, 1, 1);
+      metrics.charged('gpt-4o-mini', channel, 2);
+    }
+    expect(metrics.requests.length).toBe(MAX_SERIES + 1);
+    expect(metrics.requests.at(-1)).toMatchObject({ model: OTHER_MODEL, channel: 0, count: 50 });
+    expect(metrics.quota.length).toBe(MAX_SERIES + 1);
+    expect(metrics.quota.at(-1)).toMatchObject({ model: OTHER_MODEL, channel: 0, quota: 100, calls: 50 });
+    expect(metrics.requests.reduce((sum, series) => sum + series.count, 0)).toBe(MAX_SERIES + 50);
+  });
 });

@@ -89,12 +89,15 @@ export class RelayMetrics {
   private readonly quotaIndex = new Map<string, Map<number, QuotaSeries>>();
   private readonly errorIndex = new Map<number, UpstreamErrorSeries[]>();
 
-  /** A call answered through `channel`: latency to the end of its accounting, the upstream's first byte. */
+  /**
+   * A call answered through `channel`: latency to the end of its accounting, the upstream's first
+   * byte (negative: none to observe, as for a task call's whole answer).
+   */
   served(route: string, model: string, channel: number, status: number, latencyMs: number, firstTokenMs: number): void {
     const series = this.requestSeries(route, model, channel, status);
     series.count += 1;
     series.latency.observe(latencyMs / 1000);
-    series.firstToken.observe(firstTokenMs / 1000);
+    if (firstTokenMs >= 0) series.firstToken.observe(firstTokenMs / 1000);
   }
 
   /** A call refused or failed with `status` (channel 0); model '' when it failed before the body was read. */
@@ -108,12 +111,14 @@ export class RelayMetrics {
   charged(model: string, channel: number, quota: number): void {
     let byChannel = this.quotaIndex.get(model);
     if (byChannel === undefined) {
-      if (this.quota.length >= MAX_SERIES && model !== OTHER_MODEL) return this.charged(OTHER_MODEL, channel, quota);
+      if (this.quota.length >= MAX_SERIES && model !== OTHER_MODEL) return this.charged(OTHER_MODEL, 0, quota);
       byChannel = new Map();
       this.quotaIndex.set(model, byChannel);
     }
     let series = byChannel.get(channel);
     if (series === undefined) {
+      // Past the cap a new channel of a known model folds too: 10,000 channels of one model would grow it as far.
+      if (this.quota.length >= MAX_SERIES && !(model === OTHER_MODEL && channel === 0)) return this.charged(OTHER_MODEL, 0, quota);
       series = { model, channel, quota: 0, calls: 0 };
       byChannel.set(channel, series);
       this.quota.push(series);
@@ -152,6 +157,7 @@ export class RelayMetrics {
     }
     let series = byStatus.get(status);
     if (series === undefined) {
+      if (this.requests.length >= MAX_SERIES && !(model === OTHER_MODEL && channel === 0)) return this.requestSeries(route, OTHER_MODEL, 0, status);
       series = { route, model, channel, status, count: 0, latency: new BucketCounts(LATENCY_BUCKETS), firstToken: new BucketCounts(FIRST_TOKEN_BUCKETS) };
       byStatus.set(status, series);
       this.requests.push(series);
