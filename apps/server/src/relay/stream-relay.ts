@@ -104,11 +104,35 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     body.destroy();
   });
 
-  // Paused while the client's socket is full (past the queue length); resumed when it drains, or
-  // when the client leaves.
+  // Read while the client keeps up; past the queue length of full-socket writes the relay stops
+  // reading (the body's buffer fills and undici stops reading the upstream socket) until the
+  // client drains, or leaves.
   const queueLength = options.queueLength ?? 0;
   let queued = 0;
   let paused = false;
+  // Everything one socket read brought (often the whole answer: each event is an HTTP chunk of
+  // its own) comes out of one body.read() as one buffer: one observation and one write (one
+  // chunked-encoding frame) for all of it, where a 'data' listener ran once per event.
+  const readAvailable = () => {
+    let chunk: Buffer | null = null;
+    while (!paused && !stopped && (chunk = body.read() as Buffer | null) !== null) {
+      const now = performance.now();
+      watched.lastActivity = now;
+      if (firstResponseMs < 0) {
+        firstResponseMs = Math.round(now - options.startedAt);
+        watchdog.started(watched);
+      }
+      if (!committed) commit();
+      if (!write(response, reader.push(chunk), abort) && (queued += 1) > queueLength) {
+        paused = true;
+        watched.held = true;
+      }
+      if (sensitiveWords !== undefined && reader.stopped) {
+        stopped = true;
+        body.destroy();
+      }
+    }
+  };
   const resume = () => {
     queued = 0;
     if (!paused) return;
@@ -116,53 +140,19 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     // The time the client kept the upstream waiting is not the upstream's silence.
     watched.held = false;
     watched.lastActivity = performance.now();
-    body.resume();
+    readAvailable();
   };
   response.on('drain', resume);
   response.on('close', resume);
-  // Chunks that arrive together (one socket read holds many events when the upstream writes
-  // quickly) are passed on together, once the read is done: one observation and one write (one
-  // chunked-encoding frame) for all of them rather than one per event.
-  const arrived: Buffer[] = [];
-  let flushQueued = false;
-  const flush = () => {
-    flushQueued = false;
-    if (arrived.length === 0) return;
-    const chunk = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived);
-    arrived.length = 0;
-    if (!committed) commit();
-    if (!write(response, reader.push(chunk), abort) && !paused && (queued += 1) > queueLength) {
-      paused = true;
-      watched.held = true;
-      body.pause();
-    }
-    if (sensitiveWords !== undefined && reader.stopped && !stopped) {
-      stopped = true;
-      body.destroy();
-    }
-  };
   let end = await new Promise<StreamEnd>((resolve) => {
     // A promise settles once: whichever of end, error and close comes first decides.
     const broken = (): StreamEnd => (stopped ? 'complete' : timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
-    body.on('data', (part: Buffer) => {
-      const now = performance.now();
-      watched.lastActivity = now;
-      if (firstResponseMs < 0) {
-        firstResponseMs = Math.round(now - options.startedAt);
-        watchdog.started(watched);
-      }
-      arrived.push(part);
-      if (!flushQueued) {
-        flushQueued = true;
-        process.nextTick(flush);
-      }
-    });
+    body.on('readable', readAvailable);
     body.once('end', () => resolve('complete'));
     body.once('error', () => resolve(broken()));
     // A body destroyed without an error (never expected from undici) still ends the stream.
     body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
   });
-  flush();
   response.off('drain', resume);
   response.off('close', resume);
   watchdog.unwatch(watched);
