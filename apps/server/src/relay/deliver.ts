@@ -8,7 +8,7 @@ import type { ChatTranslation } from './chat-translation.js';
 import { AnswerTail, estimatedUsage, passAnswerThrough, usageFromTail } from './oversized-answer.js';
 import type { RequestAbort } from './request-abort.js';
 import { checkAnswer, sensitiveAnswerRefusal } from './sensitive-answer.js';
-import { relayStream, type StreamEnd } from './stream-relay.js';
+import { endStream, relayStream, type StreamEnd } from './stream-relay.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 import { badResponseBody, clientErrorForConnection, upstreamTimeout } from './upstream-failure.js';
 
@@ -333,8 +333,6 @@ export async function deliverStream(options: DeliverOptions, settings: StreamSet
     firstResponseMs: result.firstResponseMs,
     streamEnd: result.end,
     sensitiveWords: result.sensitiveWords,
-    finish: () => {
-      if (!reply.raw.writableEnded) reply.raw.end();
-    },
+    finish: () => endStream(reply.raw, result.last),
   };
 }

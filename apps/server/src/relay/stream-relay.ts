@@ -22,6 +22,11 @@ export interface StreamResult {
   firstResponseMs: number;
   /** Listed words the answer check found (undefined: the check was off). */
   sensitiveWords: readonly string[] | undefined;
+  /**
+   * The upstream's last bytes, not written yet: a complete stream leaves them to the response's
+   * end (endStream), so they and the closing chunk go out in one write with nothing after them.
+   */
+  last: readonly Buffer[];
 }
 
 export interface StreamRelayOptions {
@@ -96,6 +101,8 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   // The reader ended the answer (a listed word with StopOnSensitiveEnabled): the upstream is let go.
   let stopped = false;
   let firstResponseMs = -1;
+  // The bytes read when the upstream had already ended: they wait for the response's end.
+  let last: StreamBytes | undefined;
   let timedOut = false;
   // Destroying the body aborts the upstream request without marking the call aborted: the next
   // channel may still be tried when nothing was written.
@@ -123,7 +130,13 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
         watchdog.started(watched);
       }
       if (!committed) commit();
-      if (!write(response, reader.push(chunk), abort) && (queued += 1) > queueLength) {
+      const bytes = reader.push(chunk);
+      // Often the whole answer came in one socket read: held back, it leaves with the response's
+      // end (headers, events and the closing chunk in one write) instead of in a write of its own.
+      // Only once usage is known: the bill is then settled at once, where counting the text of an
+      // answer without usage would keep the client waiting for its last bytes.
+      if (reader.observation.usage !== undefined && upstreamDrained(body)) last = bytes;
+      else if (!write(response, bytes, abort) && (queued += 1) > queueLength) {
         paused = true;
         watched.held = true;
       }
@@ -157,16 +170,19 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   response.off('close', resume);
   watchdog.unwatch(watched);
   if (!committed) {
-    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords };
+    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords, last: [] };
     // An upstream that ended cleanly without a byte answered an empty stream: that is passed on.
     commit();
   }
 
   const tail = reader.finish();
-  // An unterminated last event goes out only when the upstream itself ended there; after a cut,
-  // it would run into the error event.
-  if (end === 'complete') write(response, tail, abort);
   if (end === 'complete' && abort.clientLeft) end = 'client_gone';
+  if (end === 'complete') {
+    // An unterminated last event goes out only when the upstream itself ended there; after a cut,
+    // it would run into the error event.
+    return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords, last: piecesOf(last, tail) };
+  }
+  write(response, last, abort);
 
   if (end === 'timeout' || end === 'upstream_broken') {
     const message =
@@ -177,7 +193,41 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     const event = options.errorEvent?.(message, code) ?? `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`;
     write(response, event, abort);
   }
-  return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords };
+  return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords, last: [] };
+}
+
+/**
+ * The body holds no more bytes and its end is queued: what was just read is the upstream's last.
+ * Node's Readable has no public flag for "ended, end not yet emitted"; without its state this says
+ * no, and the bytes are written as they come.
+ */
+function upstreamDrained(body: Dispatcher.ResponseData['body']): boolean {
+  const state = (body as { _readableState?: { ended?: unknown; length?: unknown } })._readableState;
+  return state !== undefined && state.ended === true && state.length === 0;
+}
+
+function piecesOf(held: StreamBytes | undefined, tail: Buffer | undefined): readonly Buffer[] {
+  const pieces: Buffer[] = held === undefined ? [] : Array.isArray(held) ? [...held] : [held as Buffer];
+  if (tail !== undefined) pieces.push(tail);
+  return pieces;
+}
+
+/**
+ * Ends a relayed stream with its held last bytes: Node corks the socket for `end`, so the pieces,
+ * the closing chunk and, if nothing was written yet, the headers leave in one write.
+ */
+export function endStream(response: ServerResponse, last: readonly Buffer[]): void {
+  if (response.writableEnded) return;
+  let final: Buffer | undefined;
+  response.cork();
+  for (const piece of last) {
+    if (piece.length === 0) continue;
+    if (final !== undefined) response.write(final);
+    final = piece;
+  }
+  if (final === undefined) response.end();
+  else response.end(final);
+  response.uncork();
 }
 
 /**

@@ -42,16 +42,37 @@ export interface ConsumeRecord {
 
 const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
 
-/** consumeContent per pricing: the relay's pricings are shared per group and model (resolvePricing's cache). */
-const contents = new WeakMap<ModelPricing, string>();
+/** What one pricing contributes to every log row it bills: the content and the start of `other`. */
+interface PricingText {
+  content: string;
+  /** `other` up to and including `model_price`, ready for the per-call keys. */
+  otherHead: string;
+  /** `"cache_ratio":…` */
+  cacheRatio: string;
+  /** `"cache_creation_ratio":…` */
+  createCacheRatio: string;
+}
 
-function contentOf(pricing: ModelPricing): string {
-  let content = contents.get(pricing);
-  if (content === undefined) {
-    content = consumeContent(pricing);
-    contents.set(pricing, content);
+/** Per pricing: the relay's pricings are shared per group and model (resolvePricing's cache). */
+const pricingTexts = new WeakMap<ModelPricing, PricingText>();
+
+/** A number as JSON.stringify writes it (non-finite numbers are null). */
+const jsonNumber = (value: number): string => (Number.isFinite(value) ? String(value) : 'null');
+
+function pricingText(pricing: ModelPricing): PricingText {
+  let text = pricingTexts.get(pricing);
+  if (text === undefined) {
+    text = {
+      content: consumeContent(pricing),
+      otherHead:
+        `{"model_ratio":${jsonNumber(pricing.modelRatio)},"completion_ratio":${jsonNumber(pricing.completionRatio)},` +
+        `"group_ratio":${jsonNumber(pricing.groupRatio)},"model_price":${jsonNumber(pricing.modelPrice)}`,
+      cacheRatio: `"cache_ratio":${jsonNumber(pricing.cacheRatio ?? 1)}`,
+      createCacheRatio: `"cache_creation_ratio":${jsonNumber(pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK)}`,
+    };
+    pricingTexts.set(pricing, text);
   }
-  return content;
+  return text;
 }
 
 export function consumeContent(pricing: ModelPricing): string {
@@ -59,33 +80,39 @@ export function consumeContent(pricing: ModelPricing): string {
   return `模型倍率 ${formatRatio(pricing.modelRatio)}，补全倍率 ${formatRatio(pricing.completionRatio)}，分组倍率 ${formatRatio(pricing.groupRatio)}`;
 }
 
+/**
+ * The row's `other`, in new-api's key order: model_ratio, completion_ratio, group_ratio,
+ * model_price, cache_tokens, cache_ratio, frt, is_model_mapped, admin_info (use_channel, and
+ * unpaid_quota when part of the cost went unpaid), then cache_creation_tokens and
+ * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
+ * token keys on every text call, 0 included) and upstream_model_name (only for a mapped model).
+ * Written as text, not through JSON.stringify of an object built per call: every relayed call
+ * builds one, and the pricing's part is the same for all of its calls.
+ */
+function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): string {
+  let channels = '';
+  const tried = record.triedChannelIds;
+  for (let index = 0; index < tried.length; index += 1) channels += index === 0 ? `"${tried[index]}"` : `,"${tried[index]}"`;
+  let other =
+    `${text.otherHead},"cache_tokens":${jsonNumber(record.cachedTokens ?? 0)},${text.cacheRatio},"frt":${jsonNumber(record.firstResponseMs)},` +
+    `"is_model_mapped":${mapped},"admin_info":{"use_channel":[${channels}]`;
+  if (record.unpaidQuota > 0) other += `,"unpaid_quota":${jsonNumber(record.unpaidQuota)}`;
+  other += '}';
+  if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {
+    other += `,"cache_creation_tokens":${jsonNumber(record.cacheCreationTokens)},${text.createCacheRatio}`;
+  }
+  if (mapped) other += `,"upstream_model_name":${JSON.stringify(record.upstreamModel)}`;
+  return `${other}}`;
+}
+
 export function consumeLogRow(record: ConsumeRecord): LogInsert {
   const mapped = record.upstreamModel !== record.model;
-  const adminInfo: Record<string, unknown> = { use_channel: record.triedChannelIds.map(String) };
-  if (record.unpaidQuota > 0) adminInfo.unpaid_quota = record.unpaidQuota;
-  const other: Record<string, unknown> = {
-    model_ratio: record.pricing.modelRatio,
-    completion_ratio: record.pricing.completionRatio,
-    group_ratio: record.pricing.groupRatio,
-    model_price: record.pricing.modelPrice,
-    // new-api's names; it writes both on every text call, 0 cached tokens included.
-    cache_tokens: record.cachedTokens ?? 0,
-    cache_ratio: record.pricing.cacheRatio ?? 1,
-    frt: record.firstResponseMs,
-    is_model_mapped: mapped,
-    admin_info: adminInfo,
-  };
-  // new-api writes these two only when the upstream reported a cache write.
-  if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {
-    other.cache_creation_tokens = record.cacheCreationTokens;
-    other.cache_creation_ratio = record.pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK;
-  }
-  if (mapped) other.upstream_model_name = record.upstreamModel;
+  const text = pricingText(record.pricing);
   return {
     user_id: record.userId,
     created_at: record.createdAt,
     type: LogType.Consume,
-    content: record.sensitiveWords?.length ? `${contentOf(record.pricing)}，敏感词：${record.sensitiveWords.join(', ')}` : contentOf(record.pricing),
+    content: record.sensitiveWords?.length ? `${text.content}，敏感词：${record.sensitiveWords.join(', ')}` : text.content,
     username: record.username,
     token_name: record.tokenName,
     model_name: record.model,
@@ -99,6 +126,6 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     token_id: record.tokenId,
     group: record.group,
     ip: record.ip ?? '',
-    other: JSON.stringify(other),
+    other: otherJson(record, text, mapped),
   };
 }
