@@ -104,12 +104,18 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   // The bytes read when the upstream had already ended: they wait for the response's end.
   let last: StreamBytes | undefined;
   let timedOut = false;
+  // An upstream that answered at once has its whole stream in the body already (often one socket
+  // read brought every event and the end): it is read here and now, with no silence to watch and
+  // no events to wait for.
+  const arrived = upstreamEnded(body);
   // Destroying the body aborts the upstream request without marking the call aborted: the next
   // channel may still be tried when nothing was written.
-  const watched = watchdog.watch(() => {
-    timedOut = true;
-    body.destroy();
-  });
+  const watched = arrived
+    ? undefined
+    : watchdog.watch(() => {
+        timedOut = true;
+        body.destroy();
+      });
 
   // Read while the client keeps up; past the queue length of full-socket writes the relay stops
   // reading (the body's buffer fills and undici stops reading the upstream socket) until the
@@ -124,10 +130,10 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     let chunk: Buffer | null = null;
     while (!paused && !stopped && (chunk = body.read() as Buffer | null) !== null) {
       const now = performance.now();
-      watched.lastActivity = now;
+      if (watched) watched.lastActivity = now;
       if (firstResponseMs < 0) {
         firstResponseMs = Math.round(now - options.startedAt);
-        watchdog.started(watched);
+        if (watched) watchdog.started(watched);
       }
       if (!committed) commit();
       const bytes = reader.push(chunk);
@@ -138,37 +144,48 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       if (reader.observation.usage !== undefined && upstreamDrained(body)) last = bytes;
       else if (!write(response, bytes, abort) && (queued += 1) > queueLength) {
         paused = true;
-        watched.held = true;
+        if (watched) watched.held = true;
       }
       if (sensitiveWords !== undefined && reader.stopped) {
         stopped = true;
+        // undici's body errors when destroyed before its end is emitted; an answer read at once
+        // has no other listener for it.
+        body.once('error', ignore);
         body.destroy();
       }
     }
   };
-  const resume = () => {
-    queued = 0;
-    if (!paused) return;
-    paused = false;
-    // The time the client kept the upstream waiting is not the upstream's silence.
-    watched.held = false;
-    watched.lastActivity = performance.now();
+  let end: StreamEnd;
+  if (!watched) {
+    // One read takes everything (a body not flowing hands over all it holds); a write the client
+    // cannot take yet is buffered by the response, as it would be for a single event.
     readAvailable();
-  };
-  response.on('drain', resume);
-  response.on('close', resume);
-  let end = await new Promise<StreamEnd>((resolve) => {
-    // A promise settles once: whichever of end, error and close comes first decides.
-    const broken = (): StreamEnd => (stopped ? 'complete' : timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
-    body.on('readable', readAvailable);
-    body.once('end', () => resolve('complete'));
-    body.once('error', () => resolve(broken()));
-    // A body destroyed without an error (never expected from undici) still ends the stream.
-    body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
-  });
-  response.off('drain', resume);
-  response.off('close', resume);
-  watchdog.unwatch(watched);
+    end = 'complete';
+  } else {
+    const resume = () => {
+      queued = 0;
+      if (!paused) return;
+      paused = false;
+      // The time the client kept the upstream waiting is not the upstream's silence.
+      watched.held = false;
+      watched.lastActivity = performance.now();
+      readAvailable();
+    };
+    response.on('drain', resume);
+    response.on('close', resume);
+    end = await new Promise<StreamEnd>((resolve) => {
+      // A promise settles once: whichever of end, error and close comes first decides.
+      const broken = (): StreamEnd => (stopped ? 'complete' : timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
+      body.on('readable', readAvailable);
+      body.once('end', () => resolve('complete'));
+      body.once('error', () => resolve(broken()));
+      // A body destroyed without an error (never expected from undici) still ends the stream.
+      body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
+    });
+    response.off('drain', resume);
+    response.off('close', resume);
+    watchdog.unwatch(watched);
+  }
   if (!committed) {
     if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords, last: [] };
     // An upstream that ended cleanly without a byte answered an empty stream: that is passed on.
@@ -198,13 +215,23 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
 
 /**
  * The body holds no more bytes and its end is queued: what was just read is the upstream's last.
- * Node's Readable has no public flag for "ended, end not yet emitted"; without its state this says
+ * Node's Readable has no public flag for "ended, end not yet emitted"; without its state these say
  * no, and the bytes are written as they come.
  */
 function upstreamDrained(body: Dispatcher.ResponseData['body']): boolean {
-  const state = (body as { _readableState?: { ended?: unknown; length?: unknown } })._readableState;
+  const state = readableState(body);
   return state !== undefined && state.ended === true && state.length === 0;
 }
+
+/** The upstream has sent its whole body (its end is queued), read or not; false when unknown. */
+function upstreamEnded(body: Dispatcher.ResponseData['body']): boolean {
+  const state = readableState(body);
+  return state !== undefined && state.ended === true && !body.destroyed;
+}
+
+const ignore = () => undefined;
+
+const readableState = (body: Dispatcher.ResponseData['body']) => (body as { _readableState?: { ended?: unknown; length?: unknown } })._readableState;
 
 function piecesOf(held: StreamBytes | undefined, tail: Buffer | undefined): readonly Buffer[] {
   const pieces: Buffer[] = held === undefined ? [] : Array.isArray(held) ? [...held] : [held as Buffer];
