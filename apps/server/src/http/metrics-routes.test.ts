@@ -129,6 +129,28 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     expect(valueOf(after, 'modelgate_relay_log_queue_rows')).toBe(0);
   });
 
+  it('counts calls refused while their body was read, under their route, and still answers in the caller\'s protocol', async () => {
+    const post = async (path: string, body: string) => {
+      const response = await request(`${relay.gateway}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-whoever', 'content-type': 'application/json' }, body });
+      return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> };
+    };
+    const count = async (route: string, status: string) =>
+      valueOf(parseMetrics((await scrape(relay)).text), 'modelgate_relay_requests_total', { route, model: '', channel: '', status });
+    const chatRoute = '/v1/chat/completions';
+    const before = await count(chatRoute, '400');
+    const notJson = await post(chatRoute, '{"model": "gpt-4o-mini", "messages": [');
+    expect(notJson.status).toBe(400);
+    expect(notJson.json).toMatchObject({ error: { type: expect.any(String), message: expect.stringContaining('JSON') } });
+    const tooDeep = await post(chatRoute, `${'['.repeat(200)}${']'.repeat(200)}`);
+    expect(tooDeep.status).toBe(400);
+    expect(await count(chatRoute, '400')).toBe(before + 2);
+    // Anthropic's route: counted under its own pattern, answered in Anthropic's error shape.
+    const messages = await post('/v1/messages', 'not json');
+    expect(messages.status).toBe(400);
+    expect(messages.json).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
+    expect(await count('/v1/messages', '400')).toBe(1);
+  });
+
   it('is never rate limited, while other pages are', async () => {
     for (let scrapeNumber = 0; scrapeNumber < 5; scrapeNumber += 1) expect((await scrape(relay)).status).toBe(200);
     const pages = [];

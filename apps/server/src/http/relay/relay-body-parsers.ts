@@ -15,6 +15,16 @@ function parseJsonBody(raw: string): RelayRequestBody | AppError {
   }
 }
 
+/**
+ * An error of reading a relay call's body, before any handler ran: Fastify's content-type parsing
+ * errors (a body past the limit, a bad length) and the relay parsers' own refusals.
+ */
+export function refusedWhileReadingBody(error: unknown): boolean {
+  if (error instanceof AppError) return error.code === 'request:invalid_json' || error.code === 'request:json_too_deep';
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('FST_ERR_CTP_');
+}
+
 const deliver = (parsed: RelayRequestBody | AppError, done: (error: Error | null, body?: unknown) => void) =>
   parsed instanceof AppError ? done(parsed, undefined) : done(null, parsed);
 

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
+import { toAppError } from '../../errors/render.js';
 import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
 import { createRelayRuntime } from '../../relay/relay-runtime.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
-import { installRelayBodyParsers } from './relay-body-parsers.js';
+import { installRelayBodyParsers, refusedWhileReadingBody } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
 import { nativeRoutes } from './native-routes.js';
 import { midjourneyRoutes } from './midjourney-routes.js';
@@ -26,6 +27,16 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
   void app.register(async (scope) => {
     await runtime.ready;
     installRelayBodyParsers(scope);
+    // A call refused while its body was read (too large, not JSON, nested too deep) never reaches
+    // the relay, which counts every other call itself: it is counted here, then rendered by the
+    // app's error handler, which a scope's handler that throws hands its error to. The task scopes
+    // (/mj, /suno) answer in their own shapes and count every call when it is answered.
+    scope.setErrorHandler((error, request, reply) => {
+      if (refusedWhileReadingBody(error)) {
+        runtime.metrics.failed(request.routeOptions.url ?? request.url.split('?')[0]!, '', toAppError(error).status, reply.elapsedTime);
+      }
+      throw error;
+    });
 
     // Browser apps call the relay directly with their own keys, as with one-api and new-api.
     scope.addHook('onRequest', (request, reply, done) => {
