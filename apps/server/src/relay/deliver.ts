@@ -10,6 +10,7 @@ import type { RequestAbort } from './request-abort.js';
 import { checkAnswer, sensitiveAnswerRefusal } from './sensitive-answer.js';
 import { endStream, relayStream, type StreamEnd } from './stream-relay.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
+import { arrivedBody } from './upstream-body.js';
 import { badResponseBody, clientErrorForConnection, upstreamTimeout } from './upstream-failure.js';
 
 /** An upstream answer received (and, for streams, passed on) and ready to be billed. */
@@ -90,8 +91,9 @@ export async function deliverBuffered(options: DeliverOptions, settings: Buffere
       return await deliverOversized(options, settings.fields, [], contentType, firstResponseMs, silence);
     }
     if (declared >= 0 && !silence) {
-      // The usual answer: of a known length within the cap, taken whole by undici's own reader.
-      body = Buffer.from(await upstream.body.arrayBuffer());
+      // The usual answer: of a known length within the cap, often all here already (then read at
+      // once), else taken whole by undici's own reader.
+      body = arrivedBody(upstream.body) ?? Buffer.from(await upstream.body.arrayBuffer());
     } else {
       const read = await readCapped(upstream.body, settings.maxBufferedBytes, silence);
       if (read.body === undefined) {

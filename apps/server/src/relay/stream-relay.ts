@@ -6,6 +6,7 @@ import type { ProviderAdaptor, StreamReader } from '../providers/provider-types.
 import type { RequestAbort } from './request-abort.js';
 import { SensitiveStreamReader } from './sensitive-answer.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
+import { upstreamDrained, upstreamEnded } from './upstream-body.js';
 
 /** How a relayed stream ended. */
 export type StreamEnd = 'complete' | 'client_gone' | 'timeout' | 'upstream_broken';
@@ -213,25 +214,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   return { observation: reader.observation, end, committed, firstResponseMs, sensitiveWords, last: [] };
 }
 
-/**
- * The body holds no more bytes and its end is queued: what was just read is the upstream's last.
- * Node's Readable has no public flag for "ended, end not yet emitted"; without its state these say
- * no, and the bytes are written as they come.
- */
-function upstreamDrained(body: Dispatcher.ResponseData['body']): boolean {
-  const state = readableState(body);
-  return state !== undefined && state.ended === true && state.length === 0;
-}
-
-/** The upstream has sent its whole body (its end is queued), read or not; false when unknown. */
-function upstreamEnded(body: Dispatcher.ResponseData['body']): boolean {
-  const state = readableState(body);
-  return state !== undefined && state.ended === true && !body.destroyed;
-}
-
 const ignore = () => undefined;
-
-const readableState = (body: Dispatcher.ResponseData['body']) => (body as { _readableState?: { ended?: unknown; length?: unknown } })._readableState;
 
 function piecesOf(held: StreamBytes | undefined, tail: Buffer | undefined): readonly Buffer[] {
   const pieces: Buffer[] = held === undefined ? [] : Array.isArray(held) ? [...held] : [held as Buffer];
