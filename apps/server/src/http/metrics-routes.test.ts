@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAILikeHandler, sendJson } from '../relay/testing/mock-upstream.js';
@@ -144,6 +145,22 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     const tooDeep = await post(chatRoute, `${'['.repeat(200)}${']'.repeat(200)}`);
     expect(tooDeep.status).toBe(400);
     expect(await count(chatRoute, '400')).toBe(before + 2);
+    // A body declared past the relay's 32 MiB limit: Fastify refuses it before reading a byte.
+    const { port } = new URL(relay.gateway);
+    const tooLarge = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST ${chatRoute} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${40 * 1024 * 1024}\r\nConnection: close\r\n\r\n{`);
+      });
+      let answer = '';
+      socket.on('data', (part) => {
+        answer += part.toString();
+        if (answer.includes('\r\n\r\n')) socket.destroy();
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    expect(tooLarge.startsWith('HTTP/1.1 413')).toBe(true);
+    expect(await count(chatRoute, '413')).toBe(1);
     // Anthropic's route: counted under its own pattern, answered in Anthropic's error shape.
     const messages = await post('/v1/messages', 'not json');
     expect(messages.status).toBe(400);
