@@ -10,6 +10,24 @@ type Table = 'users' | 'tokens' | 'channels' | 'quota_leases';
 /** How one column changes: add a per-row delta, or set a per-row value (rows without one keep theirs). */
 export type ColumnChange = { column: string; kind: 'add' | 'set'; valueOf: (id: number) => number | undefined };
 
+/** Ids per locking SELECT: far below every dialect's parameter limit. */
+const IDS_PER_LOCK = 1000;
+
+/**
+ * Locks the rows in id order (PostgreSQL and MySQL; SQLite has one writer and no row locks). A
+ * multi-row UPDATE or DELETE locks rows in the order it meets them in the table, so two
+ * transactions that each lock several of the same rows that way can wait on each other in a cycle
+ * (the database then aborts one). Every transaction that moves money locks its rows through here
+ * or one at a time by id, table by table in one order (lease rows, users, tokens, channels).
+ */
+export async function lockRowsInIdOrder(executor: Kysely<Database>, dialect: DialectName, table: Table, ids: Iterable<number>): Promise<void> {
+  if (dialect === 'sqlite') return;
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  for (let start = 0; start < sorted.length; start += IDS_PER_LOCK) {
+    await executor.selectFrom(table).select('id').where('id', 'in', sorted.slice(start, start + IDS_PER_LOCK)).orderBy('id').forUpdate().execute();
+  }
+}
+
 /**
  * Applies per-row changes to many rows with one UPDATE per chunk of ids:
  * `SET col = col + CASE id WHEN 1 THEN 5 WHEN 2 THEN 7 ELSE 0 END WHERE id IN (1, 2)`.

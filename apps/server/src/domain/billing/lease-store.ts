@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertReturningId, type Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { updateRowsById } from './batched-updates.js';
+import { lockRowsInIdOrder, updateRowsById } from './batched-updates.js';
 import { LeaseKind, type LeaseAccount, type LeaseFlushEntry } from './lease-book.js';
 
 /** Which balance could not cover a charge. */
@@ -207,6 +207,8 @@ export class LeaseStore {
     if (Number(beat.numUpdatedRows) !== 1) return false;
     const byRow = new Map<number, number>();
     for (const entry of entries) byRow.set(entry.rowId, (byRow.get(entry.rowId) ?? 0) - entry.charged - entry.returned);
+    // Every row this flush moves or deletes, locked in id order as takes lock them.
+    await lockRowsInIdOrder(trx, this.db.dialect, 'quota_leases', [...byRow.keys(), ...emptied]);
     await updateRowsById(trx, this.db.dialect, 'quota_leases', [...byRow.keys()], [{ column: 'amount', kind: 'add', valueOf: (id) => byRow.get(id) }], between);
     if (emptied.length > 0) await trx.deleteFrom('quota_leases').where('id', 'in', emptied).where('amount', '=', 0).execute();
     return true;

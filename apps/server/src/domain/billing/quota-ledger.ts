@@ -1,7 +1,7 @@
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Db } from '../../db/index.js';
 import { createLogWriter, LogBuffer, yieldToEventLoop, type LogWriter } from '../logs/log-buffer.js';
-import { updateRowsById } from './batched-updates.js';
+import { lockRowsInIdOrder, updateRowsById } from './batched-updates.js';
 import { LeaseBook, LeaseKind, type LeaseAccount } from './lease-book.js';
 import type { LeaseStore } from './lease-store.js';
 import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
@@ -149,18 +149,22 @@ export class QuotaLedger implements UnflushedQuota {
           await this.sqliteCounters(batch);
         } else {
           const users = batch.users;
+          const tokens = batch.tokens;
+          const channels = batch.channels;
+          // Locked in id order first, table by table, so flushes on two nodes never deadlock.
+          await lockRowsInIdOrder(trx, dialect, 'users', users.keys());
+          await lockRowsInIdOrder(trx, dialect, 'tokens', tokens.keys());
+          await lockRowsInIdOrder(trx, dialect, 'channels', channels.keys());
           await updateRowsById(trx, dialect, 'users', [...users.keys()], [
             { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
             { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
             { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
           ], yieldToEventLoop);
-          const tokens = batch.tokens;
           await updateRowsById(trx, dialect, 'tokens', [...tokens.keys()], [
             { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
             { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
             { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
           ], yieldToEventLoop);
-          const channels = batch.channels;
           await updateRowsById(trx, dialect, 'channels', [...channels.keys()], [
             { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
           ], yieldToEventLoop);

@@ -1,3 +1,5 @@
+import { createConnection } from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertReturningId } from '../../db/index.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
@@ -137,3 +139,100 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     expect(logs.map((log) => Number(log.quota))).toEqual([5]);
   });
 });
+
+/** A transaction on its own connection, standing for a take on another node, step by step. */
+async function outsideTransaction(dialect: 'postgres' | 'mysql', dsn: string) {
+  if (dialect === 'postgres') {
+    const client = new pg.Client({ connectionString: dsn });
+    await client.connect();
+    await client.query('BEGIN');
+    return { run: async (text: string) => void (await client.query(text)), end: async () => { await client.query('COMMIT'); await client.end(); } };
+  }
+  const connection = await createConnection(dsn);
+  await connection.query('BEGIN');
+  return { run: async (text: string) => void (await connection.query(text)), end: async () => { await connection.query('COMMIT'); await connection.end(); } };
+}
+
+describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s', (dialect) => {
+  let fresh: FreshDb;
+  beforeAll(async () => {
+    fresh = await createFreshDb(dialect);
+  });
+  afterAll(async () => {
+    await fresh.drop();
+  });
+
+  it('a flush locks its lease rows in id order, as takes do, so a take and a flush never deadlock', async () => {
+    const { db } = fresh;
+    const store = new LeaseStore(db, 'node-f/lock', 'node-f');
+    await store.register();
+    const ledger = new QuotaLedger(db, store);
+    const userId = await insertReturningId(db, 'users', { username: 'lock-order', password: 'x', quota: 1000, created_at: 0 });
+    const tokenId = await insertReturningId(db, 'tokens', { user_id: userId, key: 'lock-order', created_time: 0, remain_quota: 1000 });
+    const user = ledger.leases.account(LeaseKind.User, userId);
+    const token = ledger.leases.account(LeaseKind.Token, tokenId);
+    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    for (const account of [user, token]) {
+      account.granted += 250;
+      account.charged += 150;
+    }
+    ledger.addUser(userId, { usedQuota: 150, requestCount: 1 });
+    ledger.addToken(tokenId, { usedQuota: 150 });
+    const [low, high] = [user.rowId!, token.rowId!].sort((a, b) => a - b);
+    // The lower row's live version now sits after the higher one in the table, where a plain
+    // multi-row UPDATE meets it second.
+    await db.kysely.updateTable('quota_leases').set((eb) => ({ amount: eb('amount', '+', 0) })).where('id', '=', low!).execute();
+
+    // A take elsewhere has locked the lower row; the flush starts and must wait for it with the
+    // higher row still free, so the take can lock that one next and finish.
+    const take = await outsideTransaction(dialect, fresh.sqlDsn);
+    await take.run(`SELECT id FROM quota_leases WHERE id = ${low} FOR UPDATE`);
+    const flushed = ledger.flush().then(
+      () => 'flushed',
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await take.run(`SELECT id FROM quota_leases WHERE id = ${high} FOR UPDATE`).then(
+      () => 'locked',
+      (error: Error) => error.message,
+    );
+    await take.end();
+    expect([second, await flushed]).toEqual(['locked', 'flushed']);
+    // Nothing lost: the charges left the lease rows, the rest stayed there or went back.
+    const rows = await db.kysely.selectFrom('quota_leases').select(['entity_id', 'kind', 'amount']).where('holder', '=', store.holder).execute();
+    const heldBy = (kind: LeaseKind) => rows.filter((row) => Number(row.kind) === kind).reduce((sum, row) => sum + Number(row.amount), 0);
+    const balance = await db.kysely.selectFrom('users').innerJoin('tokens', 'tokens.user_id', 'users.id').select(['users.quota', 'tokens.remain_quota']).where('users.id', '=', userId).executeTakeFirstOrThrow();
+    expect([Number(balance.quota) + heldBy(LeaseKind.User), Number(balance.remain_quota) + heldBy(LeaseKind.Token)]).toEqual([850, 850]);
+  });
+
+  it('a flush locks the users it updates in id order, so flushes on two nodes never deadlock', async () => {
+    const { db } = fresh;
+    const store = new LeaseStore(db, 'node-g/lock', 'node-g');
+    await store.register();
+    const ledger = new QuotaLedger(db, store);
+    const [low, high] = [
+      await insertReturningId(db, 'users', { username: 'lock-low', password: 'x', quota: 0, created_at: 0 }),
+      await insertReturningId(db, 'users', { username: 'lock-high', password: 'x', quota: 0, created_at: 0 }),
+    ];
+    await db.kysely.updateTable('users').set((eb) => ({ used_quota: eb('used_quota', '+', 0) })).where('id', '=', low!).execute();
+    ledger.addUser(high!, { usedQuota: 5, requestCount: 1 });
+    ledger.addUser(low!, { usedQuota: 7, requestCount: 1 });
+    // Another node's flush has locked the lower user and goes on to the higher one.
+    const other = await outsideTransaction(dialect, fresh.sqlDsn);
+    await other.run(`UPDATE users SET used_quota = used_quota + 1 WHERE id = ${low}`);
+    const flushed = ledger.flush().then(
+      () => 'flushed',
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await other.run(`UPDATE users SET used_quota = used_quota + 1 WHERE id = ${high}`).then(
+      () => 'locked',
+      (error: Error) => error.message,
+    );
+    await other.end();
+    expect([second, await flushed]).toEqual(['locked', 'flushed']);
+    const used = await db.kysely.selectFrom('users').select(['id', 'used_quota']).where('id', 'in', [low!, high!]).orderBy('id').execute();
+    expect(used.map((row) => Number(row.used_quota))).toEqual([8, 6]);
+  });
+});
+
