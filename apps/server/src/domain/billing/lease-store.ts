@@ -222,10 +222,14 @@ export class LeaseStore {
   async readopt(trx: Kysely<Database>, entries: readonly LeaseFlushEntry[], held: readonly LeaseAccount[]): Promise<Map<LeaseAccount, number>> {
     const now = nowSeconds();
     await trx.insertInto('relay_nodes').values({ holder: this.holder, name: this.nodeName, started_at: now, heartbeat_at: now }).execute();
-    for (const { account, charged } of entries) await this.debit(trx, account, charged);
+    // One debit per balance, users before tokens and by id: the lock order of takes and flushes.
+    const debits = new Map<LeaseAccount, number>();
+    for (const { account, charged } of entries) debits.set(account, (debits.get(account) ?? 0) + charged);
+    for (const account of held) debits.set(account, (debits.get(account) ?? 0) + account.granted);
+    const ordered = [...debits].sort(([a], [b]) => a.kind - b.kind || a.entityId - b.entityId);
+    for (const [account, amount] of ordered) await this.debit(trx, account, amount);
     const rows = new Map<LeaseAccount, number>();
     for (const account of held) {
-      await this.debit(trx, account, account.granted);
       rows.set(account, await insertReturningId(this.db, 'quota_leases', { holder: this.holder, kind: account.kind, entity_id: account.entityId, amount: account.granted }, trx));
     }
     return rows;
@@ -244,6 +248,8 @@ export class LeaseStore {
   /** A clean shutdown: the last flush gave everything back, so the rows and the process row go. */
   async unregister(): Promise<void> {
     await this.db.kysely.transaction().execute(async (trx) => {
+      // The process row first, as a reclaimer locks it (by deleting it) before the lease rows.
+      if (this.db.dialect !== 'sqlite') await trx.selectFrom('relay_nodes').select('holder').where('holder', '=', this.holder).forUpdate().execute();
       await trx.deleteFrom('quota_leases').where('holder', '=', this.holder).where('amount', '=', 0).execute();
       const left = await trx.selectFrom('quota_leases').select('id').where('holder', '=', this.holder).executeTakeFirst();
       // Anything still held (a call that outlived the shutdown) is given back by the next start.

@@ -116,6 +116,42 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     expect(ledger.leases.size).toBe(0);
   });
 
+  it('a process taken for dead takes back what its calls were charged and what it still holds, keeping the books exact', async () => {
+    const store = storeFor('node-slow');
+    await store.register();
+    const lost: Error[] = [];
+    const ledger = new QuotaLedger(fresh.db, store, (error) => lost.push(error));
+    const payer = await newPayer(1000, 1000);
+    const user = ledger.leases.account(LeaseKind.User, payer.userId);
+    const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
+    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    for (const account of [user, token]) {
+      account.granted += 250;
+      account.charged += 150;
+      account.held += 100;
+    }
+    ledger.addUser(payer.userId, { usedQuota: 150, requestCount: 1 });
+    ledger.addToken(payer.tokenId, { usedQuota: 150 });
+    // Its heartbeat stalled: a neighbour gives its leases back.
+    await fresh.db.kysely.updateTable('relay_nodes').set({ heartbeat_at: 0 }).where('holder', '=', store.holder).execute();
+    expect(await storeFor('node-neighbour').reclaimDead(60)).toEqual({ holders: 1, amount: 800 });
+    expect(await balances(payer)).toMatchObject({ quota: 1000, remain: 1000 });
+    await ledger.flush();
+    expect(lost).toHaveLength(1);
+    const rows = await leaseRows(store.holder);
+    const heldIn = (kind: LeaseKind) => rows.filter((row) => row.kind === kind).reduce((sum, row) => sum + row.amount, 0);
+    const after = await balances(payer);
+    // The 150 charged left the balance for good; what the process still holds sits in its new rows.
+    expect([after.quota + heldIn(LeaseKind.User), after.remain + heldIn(LeaseKind.Token), after.userUsed, after.tokenUsed]).toEqual([850, 850, 150, 150]);
+    expect([heldIn(LeaseKind.User), heldIn(LeaseKind.Token)]).toEqual([user.granted, token.granted]);
+    expect(user.granted).toBeGreaterThanOrEqual(user.held);
+    // The process is registered again and its next flush goes through as usual.
+    for (const account of [user, token]) account.held -= 100;
+    await ledger.flush(true);
+    expect(await balances(payer)).toMatchObject({ quota: 850, remain: 850 });
+    expect(await leaseRows(store.holder)).toEqual([]);
+  });
+
   it('flushes deltas for many rows in batched statements, 64-bit amounts included', async () => {
     const store = storeFor('node-e');
     await store.register();
