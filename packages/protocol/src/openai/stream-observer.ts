@@ -116,16 +116,24 @@ function readHeld(endpoint: OpenAIEndpoint, observation: StreamObservation, even
     const blank = events.indexOf('\n\n', start);
     const end = blank === -1 ? length : blank;
     const next = blank === -1 ? length : blank + 2;
-    const lineEnd = events.indexOf('\n', start);
-    if (events.startsWith('data: ', start) && (lineEnd === -1 || lineEnd >= end)) {
-      const payload = events.slice(start + 6, end);
-      // latin1 text of UTF-8 bytes: decoded only when it holds a non-ASCII byte.
-      readEvent(endpoint, observation, NON_ASCII.test(payload) ? Buffer.from(payload, 'latin1').toString('utf8') : payload);
-    } else if (end > start) {
-      readSplit(endpoint, observation, events.slice(start, next));
-    }
+    const data = singleDataLine(events, start, end);
+    if (data !== undefined) readEvent(endpoint, observation, data);
+    else if (end > start) readSplit(endpoint, observation, events.slice(start, next));
     start = next;
   }
+}
+
+/**
+ * The data of an event that is one `data: ` line, from the latin1 text of `\n`-ended events
+ * (`end`: where the line's \n is, or the text's end); undefined for any other shape.
+ */
+export function singleDataLine(events: string, start: number, end: number): string | undefined {
+  if (!events.startsWith('data: ', start)) return undefined;
+  const lineEnd = events.indexOf('\n', start);
+  if (lineEnd !== -1 && lineEnd < end) return undefined;
+  const payload = events.slice(start + 6, end);
+  // latin1 text of UTF-8 bytes: decoded only when it holds a non-ASCII byte.
+  return NON_ASCII.test(payload) ? Buffer.from(payload, 'latin1').toString('utf8') : payload;
 }
 
 const NON_ASCII = /[\u0080-\u00ff]/;

@@ -51,6 +51,22 @@ describe('OpenAIStreamReader', () => {
     expect(keeping.observation.usage).toEqual({ promptTokens: 3, completionTokens: 2 });
   });
 
+  it('reads usage events of every shape in a chunk of whole events: one data line (non-ASCII text too), named, without the space', () => {
+    const onChoice = (text: string, prompt: number) => chunk({ choices: [{ index: 0, delta: { content: text }, usage: { prompt_tokens: prompt, completion_tokens: 1 } }] });
+    const cases: [string, string, number][] = [
+      [onChoice('狐狸 ✓', 7), '狐狸 ✓', 7],
+      [`event: message\n${onChoice('named', 8)}`, 'named', 8],
+      [onChoice('tight', 9).replace('data: ', 'data:'), 'tight', 9],
+    ];
+    for (const [event, text, prompt] of cases) {
+      const stream = content('Hel') + event + 'data: [DONE]\n\n';
+      const reader = new OpenAIStreamReader('chat', true);
+      expect(relay(reader, [stream])).toBe(stream);
+      expect(reader.observation.usage).toEqual({ promptTokens: prompt, completionTokens: 1 });
+      expect(reader.observation.textParts).toEqual([text]);
+    }
+  });
+
   it('counts the text of a last event that the upstream left without its blank line', () => {
     for (const last of ['data: {"choices":[{"delta":{"content":"lo"}}]}', 'event: x\ndata: {"choices":[{"delta":{"content":"lo"}}]}\n']) {
       const reader = new OpenAIStreamReader('chat', true);

@@ -7,6 +7,7 @@ import {
   holdUnread,
   observeStreamEvent,
   observeUsageEvent,
+  singleDataLine,
   usageMentionAt,
   type StreamObservation,
 } from './stream-observer.js';
@@ -73,8 +74,9 @@ export class OpenAIStreamReader {
       const start = blank < cursor ? cursor : blank + 2;
       const end = text.indexOf('\n\n', at) + 2;
       if (start > cursor) holdUnread(this.endpoint, this.observation, text.slice(cursor, start));
-      const event = new SseEvent(chunk.subarray(start, end), text.slice(start, end));
-      const verdict = observeUsageEvent(this.endpoint, this.observation, event.data);
+      // The usual event is one data line, read straight from the text; any other through SseEvent.
+      const data = singleDataLine(text, start, end - 2) ?? new SseEvent(chunk.subarray(start, end), text.slice(start, end)).data;
+      const verdict = observeUsageEvent(this.endpoint, this.observation, data);
       if (verdict.usageOnly && this.dropUsageOnly) {
         if (start > keptFrom) kept.push(chunk.subarray(keptFrom, start));
         keptFrom = end;
