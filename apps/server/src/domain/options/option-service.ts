@@ -22,6 +22,9 @@ export class OptionService {
   private readonly parsedJson = new Map<OptionKey, unknown>();
   private readonly listeners: Listener[] = [];
   private readonly writeListeners: ((key: OptionKey) => void)[] = [];
+  /** Counts this node's completed writes; `writtenAt` holds each key's latest count. */
+  private writes = 0;
+  private readonly writtenAt = new Map<OptionKey, number>();
 
   constructor(private readonly db: Db) {
     for (const [key, definition] of Object.entries(OPTION_DEFINITIONS)) {
@@ -31,9 +34,12 @@ export class OptionService {
 
   /** Loads every stored option over the defaults; unknown or invalid stored rows are ignored. */
   async refresh(): Promise<void> {
+    const before = this.writes;
     const rows = await this.db.kysely.selectFrom('options').select(['key', 'value']).execute();
     for (const row of rows) {
       if (!isOptionKey(row.key) || row.value === null) continue;
+      // Written here while the rows were read: the read may predate the write, whose value stands.
+      if ((this.writtenAt.get(row.key) ?? 0) > before) continue;
       let value: string;
       try {
         value = normaliseOptionValue(row.key, row.value);
@@ -54,6 +60,8 @@ export class OptionService {
       ? insert.onDuplicateKeyUpdate({ value })
       : insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
     ).execute();
+    this.writes += 1;
+    this.writtenAt.set(optionKey, this.writes);
     this.apply(optionKey, value);
     for (const written of this.writeListeners) written(optionKey);
   }
