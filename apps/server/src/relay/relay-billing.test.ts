@@ -2,6 +2,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { Pool, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
+import { LOG_BACKLOG_ROWS } from '../domain/logs/log-buffer.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatChunk, chatCompletionBody, sendJson } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
@@ -201,11 +202,11 @@ describe('batch size', () => {
           triedChannelIds: [1],
           unpaidQuota: 0,
         });
-      for (let index = 0; index < 999; index += 1) hourly.runtime.ledger.logs.push(log(index));
+      for (let index = 0; index < LOG_BACKLOG_ROWS - 1; index += 1) hourly.runtime.ledger.logs.push(log(index));
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await totals(hourly.context, ids)).logs).toHaveLength(0);
-      hourly.runtime.ledger.logs.push(log(999));
-      await expect.poll(async () => (await totals(hourly.context, ids)).logs.length, { timeout: 3000 }).toBe(1000);
+      hourly.runtime.ledger.logs.push(log(LOG_BACKLOG_ROWS - 1));
+      await expect.poll(async () => (await totals(hourly.context, ids)).logs.length, { timeout: 5000 }).toBe(LOG_BACKLOG_ROWS);
     } finally {
       await hourly.close();
     }
