@@ -3,6 +3,7 @@ import { FormData, Response } from 'undici';
 import { badRequest } from '../errors/app-error.js';
 import type { UpstreamBody } from '../providers/provider-types.js';
 import { codecFor } from './chat-codecs.js';
+import { checkNativeFields, checkOpenAIFields } from './relay-input-checks.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 
 /** A relay request body as the relay's content-type parsers hand it over. */
@@ -70,6 +71,7 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: 
   }
   const json = parsed.json;
   if (spec.format !== undefined && spec.format !== 'openai') return readNativeChat(spec, spec.format, parsed.raw, json, target);
+  checkOpenAIFields(json);
   const stream = json.stream === true && STREAMING_ENDPOINTS.has(spec.endpoint);
   const n = typeof json.n === 'number' && Number.isInteger(json.n) && json.n > 0 ? json.n : 1;
   return {
@@ -91,6 +93,7 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: 
  * which the token counter, the prompt check and any upstream of another format read.
  */
 function readNativeChat(spec: RelayEndpointSpec, format: ChatFormat, raw: string, json: Record<string, unknown>, target: UrlTarget | undefined): RelayInput {
+  checkNativeFields(format, json);
   let converted;
   try {
     converted = codecFor(format).requestToCanonical!(json);
