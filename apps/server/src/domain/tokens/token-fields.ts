@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { TokensTable } from '../../db/schema.js';
 import { badRequest } from '../../errors/app-error.js';
+import { hasForbiddenCharacters } from '../users/username.js';
 
 export type TokenRow = Selectable<TokensTable>;
 
@@ -75,6 +76,9 @@ export function checkName(name: string | undefined, required: boolean): string |
   const trimmed = name.trim();
   if (trimmed === '') throw badRequest('令牌名称不能为空', 'token:missing_name');
   if ([...trimmed].length > TOKEN_NAME_MAX) throw badRequest('令牌名称过长', 'token:name_too_long');
+  if (hasForbiddenCharacters(trimmed)) {
+    throw badRequest('令牌名称包含不允许的字符 (the token name holds control, zero-width or text-direction characters)', 'token:name_characters');
+  }
   return trimmed;
 }
 

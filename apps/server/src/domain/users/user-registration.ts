@@ -6,7 +6,7 @@ import { hashPassword } from './password.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
 import { isUniqueViolation, type BindingColumn, type UserRepository, type UserRow } from './user-repository.js';
 import { randomAlphanumeric } from './user-service.js';
-import { hasForbiddenCharacters, usernameKey } from './username.js';
+import { hasForbiddenCharacters, usernameKey, withoutForbiddenCharacters } from './username.js';
 
 export interface NewUser {
   username: string;
@@ -62,7 +62,8 @@ export async function createUser(context: AppContext, input: NewUser): Promise<U
             username: input.username,
             username_key: usernameKey(input.username),
             password,
-            display_name: input.displayName || input.username,
+            // A provider's profile name may carry what no typed name may (the routes refuse those).
+            display_name: withoutForbiddenCharacters(input.displayName ?? '').trim() || input.username,
             email: input.email ?? '',
             role: input.role ?? Role.Common,
             status: UserStatus.Enabled,

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
  * matches \p{Cs}, while a proper pair is one astral code point and does not.
  */
 const FORBIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}]/u;
+const FORBIDDEN_CHARACTERS_ALL = new RegExp(FORBIDDEN_CHARACTERS.source, 'gu');
 
 /**
  * Cyrillic and Greek letters that render like Latin ones, so `rоot` (Cyrillic о) cannot pose as
@@ -47,9 +48,17 @@ const LOOKALIKE_PATTERN = new RegExp(`[${Object.keys(LATIN_LOOKALIKES).join('')}
 /** Keys longer than this are stored as a hash, so the unique index stays within MySQL's key size. */
 const MAX_PLAIN_KEY_LENGTH = 160;
 
-/** Whether the name holds a character no username may hold. */
-export function hasForbiddenCharacters(username: string): boolean {
-  return FORBIDDEN_CHARACTERS.test(username);
+/**
+ * Whether the name holds a character no username may hold. The same rule guards every other name
+ * the console shows (display, token and redemption names): only the look-alike rule is the username's own.
+ */
+export function hasForbiddenCharacters(name: string): boolean {
+  return FORBIDDEN_CHARACTERS.test(name);
+}
+
+/** A name a sign-in provider hands us, which is cleaned rather than refused: the user did not type it here. */
+export function withoutForbiddenCharacters(name: string): string {
+  return name.replace(FORBIDDEN_CHARACTERS_ALL, '');
 }
 
 /**

@@ -2,13 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { MAX_REDEMPTIONS_PER_BATCH, RedemptionService, type RedemptionRow } from '../../domain/redemptions/redemption-service.js';
+import { hasForbiddenCharacters } from '../../domain/users/username.js';
 import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok, parseInput } from '../envelope.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 
 export const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
-const nameSchema = z.string().trim().max(20, '兑换码名称长度必须在 1 到 20 之间');
+const nameSchema = z
+  .string()
+  .trim()
+  .max(20, '兑换码名称长度必须在 1 到 20 之间')
+  .refine((name) => !hasForbiddenCharacters(name), '兑换码名称包含不允许的字符 (the name holds control, zero-width or text-direction characters)');
 const quotaSchema = z.number({ error: '额度必须是整数' }).int('额度必须是整数').positive('额度必须大于 0');
 const expiredSchema = z.number({ error: '过期时间必须是整数' }).int().min(0, '过期时间无效').optional();
 

@@ -18,6 +18,7 @@ import { pageOf, readPaging } from '../../lib/paging.js';
 import { mayCreateRole, outranks, SAME_OR_HIGHER_READ, MANAGE_ACTIONS } from '../../domain/users/user-permissions.js';
 import { assertUsernameAvailable, createUser, usernameTakenError } from '../../domain/users/user-registration.js';
 import { isUniqueViolation, toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
+import { hasForbiddenCharacters } from '../../domain/users/username.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
@@ -37,7 +38,11 @@ const password = z
   .max(PASSWORD_MAX_LENGTH, `密码长度不得大于 ${PASSWORD_MAX_LENGTH} 位！`);
 /** An optional new password: empty means "leave it as it is". */
 const optionalPassword = z.union([z.literal(''), password]).optional();
-const displayName = z.string().trim().max(DISPLAY_NAME_MAX_LENGTH, `显示名称长度不能超过 ${DISPLAY_NAME_MAX_LENGTH} 个字符`);
+const displayName = z
+  .string()
+  .trim()
+  .max(DISPLAY_NAME_MAX_LENGTH, `显示名称长度不能超过 ${DISPLAY_NAME_MAX_LENGTH} 个字符`)
+  .refine((name) => !hasForbiddenCharacters(name), '显示名称包含不允许的字符 (the display name holds control, zero-width or text-direction characters)');
 const quota = z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(0, '额度不能为负数').max(Number.MAX_SAFE_INTEGER);
 export const userId = z.coerce.number({ error: '无效的用户 ID' }).int('无效的用户 ID').positive('无效的用户 ID');
 
