@@ -22,5 +22,18 @@ export function epayVerify(params: Record<string, string>, merchantKey: string):
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
+/** A plain decimal amount, as Epay writes `money` ("73.00"); not hex, exponents, signs or blanks, which Number() would take. */
+const MONEY_PATTERN = /^\d{1,15}(\.\d{1,8})?$/;
+
+/**
+ * Whether a notify's `money` is the order's amount, to the cent. A notify without it, or with
+ * anything but a plain decimal, does not match: a signature proves who sent the notify, not that
+ * what it says was paid is what the order costs.
+ */
+export function epayMoneyMatches(money: string | undefined, orderMoney: number): boolean {
+  if (money === undefined || !MONEY_PATTERN.test(money) || !Number.isFinite(orderMoney)) return false;
+  return Math.round(Number(money) * 100) === Math.round(orderMoney * 100);
+}
+
 /** The console's payment method names and Epay's `type` values. */
 export const EPAY_TYPES: Record<string, string> = { zfb: 'alipay', alipay: 'alipay', wx: 'wxpay', wxpay: 'wxpay' };

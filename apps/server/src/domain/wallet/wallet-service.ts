@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
 import type { OptionService } from '../options/option-service.js';
-import { EPAY_TYPES, epaySign, epayVerify } from './epay.js';
+import { EPAY_TYPES, epayMoneyMatches, epaySign, epayVerify } from './epay.js';
 import { recordUserLog } from '../users/user-logs.js';
 import { formatQuota } from './quota-format.js';
 
@@ -81,7 +81,7 @@ export class WalletService {
     const tradeNo = params.out_trade_no ?? '';
     const order = await this.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
     if (!order) return false;
-    if (params.money !== undefined && Math.abs(Number(params.money) - Number(order.money)) >= 0.005) return false;
+    if (!epayMoneyMatches(params.money, Number(order.money))) return false;
     if (order.status === 'success') return true;
 
     const quotaPerUnit = this.options.number('QuotaPerUnit');

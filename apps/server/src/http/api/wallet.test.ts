@@ -106,6 +106,32 @@ describe('online top-up through Epay', () => {
     expect(logs[0]).toMatchObject({ username: 'payer', quota: 5000000 });
   });
 
+  it('refuses a validly signed notify whose money is missing, malformed or not the order amount', async () => {
+    await enableEpay();
+    const form = (await test.app.inject({ method: 'POST', url: '/api/user/pay', headers: user, payload: { amount: 10, payment_method: 'zfb' } })).json().data as Record<string, string>;
+    const base: Record<string, string> = { pid: '1001', trade_no: 'EP9', out_trade_no: form.out_trade_no!, type: 'alipay', name: 'TUC10', trade_status: 'TRADE_SUCCESS' };
+    const notify = (params: Record<string, string>) =>
+      test.app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams({ ...params, sign: epaySign(params, MERCHANT_KEY), sign_type: 'MD5' })}` });
+    const orderStatus = async () =>
+      (await test.context.db.kysely.selectFrom('top_ups').select('status').where('trade_no', '=', form.out_trade_no!).executeTakeFirstOrThrow()).status;
+
+    // The order costs 73.00. Number() would read '0x49' and '7.3e1' as 73, and '' as 0.
+    for (const money of [undefined, '', 'abc', 'NaN', 'Infinity', '73.00abc', '0x49', '7.3e1', ' 73.00', '-73.00', '73.01', '72.99', '7300']) {
+      const params = money === undefined ? base : { ...base, money };
+      const answer = await notify(params);
+      expect(answer.body, `money ${String(money)}`).toBe('fail');
+      expect(await quotaOf('payer')).toBe(0);
+      expect(await orderStatus()).toBe('pending');
+    }
+    expect(await test.context.db.kysely.selectFrom('logs').select('id').where('type', '=', 1).execute()).toEqual([]);
+
+    // The same notify with the order's money goes through; without the decimals too.
+    expect((await notify({ ...base, money: '73' })).body).toBe('success');
+    expect([await quotaOf('payer'), await orderStatus()]).toEqual([10 * 500000, 'success']);
+    // A paid order is no excuse either: a replay without money is still refused.
+    expect((await notify(base)).body).toBe('fail');
+  });
+
   it('answers fail for an unknown order or a failed trade', async () => {
     await enableEpay();
     const unknown = { pid: '1001', out_trade_no: 'nope', money: '1.00', trade_status: 'TRADE_SUCCESS' };
