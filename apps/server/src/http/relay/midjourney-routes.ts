@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import { notFound } from '../../errors/app-error.js';
 import { upstreamOf } from '../../domain/tasks/midjourney-channels.js';
 import { applyReported } from '../../domain/tasks/midjourney-poller.js';
 import { createMidjourneyRuntime, type MidjourneyRuntime } from '../../domain/tasks/midjourney-runtime.js';
@@ -18,6 +19,7 @@ import { mjRefusal, mjUpstreamError, MjReply, taskDto, toMjReply } from './midjo
  * `/mj-fast/mj/…` (the other spelling proxies document) as `/mj/…`, as new-api's getMjRequestPath.
  */
 export const MJ_MODES = ['fast', 'relax', 'turbo', 'mj-fast', 'mj-relax', 'mj-turbo'] as const;
+const MJ_PREFIXES = ['', ...MJ_MODES.map((mode) => `/${mode}`)];
 const SUBMIT_KINDS: readonly MjSubmitKind[] = ['imagine', 'change', 'simple-change', 'describe', 'blend', 'action', 'modal', 'shorten', 'upload-discord-images'];
 const IMAGE_TIMEOUT_MS = 60_000;
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -39,8 +41,21 @@ export function midjourneyRoutes(scope: FastifyInstance, context: AppContext, re
       void reply.status(answer.status).send(answer.body);
     });
     countTaskCalls(routes, relay.metrics);
-    for (const prefix of ['', ...MJ_MODES.map((mode) => `/${mode}`)]) register(routes, context, mj, prefix);
+    for (const prefix of MJ_PREFIXES) register(routes, context, mj, prefix);
   });
+  // A path under /mj that no route serves is refused in the same shape. Beside the routes' scope,
+  // so that its call counting leaves such paths out.
+  for (const prefix of MJ_PREFIXES) {
+    void scope.register(
+      async (unknown) => {
+        unknown.setNotFoundHandler((request, reply) => {
+          const answer = toMjReply(notFound(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'request:invalid_url'));
+          void reply.status(answer.status).send(answer.body);
+        });
+      },
+      { prefix: `${prefix}/mj` },
+    );
+  }
   return mj;
 }
 

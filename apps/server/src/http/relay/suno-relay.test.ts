@@ -145,11 +145,11 @@ describe('refusals', () => {
     const payer = await seedSunoPayer(env, mock, { modelLimits: ['suno_lyrics'] });
     const none = await sunoCall(env.gateway, undefined, 'POST', '/suno/submit/music', { prompt: 'x' });
     expect(none.status).toBe(401);
-    expect(none.json).toMatchObject({ error: { code: 'missing_api_key' } });
+    expect(none.json).toMatchObject({ code: 'missing_api_key', data: null });
     expect((await sunoCall(env.gateway, 'sk-nosuchkey', 'GET', '/suno/fetch/abc')).status).toBe(401);
     const limited = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'x' });
     expect(limited.status).toBe(403);
-    expect(limited.json).toMatchObject({ error: { code: 'model_not_allowed' } });
+    expect(limited.json).toMatchObject({ code: 'model_not_allowed', data: null });
     expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/video', { prompt: 'x' })).toEqual({ status: 400, json: { code: 'invalid_request', message: 'invalid_action', data: null } });
     const wrongType = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/lyrics', { prompt: 3 });
     expect([wrongType.status, wrongType.json.code]).toEqual([400, 'invalid_request']);
@@ -179,7 +179,7 @@ describe('refusals', () => {
     env.context.changes.emit('channels');
     const refused = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'x' });
     expect(refused.status).toBe(503);
-    expect(refused.json).toMatchObject({ error: { code: 'no_available_channel' } });
+    expect(refused.json).toMatchObject({ code: 'no_available_channel', data: null });
   });
 });
 

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import { renderError, toAppError } from '../../errors/render.js';
+import { notFound, type AppError } from '../../errors/app-error.js';
+import { toAppError } from '../../errors/render.js';
 import { pollSunoTasks } from '../../domain/tasks/suno-poll.js';
-import { isTaskError, SunoTasks, taskError } from '../../domain/tasks/suno-tasks.js';
+import { SunoTasks, taskError } from '../../domain/tasks/suno-tasks.js';
 import { TaskChannels } from '../../domain/tasks/task-channels.js';
 import { taskPollerOf } from '../../domain/tasks/task-poller.js';
 import { TaskRepository } from '../../domain/tasks/task-repository.js';
@@ -16,15 +17,22 @@ import { countTaskCalls, noteTaskCall } from '../../lib/metrics/task-call-metric
 /** Submit bodies are a few fields of text. */
 const SUNO_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * A failure as new-api's TaskError: the short form of the namespaced code (`invalid_api_key`,
+ * `no_available_channel`, a task stage's `invalid_request`, `invalid_json` ...), the message, no data.
+ */
+const sunoFailure = (error: AppError) => ({ code: error.shortCode, message: error.message, data: null });
+
 /** The JSON of a relay body (the relay scope's parsers keep it beside its text); undefined for none. */
 const jsonOf = (body: unknown): unknown => ((body as RelayRequestBody | undefined)?.kind === 'json' ? (body as { json: unknown }).json : undefined);
 
 /**
  * The Suno relay, as new-api serves it (router/relay-router.go): POST /suno/submit/{music,lyrics},
  * POST /suno/fetch {ids}, GET /suno/fetch/{id}, with a relay key (`Authorization: Bearer sk-…`).
- * Answers {code:'success', message, data}; a task-stage failure {code, message, data:null} with
- * its status, as new-api's TaskError; key and routing failures in the relay's OpenAI shape.
- * Registers the Suno round of the master's task poll.
+ * Answers {code:'success', message, data}; every failure {code, message, data:null} with its status,
+ * as new-api's TaskError: the key, channel, body and unknown-path refusals too (new-api answers its
+ * key check in OpenAI's shape; a Suno client reads only this one). Registers the Suno round of the
+ * master's task poll.
  */
 export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime: RelayRuntime): SunoTasks {
   const repository = new TaskRepository(context.db);
@@ -38,42 +46,50 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
     return authenticated instanceof Promise ? await authenticated : authenticated;
   };
 
-  void scope.register(async (suno) => {
-    countTaskCalls(suno, runtime.metrics);
-    suno.setErrorHandler((error, request, reply) => {
-      const appError = toAppError(error);
-      if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'suno relay failed');
-      if (reply.sent) return;
-      // A body that is no JSON is the task's invalid_request, as new-api binds it.
-      const taskStage = isTaskError(appError) || appError.code.startsWith('request:');
-      const body = taskStage ? { code: appError.shortCode, message: appError.message, data: null } : renderError(appError, 'openai');
-      void reply.status(appError.status).send(body);
-    });
+  void scope.register(
+    async (suno) => {
+      suno.setErrorHandler((error, request, reply) => {
+        const appError = toAppError(error);
+        if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'suno relay failed');
+        if (reply.sent) return;
+        void reply.status(appError.status).send(sunoFailure(appError));
+      });
+      suno.setNotFoundHandler((request, reply) => {
+        const path = request.url.split('?')[0]!;
+        void reply.status(404).send(sunoFailure(notFound(`Invalid URL (${request.method} ${path})`, 'request:invalid_url')));
+      });
 
-    // new-api's /suno/submit/:action, the action upper-cased: MUSIC or LYRICS.
-    suno.post('/suno/submit/:action', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
-      const who = await caller(request);
-      const action = sunoActionOf((request.params as { action: string }).action);
-      if (!action) throw taskError('invalid_request', 'invalid_action', 400);
-      const body = jsonOf(request.body);
-      if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
-      const submitted = await tasks.submit(who, action, body);
-      noteTaskCall(request, submitted.priceKey, submitted.channelId);
-      return submitted.answer;
-    });
+      // A child scope, so that its call counting leaves out the paths no route serves.
+      await suno.register(async (routes) => {
+        countTaskCalls(routes, runtime.metrics);
 
-    suno.post('/suno/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
-      const who = await caller(request);
-      const parsed = sunoFetchRequestSchema.safeParse(jsonOf(request.body) ?? {});
-      if (!parsed.success) throw taskError('invalid_request', '请求参数错误：ids 需要是任务 ID 的数组 (ids must be an array of task ids, at most 1000)', 400);
-      return { code: 'success', message: '', data: await tasks.fetchMany(who, parsed.data.ids ?? []) };
-    });
+        // new-api's /suno/submit/:action, the action upper-cased: MUSIC or LYRICS.
+        routes.post('/submit/:action', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
+          const who = await caller(request);
+          const action = sunoActionOf((request.params as { action: string }).action);
+          if (!action) throw taskError('invalid_request', 'invalid_action', 400);
+          const body = jsonOf(request.body);
+          if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
+          const submitted = await tasks.submit(who, action, body);
+          noteTaskCall(request, submitted.priceKey, submitted.channelId);
+          return submitted.answer;
+        });
 
-    suno.get('/suno/fetch/:id', async (request) => {
-      const who = await caller(request);
-      const { id } = request.params as { id: string };
-      return { code: 'success', message: '', data: await tasks.fetchOne(who, id) };
-    });
-  });
+        routes.post('/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
+          const who = await caller(request);
+          const parsed = sunoFetchRequestSchema.safeParse(jsonOf(request.body) ?? {});
+          if (!parsed.success) throw taskError('invalid_request', '请求参数错误：ids 需要是任务 ID 的数组 (ids must be an array of task ids, at most 1000)', 400);
+          return { code: 'success', message: '', data: await tasks.fetchMany(who, parsed.data.ids ?? []) };
+        });
+
+        routes.get('/fetch/:id', async (request) => {
+          const who = await caller(request);
+          const { id } = request.params as { id: string };
+          return { code: 'success', message: '', data: await tasks.fetchOne(who, id) };
+        });
+      });
+    },
+    { prefix: '/suno' },
+  );
   return tasks;
 }
