@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
 import { notFound, type AppError } from './errors/app-error.js';
+import { logFailure } from './errors/failure-log.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
@@ -27,6 +28,10 @@ import { compatRoutes } from './http/api/compat-routes.js';
 import { userSettingRoutes } from './http/api/user-setting.js';
 import { openapiRoutes } from './http/openapi/openapi-routes.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
+import { isMjModePath, isRelayPath, protocolOfPath } from './http/caller-protocol.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { BodyRateGuard, hasRequestBody, installRequestBodyHook } from './http/request-body.js';
+import { RouteMethods } from './http/route-methods.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { isMetricsPath, metricsRoutes } from './http/metrics-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
@@ -37,22 +42,17 @@ const RATE_WINDOW_SECONDS = 180;
 
 /** Which error shape a path's callers understand. */
 export function protocolFor(request: FastifyRequest): ErrorProtocol {
-  const url = request.url;
-  if (url.startsWith('/api/') || url === '/api') return 'api';
-  if (url.startsWith('/v1beta/')) return 'gemini';
-  if (url.startsWith('/v1/messages')) return 'anthropic';
-  return 'openai';
+  return protocolOfPath(request.url);
 }
 
 /** Answers a failure in the caller's protocol; on /api by new-api's status rule (apiStatusFor). */
 function sendFailure(request: FastifyRequest, reply: FastifyReply, appError: AppError): void {
   const protocol = protocolFor(request);
+  // A body refused before it was all read (too slow, too large, not decodable): what is left of
+  // it is not read, so the connection cannot carry another request.
+  if (request.raw.readableEnded === false && hasRequestBody(request.headers)) reply.header('connection', 'close');
   void reply.status(protocol === 'api' ? apiStatusFor(appError) : appError.status).send(renderError(appError, protocol));
 }
-
-const isRelayPath = (url: string) => /^\/(v1|v1beta|pg|mj|suno|dashboard)(\/|$|\?)/.test(url);
-/** new-api's /{mode}/mj/… (midjourney-proxy-plus speed modes) are relay paths too. */
-const isMjModePath = (url: string) => /^\/(mj-)?(fast|relax|turbo)\/mj(\/|$|\?)/.test(url);
 
 function defaultWebDist(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -60,6 +60,7 @@ function defaultWebDist(): string {
 }
 
 export async function buildApp(context: AppContext): Promise<FastifyInstance> {
+  const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
@@ -72,11 +73,28 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     // A path that does not decode (/api/token/%zz) never reaches a route or the error handler.
     frameworkErrors: (error, request, reply) => sendFailure(request, reply, toAppError(error)),
+    // Node's own 431/408/400 for a request it could not read, in the caller's shape.
+    clientErrorHandler: clientErrorHandler(context.logger as FastifyBaseLogger),
+    // Slow clients: headers within REQUEST_HEADERS_TIMEOUT, the whole request within REQUEST_TIMEOUT
+    // (bodies also keep a minimum rate, request-body.ts). Node enforces both on a periodic sweep,
+    // every 30 s by default; once a second holds them close to their limits.
+    requestTimeout: limits.requestTimeoutSeconds * 1000,
+    http: {
+      headersTimeout: limits.headersTimeoutSeconds * 1000,
+      requestTimeout: limits.requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+    },
   });
 
   await app.register(cookie, { secret: context.config.sessionSecret });
 
   installApiBodyParsers(app);
+  const bodyRate = new BodyRateGuard({ minBytesPerSecond: limits.bodyMinBytesPerSecond, windowSeconds: limits.bodyRateWindowSeconds });
+  app.addHook('onClose', (_instance, done) => {
+    bodyRate.close();
+    done();
+  });
+  installRequestBodyHook(app, bodyRate);
 
   // A callback hook: relay calls pass straight through, without a promise of their own.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -98,10 +116,13 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
+    logFailure(request.log, error, appError, request.url);
     if (reply.sent) return;
     sendFailure(request, reply, appError);
   });
+
+  // First among the routes: it records the methods of every relay route registered after it.
+  const routeMethods = RouteMethods.install(app);
 
   healthRoutes(app, context);
   metricsRoutes(app, context);
@@ -124,7 +145,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   logRoutes(app, context);
   midjourneyApiRoutes(app, context);
   taskRoutes(app, context);
-  relayRoutes(app, context);
+  relayRoutes(app, context, routeMethods);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));
@@ -143,6 +164,11 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(async (request, reply) => {
     const url = request.url;
+    const wrongMethod = routeMethods.refusal(request.method, url);
+    if (wrongMethod) {
+      reply.header('allow', wrongMethod.allow);
+      throw wrongMethod.error;
+    }
     if (url.startsWith('/api/') || url === '/api' || isRelayPath(url) || isMjModePath(url) || request.method !== 'GET') {
       const error = url.startsWith('/api')
         ? notFound(`接口不存在：${request.method} ${url.split('?')[0]}`)

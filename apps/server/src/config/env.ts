@@ -105,6 +105,10 @@ const envSchema = z.object({
   TASK_POLL_INTERVAL: intFrom(15, 1),
   RELAY_TIMEOUT: intFrom(120, 0),
   RELAY_MAX_BUFFERED_BYTES: intFrom(32 * 1024 * 1024, 1024),
+  REQUEST_HEADERS_TIMEOUT: intFrom(10, 1),
+  REQUEST_TIMEOUT: intFrom(300, 0),
+  REQUEST_BODY_MIN_RATE: intFrom(1024, 0),
+  REQUEST_BODY_RATE_WINDOW: intFrom(10, 1),
   METRICS_TOKEN: z.string().trim().optional().transform((raw) => raw ?? ''),
   LOG_LEVEL: z
     .string()
@@ -158,6 +162,16 @@ export interface AppConfig {
   relayTimeoutSeconds: number;
   /** Largest whole (non-stream) answer held in memory; a larger one is passed through unparsed. */
   relayMaxBufferedBytes: number;
+  /** How slowly a client may send a request before it is refused (slow-loris connections). */
+  requestLimits: {
+    /** Seconds from a request's first byte to the end of its headers. */
+    headersTimeoutSeconds: number;
+    /** Seconds from a request's first byte to the end of its body; 0 = no limit. */
+    requestTimeoutSeconds: number;
+    /** Bytes per second a body must average over each window of its upload; 0 = no check. */
+    bodyMinBytesPerSecond: number;
+    bodyRateWindowSeconds: number;
+  };
   /** Bearer token GET /metrics asks for; '' = /metrics is open. */
   metricsToken: string;
   logLevel: string;
@@ -181,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`invalid configuration: ${String(issue.path[0])} ${issue.message}`);
   }
   const value = parsed.data;
+  if (value.REQUEST_TIMEOUT > 0 && value.REQUEST_TIMEOUT < value.REQUEST_HEADERS_TIMEOUT) {
+    throw new ConfigError(`invalid configuration: REQUEST_TIMEOUT must be 0 or at least REQUEST_HEADERS_TIMEOUT (${value.REQUEST_HEADERS_TIMEOUT}), got ${value.REQUEST_TIMEOUT}`);
+  }
   const sessionSecretGenerated = value.SESSION_SECRET === '';
   return {
     port: value.PORT,
@@ -202,6 +219,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     taskPollIntervalSeconds: value.TASK_POLL_INTERVAL,
     relayTimeoutSeconds: value.RELAY_TIMEOUT,
     relayMaxBufferedBytes: value.RELAY_MAX_BUFFERED_BYTES,
+    requestLimits: {
+      headersTimeoutSeconds: value.REQUEST_HEADERS_TIMEOUT,
+      requestTimeoutSeconds: value.REQUEST_TIMEOUT,
+      bodyMinBytesPerSecond: value.REQUEST_BODY_MIN_RATE,
+      bodyRateWindowSeconds: value.REQUEST_BODY_RATE_WINDOW,
+    },
     metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
     webDist: value.WEB_DIST,

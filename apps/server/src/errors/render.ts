@@ -17,16 +17,24 @@ const SESSION_FAILURE_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Refusals of the request's transport, made before any route read it: a body sent too slowly
+ * (408), a Content-Encoding we cannot decode (415; an unsupported Content-Type stays new-api's
+ * 200), a header or URL too large (431). Like 413, they keep their status on /api.
+ */
+const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set(['request:body_timeout', 'request:timeout', 'request:unsupported_encoding', 'request:header_too_large']);
+
+/**
  * The HTTP status of a failed /api call. new-api answers its console's failures (validation,
  * rules, a missing role, a missing resource, an upstream or mail failure) with 200 and
  * {success:false, message}: its axios console and the scripts written for it read the message
  * only from a 200. Kept apart: 401 for a missing or dead session, 413 for an oversized body,
- * 429 for a rate limit, and 500 for a fault of our own (an unexpected error, masked). The
- * AppError keeps its own status for logs and for the relay's protocols.
+ * the transport's refusals above, 429 for a rate limit, and 500 for a fault of our own (an
+ * unexpected error, masked). The AppError keeps its own status for logs and for the relay's protocols.
  */
 export function apiStatusFor(error: AppError): number {
   if (error.status === 401) return SESSION_FAILURE_CODES.has(error.code) ? 401 : 200;
   if (error.status === 413 || error.status === 429 || error.status === 500) return error.status;
+  if (TRANSPORT_FAILURE_CODES.has(error.code)) return error.status;
   return 200;
 }
 
@@ -58,13 +66,17 @@ function anthropicTypeFor(status: number): string {
   return 'invalid_request_error';
 }
 
+/** Google's mapping of HTTP statuses to its RPC codes; other 4xx are the request's fault. */
 function geminiStatusFor(status: number): string {
-  if (status === 400) return 'INVALID_ARGUMENT';
   if (status === 401) return 'UNAUTHENTICATED';
   if (status === 403) return 'PERMISSION_DENIED';
   if (status === 404) return 'NOT_FOUND';
+  if (status === 408 || status === 504) return 'DEADLINE_EXCEEDED';
+  if (status === 409) return 'ABORTED';
   if (status === 429) return 'RESOURCE_EXHAUSTED';
+  if (status === 405 || status === 501) return 'UNIMPLEMENTED';
   if (status === 503) return 'UNAVAILABLE';
+  if (status >= 400 && status < 500) return 'INVALID_ARGUMENT';
   return 'INTERNAL';
 }
 

@@ -24,7 +24,12 @@ export interface TestApp {
  */
 let testAppCount = 0;
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Where the app's log lines go (with LOG_LEVEL set in env), for tests of what is logged. */
+  logDestination?: pino.DestinationStream;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-test-'));
   const config = loadConfig({
     SQLITE_PATH: join(dir, 'modelgate.db'),
@@ -37,7 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     NODE_NAME: `test-${process.pid}-${(testAppCount += 1)}`,
     ...env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
   const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
   const context = await createAppContext({ config, db, logger, version: 'test' });
   const app = await buildApp(context);

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import { logFailure } from '../../errors/failure-log.js';
+import { toAppError } from '../../errors/render.js';
 import { notFound } from '../../errors/app-error.js';
 import { upstreamOf } from '../../domain/tasks/midjourney-channels.js';
 import { applyReported } from '../../domain/tasks/midjourney-poller.js';
@@ -37,7 +39,8 @@ export function midjourneyRoutes(scope: FastifyInstance, context: AppContext, re
   void scope.register(async (routes) => {
     routes.setErrorHandler((error, request, reply) => {
       const answer = toMjReply(error);
-      if (answer.status >= 500 && !(error instanceof MjReply)) request.log.error({ err: error, url: request.url }, 'midjourney relay failed');
+      // An MjReply is midjourney-proxy's own answer (a refusal, the upstream's words), not a failure to log.
+      if (!(error instanceof MjReply)) logFailure(request.log, error, toAppError(error), request.url);
       void reply.status(answer.status).send(answer.body);
     });
     countTaskCalls(routes, relay.metrics);

@@ -15,12 +15,23 @@ function parseJsonBody(raw: string): RelayRequestBody | AppError {
   }
 }
 
+/** The refusals of reading a body: the parsers' own and the transport's (../request-body.ts). */
+const BODY_REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'request:invalid_json',
+  'request:json_too_deep',
+  'request:unsupported_encoding',
+  'request:invalid_encoding',
+  'request:body_too_large',
+  'request:body_timeout',
+]);
+
 /**
  * An error of reading a relay call's body, before any handler ran: Fastify's content-type parsing
- * errors (a body past the limit, a bad length) and the relay parsers' own refusals.
+ * errors (a body past the limit, a bad length), the decoding and rate refusals, and the relay
+ * parsers' own refusals.
  */
 export function refusedWhileReadingBody(error: unknown): boolean {
-  if (error instanceof AppError) return error.code === 'request:invalid_json' || error.code === 'request:json_too_deep';
+  if (error instanceof AppError) return BODY_REFUSAL_CODES.has(error.code);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('FST_ERR_CTP_');
 }

@@ -5,6 +5,7 @@ import { toAppError } from '../../errors/render.js';
 import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
 import { createRelayRuntime } from '../../relay/relay-runtime.js';
 import { channelTestRoutes } from '../api/channel-test.js';
+import type { RouteMethods } from '../route-methods.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
 import { installRelayBodyParsers, refusedWhileReadingBody } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
@@ -21,7 +22,7 @@ const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
  */
-export function relayRoutes(app: FastifyInstance, context: AppContext): void {
+export function relayRoutes(app: FastifyInstance, context: AppContext, routeMethods: RouteMethods): void {
   const runtime = createRelayRuntime(context);
 
   void app.register(async (scope) => {
@@ -65,7 +66,13 @@ export function relayRoutes(app: FastifyInstance, context: AppContext): void {
     billingDashboardRoutes(scope, context, runtime);
     sunoRoutes(scope, context, runtime);
 
-    scope.all('/v1/*', async (request) => {
+    // A path a route serves under another method (GET on /v1/chat/completions) is the caller's 405.
+    scope.all('/v1/*', async (request, reply) => {
+      const wrongMethod = routeMethods.refusal(request.method, request.url);
+      if (wrongMethod) {
+        reply.header('allow', wrongMethod.allow);
+        throw wrongMethod.error;
+      }
       throw new AppError('request:api_not_implemented', `接口 ${request.method} ${request.url.split('?')[0]} 尚未实现 (API not implemented)`, {
         status: 501,
         type: 'new_api_error',

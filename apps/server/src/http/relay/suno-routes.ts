@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { notFound, type AppError } from '../../errors/app-error.js';
+import { logFailure } from '../../errors/failure-log.js';
 import { toAppError } from '../../errors/render.js';
 import { pollSunoTasks } from '../../domain/tasks/suno-poll.js';
 import { SunoTasks, taskError } from '../../domain/tasks/suno-tasks.js';
@@ -50,7 +51,7 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
     async (suno) => {
       suno.setErrorHandler((error, request, reply) => {
         const appError = toAppError(error);
-        if (appError.status >= 500) request.log.error({ err: error, url: request.url }, 'suno relay failed');
+        logFailure(request.log, error, appError, request.url);
         if (reply.sent) return;
         void reply.status(appError.status).send(sunoFailure(appError));
       });

@@ -2,7 +2,7 @@ import { ChannelStatus, TokenStatus, UserStatus } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
 import { insertReturningId } from '../../db/index.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
-import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../../test-support/test-app.js';
 import { relayRuntimeOf, type RelayRuntime } from '../relay-runtime.js';
 import { MockUpstream } from './mock-upstream.js';
 
@@ -21,9 +21,9 @@ export interface RelayTestEnv {
   close(): Promise<void>;
 }
 
-export async function startRelayTestEnv(env: Record<string, string> = {}): Promise<RelayTestEnv> {
+export async function startRelayTestEnv(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<RelayTestEnv> {
   const upstream = await new MockUpstream().start();
-  const test = await startTestApp(env);
+  const test = await startTestApp(env, options);
   const address = await test.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     test,
