@@ -66,7 +66,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   const { config } = context;
   const leaseStore = new LeaseStore(context.db, `${config.nodeName}/${randomBytes(6).toString('hex')}`, config.nodeName);
   const ledger = new QuotaLedger(context.db, leaseStore, (error) => context.logger.error({ err: error }, 'relay leases were given back by another node'));
-  const cache = new RelayCache(context, ledger);
+  const cache = new RelayCache(context, ledger, leaseStore.holder);
   const reminders = new QuotaReminders({
     db: context.db,
     options: context.options,

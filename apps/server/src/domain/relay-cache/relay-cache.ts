@@ -1,4 +1,6 @@
+import { sql, type AliasedRawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.js';
+import { LeaseKind } from '../billing/lease-book.js';
 import { ChannelCache } from './channel-cache.js';
 import { SyncLock } from './sync-lock.js';
 import { TokenCache } from './token-cache.js';
@@ -9,6 +11,18 @@ export interface UnflushedQuota {
   userQuota(userId: number): number;
   tokenQuota(tokenId: number): number;
 }
+
+/**
+ * What other processes lease of a user's or token's balance, read with its row (a column of the
+ * query on `table`). They may serve calls from it, and a balance set while they do leaves the
+ * column short by it (billing/balance-set.ts); their charges show once they flush.
+ */
+export type LeasedElsewhere = AliasedRawBuilder<number, 'leased_elsewhere'>;
+
+const leasedElsewhere = (kind: LeaseKind, table: 'users' | 'tokens', holder: string): LeasedElsewhere =>
+  sql<number>`coalesce((select sum(quota_leases.amount) from quota_leases where quota_leases.kind = ${kind} and quota_leases.entity_id = ${sql.ref(`${table}.id`)} and quota_leases.holder <> ${holder}), 0)`.as(
+    'leased_elsewhere',
+  );
 
 /**
  * Everything the relay hot path reads: tokens, users and the channel index, all in memory.
@@ -27,9 +41,11 @@ export class RelayCache {
   constructor(
     private readonly context: AppContext,
     unflushed: UnflushedQuota,
+    /** This process's lease holder id: its own lease is counted from memory. */
+    holder: string,
   ) {
-    this.tokens = new TokenCache(context.db, this.lock, (id) => unflushed.tokenQuota(id));
-    this.users = new UserCache(context.db, this.lock, (id) => unflushed.userQuota(id));
+    this.tokens = new TokenCache(context.db, this.lock, (id) => unflushed.tokenQuota(id), leasedElsewhere(LeaseKind.Token, 'tokens', holder));
+    this.users = new UserCache(context.db, this.lock, (id) => unflushed.userQuota(id), leasedElsewhere(LeaseKind.User, 'users', holder));
     this.channels = new ChannelCache(context.db, context.logger);
   }
 

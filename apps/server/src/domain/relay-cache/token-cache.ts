@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { TokensTable } from '../../db/schema.js';
 import { parseAllowIps, type IpAllowList } from './ip-allow-list.js';
+import type { LeasedElsewhere } from './relay-cache.js';
 import type { SyncLock } from './sync-lock.js';
 
 export interface CachedToken {
@@ -12,7 +13,7 @@ export interface CachedToken {
   status: number;
   /** Unix seconds; -1 never expires. */
   expiredTime: number;
-  /** The database value plus this node's unflushed changes. */
+  /** What a limited token can spend: the database value, this node's lease and other nodes' leases. */
   remainQuota: number;
   unlimited: boolean;
   /** undefined when model limits are off; an empty set then denies every model. */
@@ -26,7 +27,7 @@ const NEGATIVE_TTL_MS = 30_000;
 const NEGATIVE_LIMIT = 10_000;
 const RELOAD_CHUNK = 500;
 
-type TokenRow = Selectable<TokensTable>;
+type TokenRow = Selectable<TokensTable> & { leased_elsewhere: number };
 
 /**
  * Tokens by key. The first request with a key reads it from the database; after that it is
@@ -45,6 +46,7 @@ export class TokenCache {
     private readonly lock: SyncLock,
     /** This node's net quota change for a token not yet written to the database. */
     private readonly unflushedQuota: (tokenId: number) => number,
+    private readonly leasedElsewhere: LeasedElsewhere,
   ) {}
 
   peek(key: string): CachedToken | undefined {
@@ -73,7 +75,7 @@ export class TokenCache {
       const cached = this.byKey.get(key);
       if (cached) return cached;
       const generation = this.generation;
-      const row = await this.db.kysely.selectFrom('tokens').selectAll().where('key', '=', key).executeTakeFirst();
+      const row = await this.db.kysely.selectFrom('tokens').selectAll().select(this.leasedElsewhere).where('key', '=', key).executeTakeFirst();
       const current = generation === this.generation;
       if (!row || row.deleted_at !== null) {
         if (current) {
@@ -105,7 +107,7 @@ export class TokenCache {
     const keys = [...this.byKey.keys()];
     for (let start = 0; start < keys.length; start += RELOAD_CHUNK) {
       const chunk = keys.slice(start, start + RELOAD_CHUNK);
-      const rows = await this.db.kysely.selectFrom('tokens').selectAll().where('key', 'in', chunk).execute();
+      const rows = await this.db.kysely.selectFrom('tokens').selectAll().select(this.leasedElsewhere).where('key', 'in', chunk).execute();
       const seen = new Set<string>();
       for (const row of rows) {
         // An entry invalidated while this ran is left for the next request to read afresh.
@@ -136,7 +138,7 @@ export class TokenCache {
       name: row.name,
       status: Number(row.status),
       expiredTime: Number(row.expired_time),
-      remainQuota: Number(row.remain_quota) + this.unflushedQuota(id),
+      remainQuota: Number(row.remain_quota) + this.unflushedQuota(id) + Number(row.leased_elsewhere),
       unlimited: Number(row.unlimited_quota) === 1,
       modelLimits:
         Number(row.model_limits_enabled) === 1

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { UsersTable } from '../../db/schema.js';
 import { parseUserSetting } from '../users/user-setting.js';
+import type { LeasedElsewhere } from './relay-cache.js';
 import type { SyncLock } from './sync-lock.js';
 
 export interface CachedUser {
@@ -10,7 +11,7 @@ export interface CachedUser {
   role: number;
   status: number;
   group: string;
-  /** The database value plus this node's unflushed changes. */
+  /** What the user can spend: the database value, this node's lease and other nodes' leases. */
   quota: number;
   deleted: boolean;
   /** The user's setting accept_unset_model_ratio_model: models nobody priced are served at the self-use ratio. */
@@ -20,7 +21,7 @@ export interface CachedUser {
 }
 
 const RELOAD_CHUNK = 500;
-type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'>;
+type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'> & { leased_elsewhere: number };
 const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at', 'setting'] as const;
 
 function settingFlags(stored: string): Pick<CachedUser, 'acceptUnsetModelRatio' | 'recordIpLog'> {
@@ -38,6 +39,7 @@ export class UserCache {
     private readonly db: Db,
     private readonly lock: SyncLock,
     private readonly unflushedQuota: (userId: number) => number,
+    private readonly leasedElsewhere: LeasedElsewhere,
   ) {}
 
   peek(id: number): CachedUser | undefined {
@@ -54,7 +56,7 @@ export class UserCache {
       const cached = this.byId.get(id);
       if (cached) return cached;
       const generation = this.generation;
-      const row = await this.db.kysely.selectFrom('users').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+      const row = await this.db.kysely.selectFrom('users').select([...COLUMNS, this.leasedElsewhere]).where('id', '=', id).executeTakeFirst();
       if (!row) return undefined;
       return generation === this.generation ? this.store(row) : this.toUser(row);
     });
@@ -75,7 +77,7 @@ export class UserCache {
     const ids = [...this.byId.keys()];
     for (let start = 0; start < ids.length; start += RELOAD_CHUNK) {
       const chunk = ids.slice(start, start + RELOAD_CHUNK);
-      const rows = await this.db.kysely.selectFrom('users').select(COLUMNS).where('id', 'in', chunk).execute();
+      const rows = await this.db.kysely.selectFrom('users').select([...COLUMNS, this.leasedElsewhere]).where('id', 'in', chunk).execute();
       const seen = new Set<number>();
       for (const row of rows) {
         seen.add(Number(row.id));
@@ -100,7 +102,7 @@ export class UserCache {
       role: Number(row.role),
       status: Number(row.status),
       group: row.group,
-      quota: Number(row.quota) + this.unflushedQuota(id),
+      quota: Number(row.quota) + this.unflushedQuota(id) + Number(row.leased_elsewhere),
       deleted: row.deleted_at !== null,
       ...settingFlags(row.setting),
     };

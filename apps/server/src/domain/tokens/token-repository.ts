@@ -1,5 +1,5 @@
 import { TokenStatus } from '@modelgate/contract';
-import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from 'kysely';
+import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely';
 import { insertReturningId, type Db } from '../../db/index.js';
 import type { Database, TokensTable } from '../../db/schema.js';
 import { like, likeContains, likeIgnoreCase } from '../../lib/like-pattern.js';
@@ -68,9 +68,9 @@ export class TokenRepository {
     return insertReturningId(this.db, 'tokens', values);
   }
 
-  async update(userId: number, id: number, values: Updateable<TokensTable>): Promise<void> {
+  async update(userId: number, id: number, values: Updateable<TokensTable>, executor: Kysely<Database> = this.db.kysely): Promise<void> {
     if (Object.keys(values).length === 0) return;
-    await this.db.kysely.updateTable('tokens').set(values).where('id', '=', id).where('user_id', '=', userId).execute();
+    await executor.updateTable('tokens').set(values).where('id', '=', id).where('user_id', '=', userId).execute();
   }
 
   /**

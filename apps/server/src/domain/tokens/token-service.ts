@@ -6,6 +6,8 @@ import type { Db } from '../../db/index.js';
 import type { TokensTable } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Paging } from '../../lib/paging.js';
+import { setSpendableBalance } from '../billing/balance-set.js';
+import { LeaseKind } from '../billing/lease-book.js';
 import type { OptionService } from '../options/option-service.js';
 import type { UserRow } from '../users/user-repository.js';
 import { randomAlphanumeric } from '../users/user-service.js';
@@ -35,7 +37,7 @@ export class TokenService {
   readonly repository: TokenRepository;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly options: OptionService,
     private readonly changes: EventEmitter<ChangeEvents>,
   ) {
@@ -112,7 +114,6 @@ export class TokenService {
     const name = checkName(input.name, false);
     if (name !== undefined) values.name = name;
     if (input.expired_time !== undefined) values.expired_time = checkExpiry(input.expired_time, now, Number(current.expired_time));
-    if (input.remain_quota !== undefined) values.remain_quota = input.remain_quota;
     if (input.unlimited_quota !== undefined) values.unlimited_quota = input.unlimited_quota ? 1 : 0;
     if (input.model_limits_enabled !== undefined) values.model_limits_enabled = input.model_limits_enabled ? 1 : 0;
     if (input.model_limits !== undefined) values.model_limits = input.model_limits;
@@ -122,11 +123,18 @@ export class TokenService {
     // The relay marks tokens as they run out; an edit only repairs (or re-marks) marked ones.
     const status = Number(current.status);
     if (status === TokenStatus.Expired || status === TokenStatus.Exhausted) {
-      const after = { ...current, ...values } as TokenRow;
+      const after = { ...current, ...values, remain_quota: input.remain_quota ?? current.remain_quota } as TokenRow;
       const derived = isExpired(after, now) ? TokenStatus.Expired : isExhausted(after) ? TokenStatus.Exhausted : TokenStatus.Enabled;
       if (derived !== status) values.status = derived;
     }
-    await this.repository.update(userId, input.id, values);
+    if (input.remain_quota === undefined) {
+      await this.repository.update(userId, input.id, values);
+    } else {
+      // The balance the token can spend from now on, with what calls in flight hold counted in;
+      // the other fields in the same transaction.
+      const id = input.id;
+      await setSpendableBalance(this.db, LeaseKind.Token, id, input.remain_quota, (trx) => this.repository.update(userId, id, values, trx));
+    }
     this.changes.emit('token', current.key);
     return this.get(userId, input.id);
   }

@@ -1,6 +1,8 @@
 import { LogType } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
-import { AppError, badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import { badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import { setSpendableBalance } from '../billing/balance-set.js';
+import { LeaseKind } from '../billing/lease-book.js';
 import { hashPassword } from './password.js';
 import { decideManageAction, outranks, SAME_OR_HIGHER_UPDATE, type ManageAction } from './user-permissions.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
@@ -34,8 +36,6 @@ export interface AdminUserUpdate {
   remark?: string;
 }
 
-const CAS_ATTEMPTS = 5;
-
 async function loadTarget(context: AppContext, id: number): Promise<UserRow> {
   const target = await context.users.repository.findById(id);
   if (!target) throw notFound('用户不存在', 'user:not_found');
@@ -64,29 +64,22 @@ export async function adjustQuota(context: AppContext, actor: UserRow, target: U
 }
 
 /**
- * Sets a balance to `next` (new-api's PUT /api/user/ semantics). Compare-and-set against the
- * value just read, so the log's "from" is the balance actually replaced even while requests
- * are being billed.
+ * Sets a balance to `next` (new-api's PUT /api/user/ semantics): what the user can spend from now
+ * on, with what the relay's calls in flight hold counted in (billing/balance-set.ts). The log's
+ * "from" is the balance replaced, read under the same locks.
  */
 export async function replaceQuota(context: AppContext, actor: UserRow, target: UserRow, next: number): Promise<void> {
-  const repository = context.users.repository;
-  let current = Number(target.quota);
-  for (let attempt = 1; current !== next; attempt += 1) {
-    if (await repository.replaceQuota(Number(target.id), current, next)) {
-      await recordUserLog(context.db.kysely, {
-        userId: Number(target.id),
-        username: target.username,
-        type: LogType.Manage,
-        content: `管理员将用户额度从 ${formatLogQuota(context.options, current)}修改为 ${formatLogQuota(context.options, next)}`,
-        other: adminInfo(actor),
-      });
-      return;
-    }
-    if (attempt >= CAS_ATTEMPTS) throw new AppError('quota:busy', '用户额度正在变化，请稍后重试', { status: 409, retryable: true });
-    const fresh = await repository.findById(Number(target.id));
-    if (!fresh) throw notFound('用户不存在', 'user:not_found');
-    current = Number(fresh.quota);
-  }
+  const replaced = await setSpendableBalance(context.db, LeaseKind.User, Number(target.id), next, async (trx, before) => {
+    if (before === next) return;
+    await recordUserLog(trx, {
+      userId: Number(target.id),
+      username: target.username,
+      type: LogType.Manage,
+      content: `管理员将用户额度从 ${formatLogQuota(context.options, before)}修改为 ${formatLogQuota(context.options, next)}`,
+      other: adminInfo(actor),
+    });
+  });
+  if (replaced === undefined) throw notFound('用户不存在', 'user:not_found');
 }
 
 /** POST /api/user/manage: promote, demote, disable, enable, delete or add_quota. */
@@ -96,6 +89,8 @@ export async function manageUser(context: AppContext, actor: UserRow, request: M
   const decision = decideManageAction(Number(actor.role), { role: Number(target.role), status: Number(target.status) }, request.action);
   if (!decision.allowed) throw forbidden(decision.message, decision.code);
   const id = Number(target.id);
+  /** An override answers with the balance set: the column leaves out what the relay's leases hold. */
+  let balanceSet: number | undefined;
 
   switch (request.action) {
     case 'delete':
@@ -107,6 +102,7 @@ export async function manageUser(context: AppContext, actor: UserRow, request: M
       if (mode === 'override') {
         if (!Number.isSafeInteger(value) || value < 0) throw badRequest('额度必须是非负整数', 'quota:invalid_value');
         await replaceQuota(context, actor, target, value);
+        balanceSet = value;
       } else {
         if (mode === 'subtract' && value < 0) throw badRequest('扣减的额度必须是正整数', 'quota:invalid_delta');
         await adjustQuota(context, actor, target, mode === 'subtract' ? -value : value);
@@ -118,7 +114,7 @@ export async function manageUser(context: AppContext, actor: UserRow, request: M
   }
   context.changes.emit('user', id);
   const after = await repository.findById(id);
-  return { status: Number(after?.status ?? decision.status), role: Number(after?.role ?? decision.role), quota: Number(after?.quota ?? 0) };
+  return { status: Number(after?.status ?? decision.status), role: Number(after?.role ?? decision.role), quota: balanceSet ?? Number(after?.quota ?? 0) };
 }
 
 /** PUT /api/user/: edits the fields sent (others stay as they are). */

@@ -262,17 +262,6 @@ export class UserRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Sets the quota only if it still is `expected` (compare-and-set), so a log of old→new is true. */
-  async replaceQuota(id: number, expected: number, next: number): Promise<boolean> {
-    const result = await this.db.kysely
-      .updateTable('users')
-      .set({ quota: next })
-      .where('id', '=', id)
-      .where('quota', '=', expected)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-
   /** Moves referral earnings to the balance atomically; false when aff_quota is below `amount`. */
   async transferAffQuota(id: number, amount: number): Promise<boolean> {
     const result = await this.db.kysely

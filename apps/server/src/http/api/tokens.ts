@@ -60,7 +60,8 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const token = statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
       ? await tokens.setStatus(user, input.id, input.status)
       : await tokens.update(user, input);
-    return ok(toWireToken(token), '更新成功');
+    // The balance as the console shows it everywhere: the column leaves out what the relay's leases hold.
+    return ok((await withSpendableRemain(context, [toWireToken(token)]))[0], '更新成功');
   });
 
   // Counted per user, in a bucket of its own: copying keys must not eat the sign-in budget of a shared IP.
