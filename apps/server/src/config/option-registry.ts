@@ -5,6 +5,7 @@ import {
   DEFAULT_MODEL_PRICE,
   DEFAULT_MODEL_RATIO,
 } from '../domain/billing/default-prices.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../domain/billing/output-bounds.js';
 
 /**
  * Every option key the console can read or write (spec 01 §3), with its kind and default.
@@ -82,6 +83,10 @@ export const OPTION_DEFINITIONS = {
   QuotaForInviter: int(0, 0),
   QuotaForInvitee: int(0, 0),
   PreConsumedQuota: int(500, 0),
+  // A call its payer cannot pay for at its full output bound is sent upstream with a lower output
+  // limit, what the balance pays for, when that is at least this many tokens; else it waits, then
+  // is refused (relay/completion-cap.ts).
+  MinCappedOutputTokens: int(128, 1),
   QuotaRemindThreshold: int(1000, 0),
   StreamCacheQueueLength: int(0, 0),
   QuotaPerUnit: float(500000, 0.000001),
@@ -155,6 +160,9 @@ export const OPTION_DEFINITIONS = {
   // suffix into a thinking budget of max_tokens × the percentage.
   'claude.model_headers_settings': json({}, 'header-map'),
   'claude.default_max_tokens': json({ default: 8192 }, 'int-map'),
+  // The most output tokens a model returns to a call that sets no limit (model or name prefix →
+  // tokens, "default" for the rest): what such a call holds from its payer's balance.
+  ModelMaxOutputTokens: json(DEFAULT_MAX_OUTPUT_TOKENS, 'int-map'),
   'claude.thinking_adapter_enabled': bool(true),
   'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),
   // Safety: category → threshold, "default" for the categories not listed (OFF as in new-api).
@@ -263,6 +271,7 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   Chats: '聊天配置',
   'claude.model_headers_settings': 'Claude请求头覆盖',
   'claude.default_max_tokens': '缺省 MaxTokens',
+  ModelMaxOutputTokens: '模型最大输出',
   'gemini.safety_settings': 'Gemini安全设置',
   'gemini.version_settings': 'Gemini版本设置',
   'gemini.supported_imagine_models': '支持的图像模型',

@@ -89,6 +89,12 @@ export interface ProviderAdaptor {
   readonly name: string;
   /** The upstream understands `stream_options.include_usage`. */
   readonly streamUsageOption: boolean;
+  /**
+   * The chat field that limits output when the relay must set one and the caller named none:
+   * OpenAI's own API refuses `max_tokens` for its reasoning models; most compatible vendors know
+   * only `max_tokens` (the default).
+   */
+  readonly chatOutputLimitField?: 'max_tokens' | 'max_completion_tokens';
   supports(endpoint: OpenAIEndpoint): boolean;
   buildRequest(call: UpstreamCall): UpstreamRequest;
   /** Usage from a complete (non-stream) answer, if it reports one. */

@@ -40,6 +40,8 @@ const DEFAULT_TEST_MODEL = 'gpt-4o-mini';
 export class ChannelHealth {
   private testAllRunning = false;
   private readonly disabling = new Set<number>();
+  /** Overrun quota waiting to be added to each channel's flag (noteOverrun). */
+  private readonly overruns = new Map<number, { quota: number }>();
   readonly breakers: ChannelBreakers;
   /** AutomaticDisableKeywords, built once per value of the option; undefined while the list is empty. */
   private disableKeywords: WordMatcher | undefined;
@@ -125,6 +127,40 @@ export class ChannelHealth {
     this.disable(channel.id, `${failure.message} (HTTP ${failure.status})`)
       .catch((error: unknown) => this.context.logger.error({ err: error, channelId: channel.id }, 'could not disable channel'))
       .finally(() => this.disabling.delete(channel.id));
+  }
+
+  /**
+   * An upstream returned more than its call was held for (the excess was not charged): the channel
+   * is flagged for admins (other_info.overrun_quota, the total, and overrun_time), written off the
+   * request's way, one write per channel at a time with what arrived meanwhile added.
+   */
+  noteOverrun(channel: RelayChannel, quota: number): void {
+    const pending = this.overruns.get(channel.id);
+    if (pending !== undefined) {
+      pending.quota += quota;
+      return;
+    }
+    const entry = { quota };
+    this.overruns.set(channel.id, entry);
+    const write = async () => {
+      while (entry.quota > 0) {
+        const adding = entry.quota;
+        entry.quota = 0;
+        await this.context.db.kysely.transaction().execute(async (trx) => {
+          const row = await trx.selectFrom('channels').select('other_info').where('id', '=', channel.id).executeTakeFirst();
+          if (!row) return;
+          const total = overrunOf(row.other_info) + adding;
+          await trx
+            .updateTable('channels')
+            .set({ other_info: mergeOtherInfo(row.other_info, { overrun_quota: total, overrun_time: Math.floor(Date.now() / 1000) }) })
+            .where('id', '=', channel.id)
+            .execute();
+        });
+      }
+    };
+    write()
+      .catch((error: unknown) => this.context.logger.error({ err: error, channelId: channel.id }, 'could not flag the channel for an overrun'))
+      .finally(() => this.overruns.delete(channel.id));
   }
 
   /** Sets an enabled channel with auto_ban=1 to status 3; true when it did. */
@@ -349,6 +385,16 @@ interface ProbeOutcome {
   disableChannel: boolean;
   /** The key a passing test used. */
   keyIndex?: number;
+}
+
+function overrunOf(text: string): number {
+  try {
+    const parsed: unknown = JSON.parse(text || '{}');
+    const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).overrun_quota : undefined;
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function mergeOtherInfo(text: string, values: Record<string, unknown>): string {

@@ -141,6 +141,11 @@ function outboundContext(options: OptionService, format: NativeChatFormat, upstr
       model = model.slice(0, -THINKING_SUFFIX.length);
       const cap = input.maxTokens ?? claudeDefaultMaxTokens(options, model);
       thinkingBudgetTokens = Math.max(1024, Math.floor(cap * adapter.budgetPercentage));
+      // A call capped at what its balance pays for thinks within half of the cap, or not at all.
+      if (input.outputCap !== undefined) {
+        const half = Math.floor(input.outputCap / 2);
+        thinkingBudgetTokens = half < 1024 ? undefined : Math.min(thinkingBudgetTokens, half);
+      }
     }
   } else if (format === 'gemini') {
     ({ model, thinkingBudgetTokens } = geminiThinkingSuffix(options, model, input.maxTokens));
@@ -149,6 +154,7 @@ function outboundContext(options: OptionService, format: NativeChatFormat, upstr
     model,
     defaultMaxTokens: claudeDefaultMaxTokens(options, model),
     thinkingBudgetTokens,
+    outputCap: input.outputCap,
     safetyThreshold: format === 'gemini' ? geminiSafetyThreshold(options) : undefined,
   };
 }

@@ -127,15 +127,30 @@ function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
     expect([after.unpaid, after.logQuotaSum, after.tokenUsed, after.tokenRemain, 1_000_000_000 - after.userQuota]).toEqual([0, 100 * COST, 100 * COST, 0, 100 * COST]);
   });
 
-  it('serves every call the balance pays for when the calls set no max_tokens', async () => {
-    // No history for this model yet: the first calls reserve PreConsumedQuota's 500 completion
-    // tokens, the others wait for them to settle, then reserve what the model really returns.
+  it('serves every call the balance pays for when the calls set no max_tokens, capping the output of those it cannot pay for in full', async () => {
+    // A call without max_tokens may answer up to the model's maximum output (16,384 tokens here,
+    // ModelMaxOutputTokens' default): far more than this balance, so each call is capped at what
+    // the balance has left (x-modelgate-output-capped) and the others wait for it to settle.
+    // With MinCappedOutputTokens at the answers' length the very last unit is spent.
     await priceNewModel('fresh-model');
-    const { token, ids } = await payer({ user: 100 * COST });
-    const served = await burst(nodes, token.apiKey, model, 300, {});
-    const after = await books(ids);
-    expect(served).toBe(100);
-    expect([after.logs.length, after.unpaid, after.logQuotaSum, after.userQuota]).toEqual([100, 0, 100 * COST, 0]);
+    const { context } = nodes[0]!.env;
+    await setOption(context, 'MinCappedOutputTokens', COMPLETION);
+    for (const node of nodes.slice(1)) await node.env.context.options.refresh();
+    try {
+      const { token, ids } = await payer({ user: 100 * COST });
+      const served = await burst(nodes, token.apiKey, model, 300, {});
+      const after = await books(ids);
+      expect(served).toBe(100);
+      expect([after.logs.length, after.unpaid, after.logQuotaSum, after.userQuota]).toEqual([100, 0, 100 * COST, 0]);
+      // Every call went upstream with the limit the balance paid for, the last one exactly its answer.
+      const limits = nodes.flatMap(({ env }) => env.upstream.requests.filter((request) => request.json?.model === model).map((request) => Number(request.json?.max_completion_tokens ?? request.json?.max_tokens)));
+      expect(limits).toHaveLength(100);
+      expect(Math.min(...limits)).toBe(COMPLETION);
+      expect(after.logs.every((log) => JSON.parse(log.other).output_cap > 0)).toBe(true);
+    } finally {
+      await setOption(context, 'MinCappedOutputTokens', 128);
+      for (const node of nodes.slice(1)) await node.env.context.options.refresh();
+    }
   });
 }
 

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderAdaptor } from '../providers/provider-types.js';
+import { cappedInput, type ChatOutputLimitField } from './completion-cap.js';
 import type { RelayCaller } from './relay-auth.js';
 import type { RelayInput } from './relay-input.js';
 import { RequestAbort } from './request-abort.js';
@@ -6,6 +8,9 @@ import { RequestAbort } from './request-abort.js';
 /** One request while it is forwarded: who asked for what, and whether they are still there. */
 export class Call {
   readonly abort = new RequestAbort();
+  /** The output tokens the payer's balance pays for, when it could not pay for the call's bound. */
+  outputCap: number | undefined;
+  private capped: Partial<Record<ChatOutputLimitField, RelayInput>> | undefined;
 
   constructor(
     readonly request: FastifyRequest,
@@ -24,6 +29,15 @@ export class Call {
   private leave(): void {
     if (this.abort.clientLeft || this.reply.raw.writableFinished) return;
     this.abort.clientLeaves();
+  }
+
+  /** The input as it goes to an upstream of this adaptor: with the output cap, when there is one. */
+  inputFor(adaptor: ProviderAdaptor): RelayInput {
+    const cap = this.outputCap;
+    if (cap === undefined) return this.input;
+    const field = adaptor.chatOutputLimitField ?? 'max_tokens';
+    this.capped ??= {};
+    return (this.capped[field] ??= cappedInput(this.input, cap, field));
   }
 
   clientGone(): boolean {

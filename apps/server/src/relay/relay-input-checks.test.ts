@@ -83,13 +83,12 @@ describe('OpenAI-format endpoints', () => {
   });
 
   it('holds an enormous but well-formed cap against the balance, not a 500', async () => {
-    for (const [path, body] of [
-      ['/v1/chat/completions', { ...chat, max_tokens: Number.MAX_SAFE_INTEGER }],
-      ['/v1/images/generations', { prompt: 'a cat', n: Number.MAX_SAFE_INTEGER }],
-    ] as const) {
-      const answer = await post(path, body);
-      expect([answer.status, answer.json.error.code]).toEqual([403, 'insufficient_user_quota']);
-    }
+    // Chat: the balance cannot pay for that output, so the call is capped at what it does pay for.
+    const capped = await post('/v1/chat/completions', { ...chat, max_tokens: Number.MAX_SAFE_INTEGER });
+    expect(capped.status).toBe(200);
+    // Images cannot be capped: n images at a fixed price the balance does not cover.
+    const images = await post('/v1/images/generations', { prompt: 'a cat', n: Number.MAX_SAFE_INTEGER });
+    expect([images.status, images.json.error.code]).toEqual([403, 'insufficient_user_quota']);
   });
 });
 

@@ -36,6 +36,11 @@ export interface RelayInput {
   canonical?: ChatRequest | undefined;
   /** What the conversion to canonical could not carry (logged once the call is routed). */
   warnings?: string[] | undefined;
+  /**
+   * Set on a call capped at what its payer's balance pays for (completion-cap.ts): the most output
+   * tokens the upstream is asked for, per choice, thinking included.
+   */
+  outputCap?: number | undefined;
   /** The stream is answered as a JSON array instead of SSE (Gemini without `alt=sse`). */
   jsonArrayStream?: boolean | undefined;
 }

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { AppError } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
-import { CompletionEstimates } from '../domain/billing/completion-estimates.js';
+import { maxOutputTokens } from '../domain/billing/output-bounds.js';
+import { PromptMargins } from '../domain/billing/prompt-margins.js';
 import { isFixedPrice, quotaFor, resolvePricing, type ModelPricing } from '../domain/billing/pricing.js';
 import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/payer.js';
@@ -23,7 +24,8 @@ import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, type RelayInput, type UrlTarget } from './relay-input.js';
 import { routeCall, type Route } from './relay-route.js';
 import { Call } from './relay-call.js';
-import { promptFactor, ReservationEstimate } from './reservation-estimate.js';
+import { choicesOf } from './completion-cap.js';
+import { promptFactor, ReservationEstimate, type ReservationTerms } from './reservation-estimate.js';
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage } from './token-counter.js';
@@ -50,8 +52,11 @@ export interface RelayServiceDeps {
   metrics: RelayMetrics;
 }
 
-/** Endpoints whose answers are text of a length the caller may leave open. */
-const GENERATING_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
+/** Endpoints whose output limit the relay can lower for a payer who cannot pay for more. */
+const CAPPABLE_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 'responses']);
+
+/** The response header that tells a capped call's client the output limit it was sent with. */
+export const OUTPUT_CAP_HEADER = 'x-modelgate-output-capped';
 
 
 /** An answer delivered, with what billing it needs. */
@@ -74,8 +79,8 @@ type AttemptResult = { kind: 'delivered'; delivery: Delivery; channel: RelayChan
 export class RelayService {
   /** Requests whose accounting is not finished yet, and who waits for there to be none. */
   private active = 0;
-  /** How long each model's answers have been lately, for calls that set no max_tokens. */
-  private readonly completions = new CompletionEstimates();
+  /** How many prompt tokens each model's upstreams report against our count and the request's size. */
+  readonly margins = new PromptMargins();
   private idleWaiters: (() => void)[] = [];
 
   /** Ends streams whose upstream went silent (STREAMING_TIMEOUT; before the first byte, the shorter of it and RELAY_TIMEOUT). */
@@ -126,6 +131,10 @@ export class RelayService {
       const reservation = reserved instanceof Promise ? await reserved : reserved;
 
       const call = new Call(request, reply, caller, input, startedAt);
+      if (reservation.cap !== undefined) {
+        call.outputCap = reservation.cap;
+        reply.raw.setHeader(OUTPUT_CAP_HEADER, String(reservation.cap));
+      }
       let result: Extract<AttemptResult, { kind: 'delivered' }> | undefined;
       let tried: number[] = [];
       try {
@@ -185,26 +194,48 @@ export class RelayService {
 
 
   /**
-   * The reservation (charge-service.ts). A cheap upper bound (the request's byte size as prompt
-   * tokens) lets a payer whose lease covers it skip the tokenizer; otherwise the counted prompt
-   * and the completion estimate, priced exactly as the call will be.
+   * The reservation (charge-service.ts): the call's cost at its output bound (max_tokens, else the
+   * model's maximum output), its prompt at an upper bound. A payer whose lease covers the quick
+   * bound (the request's size as prompt tokens, times the model's margin) is admitted at once,
+   * without the tokenizer; otherwise the prompt is counted, and a balance that cannot pay for the
+   * bound gets the call capped at the output it does pay for.
    */
   private reserve(payer: Payer, input: RelayInput, pricing: ModelPricing): Reservation | Promise<Reservation> {
-    const quotaPerUnit = this.deps.context.options.number('QuotaPerUnit');
+    const { options } = this.deps.context;
+    const quotaPerUnit = options.number('QuotaPerUnit');
     const calls = input.calls;
     if (isFixedPrice(pricing)) {
       const cost = quotaFor(pricing, { promptTokens: 0, completionTokens: 0, calls }, quotaPerUnit);
-      return this.deps.charges.reserveFromLease(payer, cost) ?? this.deps.charges.reserve(payer, undefined, () => cost);
+      return this.deps.charges.reserveFromLease(payer, cost) ?? this.deps.charges.reserve(payer, undefined, () => ({ full: cost }));
     }
-    const quick = quotaFor(pricing, { promptTokens: Math.ceil(input.byteLength * promptFactor(input, pricing)), completionTokens: this.outputEstimate(input), calls }, quotaPerUnit);
-    return this.deps.charges.reserveFromLease(payer, quick) ?? this.deps.charges.reserve(payer, quick, new ReservationEstimate(this, input, pricing, quotaPerUnit).estimate);
+    const outputBound = this.outputBound(input);
+    const choices = choicesOf(input);
+    const factor = promptFactor(input, pricing);
+    // Less a hair: a margin learned from this very request size must not round up past it.
+    const quickPrompt = Math.ceil(input.byteLength * this.margins.ofBytes(input.model) * factor - 1e-6);
+    const quick = quotaFor(pricing, { promptTokens: quickPrompt, completionTokens: outputBound * choices, calls }, quotaPerUnit);
+    const leased = this.deps.charges.reserveFromLease(payer, quick);
+    if (leased !== undefined) return leased;
+    const terms: ReservationTerms = {
+      pricing,
+      quotaPerUnit,
+      outputBound,
+      choices,
+      cappable: CAPPABLE_ENDPOINTS.has(input.spec.endpoint) && input.body.kind === 'json',
+      minCappedOutput: options.number('MinCappedOutputTokens'),
+    };
+    const estimate = new ReservationEstimate(input, terms, this.deps.images, this.margins);
+    return this.deps.charges.reserve(payer, quick, estimate.estimate).then((reservation) => {
+      reservation.countedPrompt = estimate.counted;
+      return reservation;
+    });
   }
 
   /**
-   * Output tokens to hold for: max_tokens when given (then the reservation covers the call in
-   * full), else the longest of the model's recent answers, else PreConsumedQuota.
+   * The most output tokens a call can be billed for, per choice: its max_tokens when given, else
+   * the model's maximum output (ModelMaxOutputTokens). 0 for endpoints that generate no tokens.
    */
-  outputEstimate(input: RelayInput): number {
+  outputBound(input: RelayInput): number {
     switch (input.spec.endpoint) {
       case 'chat':
       case 'completions':
@@ -212,7 +243,7 @@ export class RelayService {
       case 'images':
       case 'transcriptions':
       case 'translations':
-        return input.maxTokens ?? this.completions.longestRecent(input.model) ?? this.deps.context.options.number('PreConsumedQuota');
+        return input.maxTokens ?? maxOutputTokens(this.deps.context.options, input.model);
       case 'embeddings':
       case 'moderations':
       case 'rerank':
@@ -243,9 +274,10 @@ export class RelayService {
   }
 
   private async attempt(call: Call, channel: RelayChannel): Promise<AttemptResult> {
-    const { input } = call;
-    const endpoint = input.spec.endpoint;
     const adaptor = channel.adaptor;
+    // A capped call's request carries the lowered limit in the field this upstream reads.
+    const input = adaptor ? call.inputFor(adaptor) : call.input;
+    const endpoint = input.spec.endpoint;
     if (!adaptor || !adaptor.supports(endpoint) || channel.endpointProblem) {
       const message = channel.endpointProblem ?? `渠道 #${channel.id} 的类型不支持 ${input.spec.path} (this channel cannot serve ${input.spec.path})`;
       return { kind: 'failed', error: new AppError('channel:unsupported_endpoint', message, { status: 400, retryable: true }) };
@@ -350,6 +382,7 @@ export class RelayService {
   /** Charges the call and queues its log; synchronous unless tokens must be counted or the database settles. */
   private settle(call: Call, done: Delivered): void | Promise<void> {
     const usage = done.delivery.usage;
+    if (usage !== undefined) this.margins.record(call.input.model, usage.promptTokens, call.input.byteLength, done.reservation.countedPrompt);
     if (usage === undefined) {
       return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts, this.deps.images).then((counted) => this.charge(call, done, counted));
     }
@@ -357,7 +390,6 @@ export class RelayService {
   }
 
   private charge(call: Call, done: Delivered, usage: TokenUsage): void | Promise<void> {
-    if (GENERATING_ENDPOINTS.has(call.input.spec.endpoint)) this.completions.record(call.input.model, usage.completionTokens);
     // A literal of one shape, not a spread of the usage (whose shape varies by provider): see BufferedSettings.
     const billed = {
       promptTokens: usage.promptTokens,
@@ -372,11 +404,33 @@ export class RelayService {
     this.log(call, done, usage, settlement);
   }
 
+  /**
+   * A capped call, or one whose cost went past its reservation: counted for /metrics, and an
+   * overrun recorded against the channel (its upstream returned more than it was held for).
+   */
+  private noteBound(call: Call, done: Delivered, settlement: Settlement): void {
+    const { metrics, context, health } = this.deps;
+    if (call.outputCap !== undefined) metrics.capped();
+    if (settlement.unpaid > 0) {
+      metrics.unpaid(settlement.unpaid);
+      context.logger.error({ model: call.input.model, channelId: done.channel.id, unpaid: settlement.unpaid, held: done.reservation.held }, 'a call was charged less than it held: the ledger is wrong');
+    }
+    if (settlement.overrun > 0) {
+      metrics.overrun(done.channel.id, settlement.overrun);
+      context.logger.warn(
+        { model: call.input.model, channelId: done.channel.id, overrun: settlement.overrun, held: done.reservation.held, outputCap: call.outputCap },
+        'the upstream returned more than the call was held for: the excess is not charged',
+      );
+      health.noteOverrun(done.channel, settlement.overrun);
+    }
+  }
+
   private log(call: Call, done: Delivered, usage: TokenUsage, settlement: Settlement): void {
     const { context, ledger } = this.deps;
     const { input, caller } = call;
     const { delivery, pricing, channel } = done;
     this.deps.metrics.charged(input.model, channel.id, settlement.charged);
+    if (settlement.unpaid > 0 || settlement.overrun > 0 || call.outputCap !== undefined) this.noteBound(call, done, settlement);
     if (!context.options.bool('LogConsumeEnabled')) return;
     ledger.logs.push(
       consumeLogRow({
@@ -401,6 +455,8 @@ export class RelayService {
         firstResponseMs: delivery.firstResponseMs,
         triedChannelIds: done.tried,
         unpaidQuota: settlement.unpaid,
+        overrunQuota: settlement.overrun,
+        outputCap: call.outputCap,
         sensitiveWords: delivery.sensitiveWords,
         ip: caller.user.recordIpLog ? caller.clientIp : '',
       }),

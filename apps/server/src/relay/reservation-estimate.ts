@@ -1,30 +1,65 @@
+import type { ReservationNeed } from '../domain/billing/charge-service.js';
 import { promptCostFactor, quotaFor, type ModelPricing } from '../domain/billing/pricing.js';
+import type { PromptMargins } from '../domain/billing/prompt-margins.js';
+import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayInput } from './relay-input.js';
-import type { RelayService } from './relay-service.js';
 import { countPromptTokens } from './token-counter.js';
 
+/** What a reservation needs to know of the call beyond its input. */
+export interface ReservationTerms {
+  pricing: ModelPricing;
+  quotaPerUnit: number;
+  /** The call's output bound per choice: its max_tokens, else the model's maximum output. */
+  outputBound: number;
+  /** The choices asked for (n): each may run to the bound. */
+  choices: number;
+  /** Whether the upstream can be told a lower output limit (chat, completions, responses). */
+  cappable: boolean;
+  /** The least output a capped call is sent with (MinCappedOutputTokens). */
+  minCappedOutput: number;
+}
+
 /**
- * A call's counted estimate, for a reservation the lease could not cover at once: the prompt is
- * counted once, the completion estimate asked again after every wait (it may have learned). A
+ * A call's counted reservation, for when the lease could not cover its quick bound at once: the
+ * prompt is counted once (times the model's prompt margin), and the call's cost at its full output
+ * bound is held, or, when the balance cannot pay that, the output the balance does pay for. A
  * class, not closures: the hot path allocates nothing for it when the lease covers the call.
  */
 export class ReservationEstimate {
   private promptTokens: Promise<number> | undefined;
+  /** Our own count of the prompt, once made: the settlement compares the upstream's with it. */
+  counted: number | undefined;
 
   constructor(
-    private readonly service: RelayService,
     private readonly input: RelayInput,
-    private readonly pricing: ModelPricing,
-    private readonly quotaPerUnit: number,
+    private readonly terms: ReservationTerms,
+    private readonly images: ImageTokenCounter,
+    private readonly margins: PromptMargins,
   ) {}
 
-  readonly estimate = (): Promise<number> => {
-    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields, this.service.images);
-    const factor = promptFactor(this.input, this.pricing);
-    return this.promptTokens.then((promptTokens) =>
-      quotaFor(this.pricing, { promptTokens: Math.ceil(promptTokens * factor), completionTokens: this.service.outputEstimate(this.input), calls: this.input.calls }, this.quotaPerUnit),
-    );
+  readonly estimate = (): Promise<ReservationNeed> => {
+    this.promptTokens ??= countPromptTokens(this.input.spec.endpoint, this.input.fields, this.images).then((counted) => (this.counted = counted));
+    return this.promptTokens.then((counted) => this.need(counted));
   };
+
+  private need(counted: number): ReservationNeed {
+    const { pricing, quotaPerUnit, outputBound, choices, cappable, minCappedOutput } = this.terms;
+    const { calls } = this.input;
+    // Asked again after every wait: the margin may have learned from the calls that settled.
+    const promptTokens = Math.ceil(this.margins.boundOfCount(this.input.model, counted) * promptFactor(this.input, pricing) - 1e-6);
+    const full = quotaFor(pricing, { promptTokens, completionTokens: outputBound * choices, calls }, quotaPerUnit);
+    const perToken = pricing.groupRatio * pricing.modelRatio * pricing.completionRatio * choices;
+    if (!cappable || !(perToken > 0)) return { full };
+    const capped = (available: number) => {
+      const promptCost = quotaFor(pricing, { promptTokens, completionTokens: 0, calls }, quotaPerUnit);
+      let outputTokens = Math.min(outputBound - 1, Math.floor((available - promptCost) / perToken) + 1);
+      const cost = (tokens: number) => quotaFor(pricing, { promptTokens, completionTokens: tokens * choices, calls }, quotaPerUnit);
+      while (outputTokens >= minCappedOutput && cost(outputTokens) > available) outputTokens -= 1;
+      if (outputTokens < minCappedOutput) return undefined;
+      return { amount: cost(outputTokens), outputTokens };
+    };
+    return { full, capped };
+  }
 }
 
 /**

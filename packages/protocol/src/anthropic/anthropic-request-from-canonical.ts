@@ -208,6 +208,8 @@ export function anthropicRequestFromCanonical(request: ChatRequest, context: Out
   });
 
   let maxTokens = request.max_completion_tokens ?? request.max_tokens ?? context.defaultMaxTokens;
+  const cap = context.outputCap;
+  if (cap !== undefined) maxTokens = Math.min(maxTokens, cap);
   const messages = mergeTurns(turns);
   // Claude wants the conversation to open with a user turn (new-api adds the same placeholder).
   if (messages[0] && messages[0].role !== 'user') messages.unshift({ role: 'user', content: '...' });
@@ -224,9 +226,14 @@ export function anthropicRequestFromCanonical(request: ChatRequest, context: Out
     const effort = request.reasoning_effort === 'minimal' ? 'low' : (request.reasoning_effort ?? 'high');
     out.thinking = { type: 'adaptive', display: 'summarized' };
     out.output_config = { effort };
+  } else if (budget !== undefined && cap !== undefined && Math.floor(cap / 2) < MIN_THINKING_BUDGET) {
+    budget = undefined;
+    warnings.add(`thinking turned off: the output is capped at ${cap} tokens, too few for Claude's smallest thinking budget beside an answer`);
   } else if (budget !== undefined) {
+    // A capped call thinks with at most half of its cap, and max_tokens stays the cap.
+    if (cap !== undefined) budget = Math.min(budget, Math.floor(cap / 2));
     // max_tokens counts the thinking too: keep the asked-for answer length on top of the budget.
-    if (maxTokens <= budget) maxTokens += budget;
+    else if (maxTokens <= budget) maxTokens += budget;
     out.max_tokens = maxTokens;
     out.thinking = { type: 'enabled', budget_tokens: budget };
   }

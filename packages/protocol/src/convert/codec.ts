@@ -32,6 +32,11 @@ export interface OutboundContext {
    * a budget in tokens. Otherwise reasoning_effort decides (`reasoningBudget`).
    */
   thinkingBudgetTokens?: number | undefined;
+  /**
+   * The most output tokens the upstream may return, thinking included: the relay caps a call at
+   * what its payer's balance pays for. Beats max_tokens and shrinks (or turns off) a thinking budget.
+   */
+  outputCap?: number | undefined;
   /** gemini.safety_settings resolved for this model: category → threshold (default OFF for all). */
   safetyThreshold?: ((category: string) => string) | undefined;
 }

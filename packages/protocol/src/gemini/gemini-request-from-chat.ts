@@ -130,7 +130,9 @@ function generationConfig(request: ChatRequest, context: OutboundContext, warnin
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.top_p !== undefined) config.topP = request.top_p;
   if (request.top_k !== undefined) config.topK = request.top_k;
-  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  const cap = context.outputCap;
+  const asked = request.max_completion_tokens ?? request.max_tokens;
+  const maxTokens = cap === undefined ? asked : Math.min(asked ?? cap, cap);
   if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
   if (request.stop !== undefined) config.stopSequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
   if (request.n !== undefined) config.candidateCount = request.n;
@@ -144,7 +146,9 @@ function generationConfig(request: ChatRequest, context: OutboundContext, warnin
     if (format.json_schema?.schema) config.responseSchema = cleanSchemaForGemini(format.json_schema.schema);
   }
   const effort = request.reasoning_effort;
-  const budget = context.thinkingBudgetTokens ?? (effort !== undefined ? REASONING_BUDGETS[effort] : undefined);
+  let budget = context.thinkingBudgetTokens ?? (effort !== undefined ? REASONING_BUDGETS[effort] : undefined);
+  // Thoughts count toward maxOutputTokens: a capped call thinks with at most half of its cap.
+  if (cap !== undefined && budget !== undefined && budget > 0) budget = Math.min(budget, Math.floor(cap / 2));
   // A budget of 0 turns thinking off (new-api's -nothinking); -1 lets the model decide.
   if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: budget !== 0 };
   else if (effort !== undefined) warnings.push(`reasoning_effort ${String(effort)} has no Gemini thinking budget and was dropped`);

@@ -18,13 +18,40 @@ export interface Reservation {
   payer: Payer;
   /** Held from this process's leases for the call while it runs. */
   held: number;
+  /**
+   * The output tokens the balance pays for, when it cannot pay for the call's full bound: the
+   * upstream is asked for no more (relay/completion-cap.ts). Undefined: not capped.
+   */
+  cap?: number | undefined;
+  /** The prompt as the relay counted it, when the reservation counted it (the prompt margins learn from it). */
+  countedPrompt?: number | undefined;
+}
+
+/** What a call must hold, from its counted prompt. */
+export interface ReservationNeed {
+  /** The call's cost at its full output bound. */
+  full: number;
+  /**
+   * The reservation of the call capped to what `available` pays for, or undefined when that is
+   * less than a useful answer. Absent for calls whose output cannot be capped.
+   */
+  capped?: ((available: number) => { amount: number; outputTokens: number } | undefined) | undefined;
 }
 
 export interface Settlement {
   /** What the user and token paid for the call, and what its log records. */
   charged: number;
-  /** Cost beyond the reservation that the balances could not cover (forgiven, noted for admins). */
+  /**
+   * Cost within the reservation that went uncharged. Always 0: what a call holds pays for it. An
+   * alarm (admin_info.unpaid_quota, modelgate_relay_unpaid_quota_total) should that ever break.
+   */
   unpaid: number;
+  /**
+   * Cost beyond the reservation that the balances could not cover: the upstream returned more
+   * than the bound the call was held for (an output past the limit it was sent, a prompt counted
+   * past every earlier ratio). Not charged; recorded against the channel.
+   */
+  overrun: number;
 }
 
 /**
@@ -79,7 +106,7 @@ export class ChargeService {
    * others `estimate` (counted prompt tokens and the completion estimate, asked again after every
    * wait) decides what is held.
    */
-  async reserve(payer: Payer, quick: number | undefined, estimate: () => number | Promise<number>): Promise<Reservation> {
+  async reserve(payer: Payer, quick: number | undefined, estimate: () => ReservationNeed | Promise<ReservationNeed>): Promise<Reservation> {
     const { user, token } = this.accountsOf(payer);
     user.busy += 1;
     if (token) token.busy += 1;
@@ -100,27 +127,33 @@ export class ChargeService {
     }
   }
 
-  private async reserveEstimated(payer: Payer, user: LeaseAccount, token: LeaseAccount | undefined, estimate: () => number | Promise<number>): Promise<Reservation> {
+  private async reserveEstimated(
+    payer: Payer,
+    user: LeaseAccount,
+    token: LeaseAccount | undefined,
+    estimate: () => ReservationNeed | Promise<ReservationNeed>,
+  ): Promise<Reservation> {
     const deadline = Date.now() + this.waitMs;
+    let balanceRechecked = false;
     for (;;) {
       const estimated = estimate();
       const need = estimated instanceof Promise ? await estimated : estimated;
-      if (covers(user, token, need)) {
-        hold(user, token, need);
-        return { payer, held: need };
+      if (covers(user, token, need.full)) {
+        hold(user, token, need.full);
+        return { payer, held: need.full };
       }
       const underWay = user.topUp ?? token?.topUp;
       if (underWay) {
         await underWay;
         continue;
       }
-      const shortfall = await this.topUp(user, token, need, { skipRecentFailures: true });
+      const shortfall = await this.topUp(user, token, need.full, { skipRecentFailures: true });
       if (shortfall === undefined) {
         // The headroom taken may cover calls waiting on these balances too.
         notify(user, token);
-        if (covers(user, token, need)) {
-          hold(user, token, need);
-          return { payer, held: need };
+        if (covers(user, token, need.full)) {
+          hold(user, token, need.full);
+          return { payer, held: need.full };
         }
         // Calls admitted while the take was written used what it brought: try again.
         continue;
@@ -128,16 +161,83 @@ export class ChargeService {
       const short = shortfall === 'user' ? user : token!;
       const remaining = deadline - Date.now();
       if (remaining > 0 && short.held > 0) {
-        // This process's calls on the balance will settle and give back what they held beyond their cost.
+        // This process's calls on the balance will settle and give back what they held beyond
+        // their cost: wait for them rather than cap this call at what they left.
         await short.changed(remaining);
-      } else if (remaining > 0 && (await this.othersHold(short))) {
-        // Another node holds part of it for its calls; its next flush gives back what they did not use.
+        balanceRechecked = false;
+        continue;
+      }
+      if (need.capped) {
+        // A capped call is better than a refusal: the output the balance does pay for.
+        const capped = await this.reserveCapped(payer, user, token, need.capped);
+        if (capped) return capped;
+        // A call admitted meanwhile holds it now: wait for that one (above) rather than refuse.
+        if (remaining > 0 && short.held > 0) continue;
+      }
+      if (remaining > 0 && (short.returning > 0 || (await this.othersHold(short)))) {
+        // A flush of this process is giving part of it back to the balance, or another node holds
+        // part of it for its calls (its next flush gives back what they did not use).
         await short.changed(Math.min(remaining, RETRY_MS));
+        balanceRechecked = false;
+      } else if (need.capped && !balanceRechecked) {
+        // The capped call read the balance up to RETRY_MS ago: both reads afresh before refusing
+        // (another node's take moves the balance into its lease between them).
+        balanceRechecked = true;
+        user.balanceReadAt = 0;
+        if (token) token.balanceReadAt = 0;
+        short.othersHoldReadAt = 0;
       } else {
         this.views.invalidate(payer);
-        throw this.shortfallError(shortfall, need);
+        throw this.shortfallError(shortfall, need.full);
       }
     }
+  }
+
+  /**
+   * A call the balance cannot pay in full at its output bound: held for the output the balance
+   * does pay for (everything free in the leases and the balances), when that is a useful answer.
+   * Undefined: not even that, or another call took it first; the caller waits or refuses.
+   */
+  private async reserveCapped(
+    payer: Payer,
+    user: LeaseAccount,
+    token: LeaseAccount | undefined,
+    capped: NonNullable<ReservationNeed['capped']>,
+  ): Promise<Reservation | undefined> {
+    const userBalance = await this.balance(user);
+    const tokenBalance = token ? await this.balance(token) : Number.POSITIVE_INFINITY;
+    // After the reads: calls may have held or given back meanwhile.
+    const available = Math.min(user.free + userBalance, token ? token.free + tokenBalance : Number.POSITIVE_INFINITY);
+    const plan = capped(available);
+    if (plan === undefined) return undefined;
+    if (!covers(user, token, plan.amount)) {
+      // Another call's take is under way: what it leaves is read again on the next round.
+      const underWay = user.topUp ?? token?.topUp;
+      if (underWay) {
+        await underWay;
+        return undefined;
+      }
+      const shortfall = await this.topUp(user, token, plan.amount, { exactOnly: true });
+      if (shortfall !== undefined) {
+        // The balance read was out of date: read it afresh next time.
+        user.balanceReadAt = 0;
+        if (token) token.balanceReadAt = 0;
+        return undefined;
+      }
+      notify(user, token);
+      if (!covers(user, token, plan.amount)) return undefined;
+    }
+    hold(user, token, plan.amount);
+    return { payer, held: plan.amount, cap: plan.outputTokens };
+  }
+
+  /** The balance column, read at most every RETRY_MS for all the calls capped on it. */
+  private balance(account: LeaseAccount): Promise<number> {
+    if (account.balanceRead === undefined || Date.now() - account.balanceReadAt >= RETRY_MS) {
+      account.balanceReadAt = Date.now();
+      account.balanceRead = this.store.balance(account).then((value) => Math.max(0, value));
+    }
+    return account.balanceRead;
   }
 
   /**
@@ -159,7 +259,12 @@ export class ChargeService {
     return taking;
   }
 
-  private async take(user: LeaseAccount, token: LeaseAccount | undefined, need: number, { skipRecentFailures = false, generousOnly = false }: TakeMode): Promise<Shortfall | undefined> {
+  private async take(
+    user: LeaseAccount,
+    token: LeaseAccount | undefined,
+    need: number,
+    { skipRecentFailures = false, generousOnly = false, exactOnly = false }: TakeMode,
+  ): Promise<Shortfall | undefined> {
     const exact: LeasePart[] = [];
     // The token first: its shortfall is the one to report when both fall short.
     if (token && token.free < need) exact.push({ account: token, amount: need - token.free });
@@ -173,14 +278,17 @@ export class ChargeService {
     }
     const generous = exact.map(({ account, amount }) => ({ account, amount: amount + account.headroom, leaving: HEADROOM_LEAVES * account.headroom }));
     let taken: LeasePart[] = generous;
-    let shortfall = generous.some((part, index) => part.amount !== exact[index]!.amount) ? await this.store.take(generous) : 'user';
+    let shortfall = !exactOnly && generous.some((part, index) => part.amount !== exact[index]!.amount) ? await this.store.take(generous) : 'user';
     if (shortfall !== undefined && generousOnly) return shortfall;
     if (shortfall !== undefined) {
       taken = exact;
       shortfall = await this.store.take(exact);
     }
     if (shortfall === undefined) {
-      for (const { account, amount } of taken) account.granted += amount;
+      for (const { account, amount } of taken) {
+        account.granted += amount;
+        account.balanceReadAt = 0;
+      }
       return undefined;
     }
     const failed = exact.find((part) => sideOf(part.account) === shortfall);
@@ -199,27 +307,78 @@ export class ChargeService {
     const { payer, held } = reservation;
     const { user, token } = this.accountsOf(payer);
     unhold(user, token, held);
+    if (reservation.cap !== undefined) this.giveBackUnused(user, token);
     if (covers(user, token, actual)) {
       this.charge(payer, user, token, actual);
       notify(user, token);
-      return this.record(payer, actual, 0, channelId);
+      return this.record(payer, actual, 0, 0, channelId);
     }
-    return this.settleBeyondLease(payer, user, token, actual, channelId);
+    // The hold pays its part at once, before an await could let another call hold what it freed.
+    const paid = Math.min(actual, held, user.free, token ? token.free : Number.POSITIVE_INFINITY);
+    this.charge(payer, user, token, paid);
+    return this.settleBeyondLease(payer, user, token, actual, paid, held, channelId);
   }
 
-  private async settleBeyondLease(payer: Payer, user: LeaseAccount, token: LeaseAccount | undefined, actual: number, channelId: number): Promise<Settlement> {
+  /**
+   * A cost above the call's hold: the excess is topped up from the balances when they can cover
+   * it. What they cannot lies beyond the call's reservation: an overrun of the upstream's (an
+   * output past the limit it was sent, a prompt past every ratio seen), never charged.
+   */
+  private async settleBeyondLease(
+    payer: Payer,
+    user: LeaseAccount,
+    token: LeaseAccount | undefined,
+    actual: number,
+    paid: number,
+    held: number,
+    channelId: number,
+  ): Promise<Settlement> {
     user.busy += 1;
     if (token) token.busy += 1;
     try {
-      await this.topUp(user, token, actual);
-      const charged = Math.min(actual, user.free, token ? token.free : Number.POSITIVE_INFINITY);
-      if (charged < actual) this.views.invalidate(payer);
-      this.charge(payer, user, token, charged);
-      return this.record(payer, charged, actual - charged, channelId);
+      const excess = actual - paid;
+      await this.topUp(user, token, excess);
+      const extra = Math.min(excess, user.free, token ? token.free : Number.POSITIVE_INFINITY);
+      if (extra < excess) this.views.invalidate(payer);
+      this.charge(payer, user, token, extra);
+      const charged = paid + extra;
+      const unpaid = Math.max(0, Math.min(actual, held) - charged);
+      return this.record(payer, charged, unpaid, actual - charged - unpaid, channelId);
     } finally {
       user.busy -= 1;
       if (token) token.busy -= 1;
       notify(user, token);
+    }
+  }
+
+  /**
+   * After a capped call, which held all the balance this process could reach: what it left goes
+   * back to the balance at once, unless a call here took it up meanwhile, so that calls waiting
+   * on other nodes need not wait for this node's next flush.
+   */
+  private giveBackUnused(user: LeaseAccount, token: LeaseAccount | undefined): void {
+    setImmediate(() => {
+      for (const account of token ? [user, token] : [user]) {
+        if (account.held === 0 && account.free > 0 && account.topUp === undefined && account.rowId !== undefined) void this.giveBack(account);
+      }
+    });
+  }
+
+  private async giveBack(account: LeaseAccount): Promise<void> {
+    const amount = account.free;
+    account.granted -= amount;
+    account.returning += amount;
+    account.busy += 1;
+    try {
+      await this.store.giveBack(account, amount);
+    } catch {
+      // Still in the lease row: the next flush gives it back.
+      account.granted += amount;
+    } finally {
+      account.returning -= amount;
+      account.busy -= 1;
+      account.balanceReadAt = 0;
+      account.notify();
     }
   }
 
@@ -251,12 +410,12 @@ export class ChargeService {
   }
 
   /** The batched counters of a settled call: what it was charged, and what it could not be. */
-  private record(payer: Payer, charged: number, unpaid: number, channelId: number): Settlement {
+  private record(payer: Payer, charged: number, unpaid: number, overrun: number, channelId: number): Settlement {
     this.ledger.addUser(payer.userId, { usedQuota: charged, requestCount: 1 });
     // Token 0: the playground, billed to the user alone (payer.ts).
     if (payer.tokenId !== 0) this.ledger.addToken(payer.tokenId, { usedQuota: charged, accessedTime: Math.floor(Date.now() / 1000) });
     this.ledger.addChannel(channelId, charged);
-    return { charged, unpaid };
+    return { charged, unpaid, overrun };
   }
 
   private accountsOf(payer: Payer): { user: LeaseAccount; token: LeaseAccount | undefined } {
@@ -286,6 +445,8 @@ interface TakeMode {
   skipRecentFailures?: boolean;
   /** Only the take with headroom, from a comfortable balance: the caller has a cheaper way out. */
   generousOnly?: boolean;
+  /** Only the exact lack: a capped call takes what the balance has left, there is no headroom. */
+  exactOnly?: boolean;
 }
 
 const sideOf = (account: LeaseAccount): Shortfall => (account.kind === LeaseKind.User ? 'user' : 'token');

@@ -29,6 +29,11 @@ export class LeaseAccount {
   /** Whether other processes held part of this balance, and when (ms) that was read. */
   othersHold: Promise<boolean> | undefined;
   othersHoldReadAt = 0;
+  /** Given back by a flush of this process that has not committed yet: in neither the lease nor the balance. */
+  returning = 0;
+  /** The balance column as last read for a capped call, and when (ms); 0: read it afresh. */
+  balanceRead: Promise<number> | undefined;
+  balanceReadAt = 0;
   private waiters: (() => void)[] = [];
 
   constructor(
@@ -134,6 +139,7 @@ export class LeaseBook {
       const charged = account.charged;
       if (charged === 0 && returned === 0) continue;
       account.granted -= returned;
+      account.returning += returned;
       account.previousCharged = charged;
       account.charged = 0;
       entries.push({ account, rowId: account.rowId, charged, returned });
@@ -146,6 +152,19 @@ export class LeaseBook {
     for (const { account, charged, returned } of entries) {
       account.granted += returned;
       account.charged += charged;
+    }
+  }
+
+  /**
+   * The flush committed or failed (abortFlush put its give-backs back into the leases): what it
+   * gave back is in the balances or the leases again; calls waiting on them look again.
+   */
+  endFlush(entries: readonly LeaseFlushEntry[]): void {
+    for (const { account, returned } of entries) {
+      if (returned === 0) continue;
+      account.returning -= returned;
+      account.balanceReadAt = 0;
+      account.notify();
     }
   }
 

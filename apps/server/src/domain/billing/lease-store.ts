@@ -94,6 +94,27 @@ export class LeaseStore {
     }
   }
 
+  /** Moves `amount` of a lease's free part back to its balance (lease row first: the lock order). */
+  async giveBack(account: LeaseAccount, amount: number): Promise<void> {
+    const rowId = account.rowId;
+    if (rowId === undefined || amount <= 0) return;
+    await this.db.kysely.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('quota_leases')
+        .set((eb) => ({ amount: eb('amount', '-', amount) }))
+        .where('id', '=', rowId)
+        .where('amount', '>=', amount)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) throw new MissingRowError(account);
+      const { table, column } = balanceOf(account.kind);
+      await trx
+        .updateTable(table)
+        .set((eb) => ({ [column]: eb(column, '+', amount) }) as never)
+        .where('id', '=', account.entityId)
+        .execute();
+    });
+  }
+
   /** Whether another process holds part of this balance (it gives it back at its next flush). */
   async othersHold(account: LeaseAccount): Promise<boolean> {
     const row = await this.db.kysely
@@ -106,6 +127,17 @@ export class LeaseStore {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** The balance column (users.quota or tokens.remain_quota) as it stands: what a take can draw on. */
+  async balance(account: LeaseAccount): Promise<number> {
+    const { table, column } = balanceOf(account.kind);
+    const row = await this.db.kysely
+      .selectFrom(table)
+      .select(column as never)
+      .where('id', '=', account.entityId)
+      .executeTakeFirst();
+    return row === undefined ? 0 : Number((row as Record<string, unknown>)[column]);
   }
 
   /** Creates the account's (empty) lease row once, however many calls ask at the same moment. */

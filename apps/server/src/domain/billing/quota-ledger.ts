@@ -181,6 +181,7 @@ export class QuotaLedger implements UnflushedQuota {
       throw error;
     } finally {
       this.inflight = emptyBatch();
+      this.leases.endFlush(entries);
     }
     if (readopted) {
       this.leases.forgetRows();

@@ -32,8 +32,12 @@ export interface ConsumeRecord {
   firstResponseMs: number;
   /** Every channel tried for this request, in order. */
   triedChannelIds: readonly number[];
-  /** Part of the cost that could not be charged (balance ran out mid-call); admins only. */
+  /** Cost within the call's reservation that went uncharged: an alarm, always 0; admins only. */
   unpaidQuota: number;
+  /** Cost the upstream returned beyond what the call was held for, not charged; admins only. */
+  overrunQuota?: number;
+  /** The output limit the call was sent with because its payer's balance paid for no more. */
+  outputCap?: number | undefined;
   /** Listed words the sensitive-word check found in the answer; named in the content as new-api does. */
   sensitiveWords?: readonly string[] | undefined;
   /** The caller's IP, recorded only for users whose setting asks for it (record_ip_log); else empty. */
@@ -83,7 +87,8 @@ export function consumeContent(pricing: ModelPricing): string {
 /**
  * The row's `other`, in new-api's key order: model_ratio, completion_ratio, group_ratio,
  * model_price, cache_tokens, cache_ratio, frt, is_model_mapped, admin_info (use_channel, and
- * unpaid_quota when part of the cost went unpaid), then cache_creation_tokens and
+ * unpaid_quota, an alarm, and overrun_quota when the upstream returned more than the call was held
+ * for), output_cap (a call capped at what its balance paid for), then cache_creation_tokens and
  * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
  * token keys on every text call, 0 included) and upstream_model_name (only for a mapped model).
  * Written as text, not through JSON.stringify of an object built per call: every relayed call
@@ -97,12 +102,21 @@ function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): s
     `${text.otherHead},"cache_tokens":${jsonNumber(record.cachedTokens ?? 0)},${text.cacheRatio},"frt":${jsonNumber(record.firstResponseMs)},` +
     `"is_model_mapped":${mapped},"admin_info":{"use_channel":[${channels}]`;
   if (record.unpaidQuota > 0) other += `,"unpaid_quota":${jsonNumber(record.unpaidQuota)}`;
+  if (record.overrunQuota !== undefined && record.overrunQuota > 0) other += `,"overrun_quota":${jsonNumber(record.overrunQuota)}`;
   other += '}';
+  if (record.outputCap !== undefined) other += `,"output_cap":${jsonNumber(record.outputCap)}`;
   if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {
     other += `,"cache_creation_tokens":${jsonNumber(record.cacheCreationTokens)},${text.createCacheRatio}`;
   }
   if (mapped) other += `,"upstream_model_name":${JSON.stringify(record.upstreamModel)}`;
   return `${other}}`;
+}
+
+function contentOf(record: ConsumeRecord, priced: string): string {
+  let content = priced;
+  if (record.outputCap !== undefined) content += `，余额不足，输出上限降为 ${record.outputCap} tokens`;
+  if (record.sensitiveWords?.length) content += `，敏感词：${record.sensitiveWords.join(', ')}`;
+  return content;
 }
 
 export function consumeLogRow(record: ConsumeRecord): LogInsert {
@@ -112,7 +126,7 @@ export function consumeLogRow(record: ConsumeRecord): LogInsert {
     user_id: record.userId,
     created_at: record.createdAt,
     type: LogType.Consume,
-    content: record.sensitiveWords?.length ? `${text.content}，敏感词：${record.sensitiveWords.join(', ')}` : text.content,
+    content: contentOf(record, text.content),
     username: record.username,
     token_name: record.tokenName,
     model_name: record.model,

@@ -81,7 +81,7 @@ export class TaskBilling {
     const pricing = this.pricingOf(priceKey, caller.group);
     const quota = this.quotaOf(pricing);
     const payer: Payer = { userId: caller.user.id, tokenId: caller.token.id, limitedToken: !caller.token.unlimited };
-    const reservation = this.charges.reserveFromLease(payer, quota) ?? (await this.charges.reserve(payer, quota, () => quota));
+    const reservation = this.charges.reserveFromLease(payer, quota) ?? (await this.charges.reserve(payer, quota, () => ({ full: quota })));
     return { caller, priceKey, pricing, quota, reservation, startedWall };
   }
 

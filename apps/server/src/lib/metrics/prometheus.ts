@@ -61,6 +61,9 @@ export const METRIC_NAMES = {
   upstreamErrors: 'modelgate_relay_upstream_errors_total',
   quota: 'modelgate_relay_quota_charged_total',
   quotaCalls: 'modelgate_relay_charged_calls_total',
+  unpaid: 'modelgate_relay_unpaid_quota_total',
+  overrun: 'modelgate_relay_overrun_quota_total',
+  capped: 'modelgate_relay_capped_calls_total',
   cacheEntries: 'modelgate_relay_cache_entries',
   logQueue: 'modelgate_relay_log_queue_rows',
 } as const;
@@ -119,6 +122,34 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
     collect() {
       this.reset();
       for (const series of relay.quota) this.inc({ model: series.model, channel: String(series.channel) }, series.calls);
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.unpaid,
+    help: 'Quota that calls held for and were not charged: an alarm, 0 unless the ledger is wrong',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(relay.unpaidQuota);
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.overrun,
+    help: 'Cost an upstream returned beyond what its calls were held for (an output past the limit it was sent), not charged, by channel',
+    labelNames: ['channel'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [channel, quota] of relay.overrunQuota) this.inc({ channel: String(channel) }, quota);
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.capped,
+    help: "Calls sent upstream with a lower output limit: what their payer's balance paid for",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(relay.cappedCalls);
     },
   });
   new Gauge({

@@ -85,6 +85,13 @@ export class RelayMetrics {
   readonly quota: QuotaSeries[] = [];
   readonly upstreamErrors: UpstreamErrorSeries[] = [];
 
+  /** Quota calls held for and not charged: the money path's alarm, 0 unless the ledger is wrong. */
+  unpaidQuota = 0;
+  /** Calls sent upstream with a lower output limit, what their payer's balance paid for. */
+  cappedCalls = 0;
+  /** Per channel: cost its upstream returned beyond what the calls were held for (not charged). */
+  readonly overrunQuota = new Map<number, number>();
+
   private readonly requestIndex: Nested<RequestSeries> = new Map();
   private readonly quotaIndex = new Map<string, Map<number, QuotaSeries>>();
   private readonly errorIndex = new Map<number, UpstreamErrorSeries[]>();
@@ -125,6 +132,19 @@ export class RelayMetrics {
     }
     series.quota += quota;
     series.calls += 1;
+  }
+
+  unpaid(quota: number): void {
+    this.unpaidQuota += quota;
+  }
+
+  capped(): void {
+    this.cappedCalls += 1;
+  }
+
+  overrun(channel: number, quota: number): void {
+    // Bounded by the channels that ever overran, which the console flags for an admin to look at.
+    this.overrunQuota.set(channel, (this.overrunQuota.get(channel) ?? 0) + quota);
   }
 
   /** One attempt on a channel that failed (the call may still have been served by another). */

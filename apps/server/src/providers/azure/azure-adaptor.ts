@@ -34,6 +34,7 @@ export function azureTarget(call: UpstreamCall): { origin: string; path: string 
 export const azureAdaptor: ProviderAdaptor = createOpenAICompatibleAdaptor({
   name: 'azure',
   streamUsageOption: true,
+  chatOutputLimitField: 'max_completion_tokens',
   endpoints: new Set([...(Object.keys(DEPLOYMENT_PATHS) as OpenAIEndpoint[]), 'responses']),
   target: (call) => azureTarget(call),
   authHeaders: (call) => ({ 'api-key': call.key }),

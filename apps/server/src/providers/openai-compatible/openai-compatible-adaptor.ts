@@ -20,6 +20,8 @@ export const OPENAI_PATHS: Readonly<Record<OpenAIEndpoint, string>> = {
 export interface OpenAICompatibleOptions {
   name: string;
   streamUsageOption: boolean;
+  /** ProviderAdaptor.chatOutputLimitField. */
+  chatOutputLimitField?: 'max_tokens' | 'max_completion_tokens';
   /** Paths that differ from OpenAI's; with `only`, the endpoints not listed are not served. */
   paths?: Partial<Record<OpenAIEndpoint, string>>;
   only?: boolean;
@@ -92,6 +94,7 @@ export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions):
   return {
     name: options.name,
     streamUsageOption: options.streamUsageOption,
+    chatOutputLimitField: options.chatOutputLimitField,
     supports: (endpoint) => served === undefined || served.has(endpoint),
     buildRequest(call): UpstreamRequest {
       const { origin, path } = target(call, paths[call.endpoint]);

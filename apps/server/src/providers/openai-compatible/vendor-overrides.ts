@@ -38,7 +38,7 @@ function cloudflareTarget(call: UpstreamCall, path: string) {
 }
 
 export const VENDOR_OVERRIDES: Readonly<Record<number, Partial<OpenAICompatibleOptions>>> = {
-  1: { streamUsageOption: true },
+  1: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens' },
   4: { streamUsageOption: true },
   20: { streamUsageOption: true },
   43: { streamUsageOption: true },

@@ -188,3 +188,36 @@ export class MockUpstream {
     }
   }
 }
+
+/** What an upstream that honours output limits answers: its prompt count and the answer it would give. */
+export interface LimitedAnswer {
+  promptTokens: number;
+  /** The answer's length when nothing limits it. */
+  completionTokens: number;
+}
+
+/**
+ * OpenAI's chat completions as the real API behaves with a limit: the answer stops at
+ * `max_completion_tokens` (or `max_tokens`) with finish_reason `length`, and usage counts what was
+ * generated. Streams end with the usage chunk when it was asked for.
+ */
+export function limitHonouringChat(answer: (request: RecordedRequest) => LimitedAnswer): UpstreamHandler {
+  return (request, response) => {
+    const json = request.json ?? {};
+    const { promptTokens, completionTokens } = answer(request);
+    const limit = [json.max_completion_tokens, json.max_tokens].find((value) => typeof value === 'number') as number | undefined;
+    const generated = limit === undefined ? completionTokens : Math.min(limit, completionTokens);
+    const finish = generated < completionTokens ? 'length' : 'stop';
+    const usage = { prompt_tokens: promptTokens, completion_tokens: generated, total_tokens: promptTokens + generated };
+    if (json.stream === true) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      let text = chatChunk({ role: 'assistant', content: '' }) + chatChunk({ content: 'words' }) + chatChunk({}, finish);
+      if (wantsUsage(json)) text += usageChunk(usage);
+      response.end(`${text}data: [DONE]\n\n`);
+      return;
+    }
+    const body = JSON.parse(chatCompletionBody('words', usage)) as { choices: { finish_reason: string }[] };
+    body.choices[0]!.finish_reason = finish;
+    sendJson(response, 200, body);
+  };
+}
