@@ -65,15 +65,15 @@ const HEADROOM_LEAVES = 3;
 /**
  * The money path of a relayed call, against this process's leases (lease-book.ts):
  *
- * 1. reserve: the call's estimate is held from the free part of the payer's user and token leases,
- *    in memory, counting every call in flight on this process. When the leases cannot cover it, the
- *    shortfall (plus headroom: what the payer spent last interval) is taken from the database by a
- *    conditional UPDATE into the lease row. A balance that cannot cover it either refuses the call
- *    with 403, after waiting up to QUOTA_WAIT_SECONDS for this process's calls in flight on that
- *    balance to settle (they give back what they held beyond their cost, and the completion
- *    estimate follows what the model really returned).
- * 2. settle: the hold is released and the actual cost charged from the lease; a cost above the lease
- *    is topped up conditionally, and what no balance can cover is recorded as unpaid.
+ * 1. reserve: the call's bound (the most it can cost) is held from the free part of the payer's user
+ *    and token leases, in memory, counting every call in flight on this process. When the leases
+ *    cannot cover it, the shortfall (plus headroom: what the payer spent last interval) is taken from
+ *    the database by a conditional UPDATE into the lease row. A balance that cannot cover it waits
+ *    for this process's calls in flight on it to settle (they give back what they held beyond their
+ *    cost), then holds what it can reach for a call capped at the output that pays for, or, below a
+ *    useful answer, refuses with 403 once QUOTA_WAIT_SECONDS have passed.
+ * 2. settle: the hold is released and the actual cost charged from the lease; a cost above the hold
+ *    is topped up conditionally, and what no balance can cover is an upstream overrun, not charged.
  * 3. release: a failed call's hold goes back to the lease.
  *
  * Every node leases from the database, so no node serves a call its payer's balance does not cover,
@@ -103,8 +103,8 @@ export class ChargeService {
   /**
    * Holds the call's cost when the leases could not cover `quick` at once. A payer whose balance
    * is comfortably above it gets `quick` plus headroom taken into the lease (no tokenizer); for the
-   * others `estimate` (counted prompt tokens and the completion estimate, asked again after every
-   * wait) decides what is held.
+   * others `estimate` (the counted prompt's bound and the output bound, asked again after every
+   * wait: the prompt margin may have learned) decides what is held, or what a capped call holds.
    */
   async reserve(payer: Payer, quick: number | undefined, estimate: () => ReservationNeed | Promise<ReservationNeed>): Promise<Reservation> {
     const { user, token } = this.accountsOf(payer);
