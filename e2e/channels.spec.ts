@@ -1,6 +1,8 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
 import { apiSession, dataOf, signInBrowser } from './support/console-session';
 import { REJECTED_KEY, startMockUpstream, type MockUpstream } from './support/mock-upstream';
+import { presetLanguageAndTheme } from './wallet-helpers';
 
 /**
  * The admin's channel screen over the real server, with a mock OpenAI upstream on loopback:
@@ -260,6 +262,67 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
   } finally {
     await root.put('/api/option/', { data: { key: 'AutomaticDisableChannelEnabled', value: 'false' } });
   }
+});
+
+test('a channel whose upstream returned more than its calls were held for shows 超额返回 with the quota not charged and when', async ({ page }) => {
+  const overran = await createChannelByApi({ name: `overran-${run}` });
+  const calm = await createChannelByApi({ name: `calm-${run}` });
+  // What the relay writes after such an overrun (relay/channel-health.ts), beside an earlier reason.
+  const quota = 1_000_000;
+  const at = Date.UTC(2026, 0, 2, 3, 4, 5) / 1000;
+  const database = new Database(process.env.MODELGATE_E2E_SQLITE!);
+  try {
+    database.pragma('busy_timeout = 10000');
+    const seed = database.prepare('UPDATE channels SET other_info = ? WHERE id = ?');
+    seed.run(JSON.stringify({ status_reason: 'earlier', status_time: at - 60, overrun_quota: quota, overrun_time: at }), overran.id);
+    seed.run(JSON.stringify({ overrun_quota: 0, overrun_time: at }), calm.id);
+  } finally {
+    database.close();
+  }
+  const listed = await dataOf<{ items: { id: number; other_info: string }[] }>(await root.get('/api/channel/search', { params: { keyword: `overran-${run}` } }));
+  expect(JSON.parse(listed.items[0]!.other_info)).toMatchObject({ overrun_quota: quota, overrun_time: at });
+  // The quota as the console shows it elsewhere: dollars when the site displays currency, else units.
+  const status = await dataOf<{ display_in_currency: boolean; quota_per_unit: number }>(await root.get('/api/status'));
+  const shown = status.display_in_currency ? `$${(quota / Number(status.quota_per_unit)).toFixed(2)}` : '1M';
+  // The browser runs in UTC (playwright.config.ts).
+  const time = '2026-01-02 03:04:05';
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await presetLanguageAndTheme(page, 'zh', 'light');
+  await openChannels(page, `?keyword=${run}`);
+  const tag = page.getByTestId(`channel-overrun-${overran.id}`);
+  await expect(tag).toHaveText('超额返回');
+  await expect(page.getByTestId(`channel-status-${overran.id}`)).toHaveText('已启用');
+  await expect(page.getByTestId(`channel-status-${calm.id}`)).toHaveText('已启用');
+  await expect(page.getByTestId(`channel-overrun-${calm.id}`)).toHaveCount(0);
+  await tag.hover();
+  const tooltip = page.locator('.semi-tooltip-content').filter({ hasText: '未计费额度' });
+  await expect(tooltip).toHaveText(`上游返回超出预留的用量，未计费额度 ${shown}，最近一次 ${time}`);
+  await page.screenshot({ path: '.tmp/screens/channels-overrun-zh-light.png' });
+
+  // On a phone the table scrolls sideways to the status column; the tag and its tooltip still read.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await tag.scrollIntoViewIfNeeded();
+  await tag.hover();
+  await expect(tooltip).toBeVisible();
+  await page.screenshot({ path: '.tmp/screens/channels-overrun-phone-zh-light.png' });
+
+  // Init scripts run in the order they were added: this one overrides the language and theme above.
+  await presetLanguageAndTheme(page, 'en', 'dark');
+  await page.reload();
+  await tag.scrollIntoViewIfNeeded();
+  await expect(tag).toHaveText('Overran');
+  await tag.hover();
+  const english = page.locator('.semi-tooltip-content').filter({ hasText: 'not charged' });
+  await expect(english).toHaveText(`The upstream returned more usage than was held; quota not charged: ${shown}, most recently at ${time}`);
+  await page.screenshot({ path: '.tmp/screens/channels-overrun-phone-en-dark.png' });
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.reload();
+  await tag.hover();
+  await expect(english).toBeVisible();
+  await page.screenshot({ path: '.tmp/screens/channels-overrun-en-dark.png' });
 });
 
 test('balances update per channel, unsupported types say so, and batch tag and delete work on the selection', async ({ page }) => {

@@ -21,6 +21,8 @@ const TOUCHED = [
   'DisplayTokenStatEnabled',
   'QuotaForNewUser',
   'QuotaRemindThreshold',
+  'MinCappedOutputTokens',
+  'ModelMaxOutputTokens',
   'ChannelDisableThreshold',
   'AutomaticDisableChannelEnabled',
   'ChannelBreakerFailureThreshold',
@@ -180,6 +182,91 @@ test('[en, dark] quota card shows quota as money; monitoring keeps its fields an
   await expectChecked(switchOf(page, 'AutomaticDisableChannelEnabled'), autoDisable);
   await save(page, 'monitoring', 'en', "You don't seem to have changed anything");
   await screenshot(page, 'en-dark');
+});
+
+/** The option keys each PUT /api/option/ of the page carries, in the order they were sent. */
+function recordOptionWrites(page: Page): string[] {
+  const keys: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'PUT' && new URL(request.url()).pathname === '/api/option/') keys.push((request.postDataJSON() as { key: string }).key);
+  });
+  return keys;
+}
+
+test('[zh, light] 输出上限: the smallest capped output and the model output bounds are checked, each saved alone when it alone changed, and kept after a reload', async ({ page }) => {
+  await openOperation(page, 'zh', 'light');
+  const limits = card(page, 'output-limits');
+  await expect(limits).toContainText('输出上限');
+  await expect(limits).toContainText('余额不足时的最小输出上限');
+  await expect(limits).toContainText('模型最大输出 Tokens');
+  await expect(field(page, 'MinCappedOutputTokens')).toHaveValue(before.MinCappedOutputTokens!);
+  await expect(field(page, 'ModelMaxOutputTokens')).toHaveValue(before.ModelMaxOutputTokens!);
+  const writes = recordOptionWrites(page);
+
+  // Below 1, not JSON, and a bound of 0 (which the relay would skip) never reach the server.
+  await field(page, 'MinCappedOutputTokens').fill('0');
+  await expect(page.getByTestId('op-MinCappedOutputTokens').getByRole('alert')).toHaveText('余额不足时的最小输出上限不能小于 1');
+  await save(page, 'output-limits', 'zh', '余额不足时的最小输出上限不能小于 1');
+  const minimum = before.MinCappedOutputTokens === '256' ? '512' : '256';
+  await field(page, 'MinCappedOutputTokens').fill(minimum);
+  await field(page, 'ModelMaxOutputTokens').fill('{"default": 16384');
+  await expect(page.getByTestId('op-ModelMaxOutputTokens').getByRole('alert')).toHaveText('模型最大输出 Tokens不是合法的 JSON 字符串');
+  await save(page, 'output-limits', 'zh', '模型最大输出 Tokens不是合法的 JSON 字符串');
+  await field(page, 'ModelMaxOutputTokens').fill('{"default": 16384, "gpt-4o": 0}');
+  await save(page, 'output-limits', 'zh', '模型最大输出 Tokens中 gpt-4o 的值必须是正整数');
+  expect(writes).toEqual([]);
+
+  // Only the minimum changed (the bounds are back to what is stored): one write, of that key.
+  await field(page, 'ModelMaxOutputTokens').fill(before.ModelMaxOutputTokens!);
+  await save(page, 'output-limits', 'zh', '保存成功');
+  expect(writes).toEqual(['MinCappedOutputTokens']);
+  const bounds = JSON.stringify({ default: 8192, 'gpt-4o': 16384, [`e2e-${Date.now().toString(36)}`]: 1024 }, null, 2);
+  await field(page, 'ModelMaxOutputTokens').fill(bounds);
+  await save(page, 'output-limits', 'zh', '保存成功');
+  expect(writes).toEqual(['MinCappedOutputTokens', 'ModelMaxOutputTokens']);
+  expect(await readOptions()).toMatchObject({ MinCappedOutputTokens: minimum, ModelMaxOutputTokens: bounds });
+
+  await page.reload();
+  await expect(field(page, 'MinCappedOutputTokens')).toHaveValue(minimum);
+  await expect(field(page, 'ModelMaxOutputTokens')).toHaveValue(bounds);
+  await save(page, 'output-limits', 'zh', '你似乎并没有修改什么');
+  await card(page, 'output-limits').scrollIntoViewIfNeeded();
+  await card(page, 'output-limits').screenshot({ path: '.tmp/screens/settings-operation-output-limits-zh-light.png' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(field(page, 'MinCappedOutputTokens')).toHaveValue(minimum);
+  await card(page, 'output-limits').scrollIntoViewIfNeeded();
+  await card(page, 'output-limits').screenshot({ path: '.tmp/screens/settings-operation-output-limits-phone-zh-light.png' });
+  await setOption(root, 'MinCappedOutputTokens', before.MinCappedOutputTokens!);
+  await setOption(root, 'ModelMaxOutputTokens', before.ModelMaxOutputTokens!);
+});
+
+test('[en, dark] output limits: refused in English, saved; the card reads at phone width', async ({ page }) => {
+  await openOperation(page, 'en', 'dark');
+  const limits = card(page, 'output-limits');
+  await expect(limits).toContainText('Output limits');
+  await page.getByLabel('Smallest capped output').fill('');
+  await save(page, 'output-limits', 'en', 'Smallest capped output cannot be empty');
+  await page.getByLabel('Smallest capped output').fill('64');
+  await page.getByLabel('Model max output tokens').fill('{"default": 4096.5}');
+  await save(page, 'output-limits', 'en', 'In Model max output tokens, the value of default must be a whole number of 1 or more');
+  await page.getByLabel('Model max output tokens').fill('{"default": 32768}');
+  await save(page, 'output-limits', 'en', 'Saved');
+  expect(await readOptions()).toMatchObject({ MinCappedOutputTokens: '64', ModelMaxOutputTokens: '{"default": 32768}' });
+  await page.reload();
+  await expect(page.getByLabel('Model max output tokens')).toHaveValue('{"default": 32768}');
+  await limits.scrollIntoViewIfNeeded();
+  await limits.screenshot({ path: '.tmp/screens/settings-operation-output-limits-en-dark.png' });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByLabel('Smallest capped output')).toHaveValue('64');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await card(page, 'output-limits').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: '.tmp/screens/settings-operation-output-limits-phone-en-dark.png' });
+  // Put back at once: the relay of the specs that follow reads these.
+  await setOption(root, 'MinCappedOutputTokens', before.MinCappedOutputTokens!);
+  await setOption(root, 'ModelMaxOutputTokens', before.ModelMaxOutputTokens!);
 });
 
 test('[zh, dark] data dashboard: an interval of 0 is refused in the form and by the server; the switch hides and shows 数据看板 without a reload', async ({ page }) => {

@@ -47,6 +47,31 @@ export function autoDisableInfo(channel: Pick<Channel, 'other_info'>): AutoDisab
   }
 }
 
+export interface OverrunInfo {
+  /** The quota the channel's upstream returned beyond what its calls were held for: not charged. */
+  quota: number;
+  /** Unix seconds of the latest overrun; 0 when not recorded. */
+  time: number;
+}
+
+/**
+ * other_info's overrun_quota/overrun_time, a running total the relay keeps when an upstream returns
+ * more than a call was held for (e.g. more output than the limit it was sent); null while there is none.
+ */
+export function overrunInfo(channel: Pick<Channel, 'other_info'>): OverrunInfo | null {
+  if (!channel.other_info) return null;
+  try {
+    const parsed: unknown = JSON.parse(channel.other_info);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const info = parsed as { overrun_quota?: unknown; overrun_time?: unknown };
+    if (typeof info.overrun_quota !== 'number' || !Number.isFinite(info.overrun_quota) || info.overrun_quota <= 0) return null;
+    const time = typeof info.overrun_time === 'number' && Number.isFinite(info.overrun_time) && info.overrun_time > 0 ? info.overrun_time : 0;
+    return { quota: info.overrun_quota, time };
+  } catch {
+    return null;
+  }
+}
+
 export type BreakerDisplay =
   | { kind: 'open' | 'probing'; reason: string; until: number }
   | { kind: 'someKeys'; openKeys: number };

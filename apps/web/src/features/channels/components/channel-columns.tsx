@@ -5,6 +5,7 @@ import type { Channel } from '../api';
 import { averageResponseTime, channelTypeName, sharedValue, splitList, uniqueValues, type TableRow } from '../channel-display';
 import type { ChannelActions } from '../use-channel-actions';
 import { ChannelBreakerTag } from './channel-breaker-tag';
+import { ChannelOverrunTag } from './channel-overrun-tag';
 import { ChannelRowActions, TagRowActions } from './channel-row-actions';
 import { ChannelStatusTag, TagStatusTag } from './channel-status-tag';
 import { ResponseTimeTag } from './response-time-tag';
@@ -96,6 +97,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, nar
           <Space spacing={4} wrap>
             <ChannelStatusTag channel={row.channel} />
             <ChannelBreakerTag channel={row.channel} />
+            <ChannelOverrunTag channel={row.channel} formatQuota={formatQuota} />
           </Space>
         ) : (
           <TagStatusTag channels={row.channels} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerMapIssue, intMapIssue, safetyMapIssue, stringListIssue, thinkingBudget, versionMapIssue } from './model-settings-rules';
+import { headerMapIssue, intMapIssue, outputBoundMapIssue, safetyMapIssue, stringListIssue, thinkingBudget, versionMapIssue } from './model-settings-rules';
 import { NUMBER_RULES, numberProblem } from './operation-rules';
 
 describe('the Claude settings’ shapes', () => {
@@ -29,6 +29,29 @@ describe('the Claude settings’ shapes', () => {
     expect(thinkingBudget('{"claude-x": 1000}', '0.5')).toEqual({ maxTokens: 8192, budget: 4096 });
     expect(thinkingBudget('{', '0.5')).toBeNull();
     expect(thinkingBudget('{"default": 100}', '')).toBeNull();
+  });
+});
+
+describe('the model output bounds’ shape (ModelMaxOutputTokens)', () => {
+  it('maps model names, prefixes and "default" to whole numbers of 1 or more', () => {
+    expect(outputBoundMapIssue('{"default": 16384, "gpt-4o": 16384, "claude-sonnet-4": 64000}')).toBeNull();
+    expect(outputBoundMapIssue('{}')).toBeNull();
+    expect(outputBoundMapIssue('{"default": 1}')).toBeNull();
+  });
+
+  it('refuses 0, which the relay would skip, and anything that is not a whole number', () => {
+    expect(outputBoundMapIssue('{"default": 16384, "gpt-4o": 0}')).toEqual({ problem: 'notPositiveInteger', entry: 'gpt-4o' });
+    expect(outputBoundMapIssue('{"gpt-4o": -5}')).toEqual({ problem: 'notPositiveInteger', entry: 'gpt-4o' });
+    expect(outputBoundMapIssue('{"gpt-4o": 4096.5}')).toEqual({ problem: 'notPositiveInteger', entry: 'gpt-4o' });
+    expect(outputBoundMapIssue('{"gpt-4o": "4096"}')).toEqual({ problem: 'notPositiveInteger', entry: 'gpt-4o' });
+    expect(outputBoundMapIssue('{"gpt-4o": null}')).toEqual({ problem: 'notPositiveInteger', entry: 'gpt-4o' });
+    expect(outputBoundMapIssue('{"default": 1e20}')).toEqual({ problem: 'notPositiveInteger', entry: 'default' });
+  });
+
+  it('refuses anything but an object, and leaves text that does not parse to the JSON check', () => {
+    expect(outputBoundMapIssue('[16384]')).toEqual({ problem: 'notObject' });
+    expect(outputBoundMapIssue('16384')).toEqual({ problem: 'notObject' });
+    expect(outputBoundMapIssue('{"default": ')).toBeNull();
   });
 });
 

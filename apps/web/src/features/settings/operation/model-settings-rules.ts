@@ -41,6 +41,21 @@ export function intMapIssue(text: string): JsonShapeIssue | null {
   return null;
 }
 
+/**
+ * ModelMaxOutputTokens: model, name prefix or "default" → a whole number of tokens, 1 or more.
+ * The server stores a 0 but the relay skips it (domain/billing/output-bounds.ts), so it is refused
+ * here rather than saved as a bound that silently does nothing.
+ */
+export function outputBoundMapIssue(text: string): JsonShapeIssue | null {
+  const json = parsed(text);
+  if (!json.ok) return null;
+  if (!isPlainObject(json.value)) return { problem: 'notObject' };
+  for (const [entry, value] of Object.entries(json.value)) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) return { problem: 'notPositiveInteger', entry };
+  }
+  return null;
+}
+
 /** claude.model_headers_settings: model → {header name: [values]}, values without line breaks. */
 export function headerMapIssue(text: string): JsonShapeIssue | null {
   const json = parsed(text);

@@ -73,6 +73,16 @@ describe('numeric fields (spec 01 §5)', () => {
     expect(numberProblem('2.', NUMBER_RULES.ChannelDisableThreshold)).toBeNull();
   });
 
+  it('takes a smallest capped output of 1 token or more, whole numbers only', () => {
+    const rule = NUMBER_RULES.MinCappedOutputTokens;
+    expect(numberProblem('128', rule)).toBeNull();
+    expect(numberProblem('1', rule)).toBeNull();
+    expect(numberProblem('0', rule)).toBe('belowMin');
+    expect(numberProblem('', rule)).toBe('required');
+    expect(numberProblem('64.5', rule)).toBe('notInteger');
+    expect(acceptsNumberInput('64.5', rule)).toBe(false);
+  });
+
   it('finds the first refused field in the card order', () => {
     const values = { DataExportInterval: '0', RetryTimes: 'x', QuotaForNewUser: '10' };
     expect(firstNumberProblem(values, ['QuotaForNewUser', 'DataExportInterval', 'RetryTimes'])).toEqual({ key: 'DataExportInterval', problem: 'belowMin' });

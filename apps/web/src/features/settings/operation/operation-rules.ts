@@ -34,6 +34,8 @@ export const NUMBER_RULES = {
   QuotaForInviter: { integer: true, min: 0 },
   QuotaForInvitee: { integer: true, min: 0 },
   QuotaRemindThreshold: { integer: true, min: 0 },
+  // Fewer output tokens than this and a call is refused rather than sent with a lower limit.
+  MinCappedOutputTokens: { integer: true, min: 1 },
   // new-api's per-user model request limits: 0 turns a limit (or the window) off.
   ModelRequestRateLimitDurationMinutes: { integer: true, min: 0 },
   ModelRequestRateLimitCount: { integer: true, min: 0 },
@@ -98,6 +100,7 @@ export type JsonShapeProblem =
   | 'badChatEntry'
   // The model settings (model-settings-rules.ts).
   | 'notInteger'
+  | 'notPositiveInteger'
   | 'notHeaderList'
   | 'badHeaderName'
   | 'notStringList'

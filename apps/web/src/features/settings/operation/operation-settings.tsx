@@ -8,6 +8,7 @@ import { GroupRatioCard } from './group-ratio-card';
 import { LogCard } from './log-card';
 import { ModelPricingCard } from './model-pricing/model-pricing-card';
 import { MonitoringCard } from './monitoring-card';
+import { OutputLimitsCard } from './output-limits-card';
 import { QuotaCard } from './quota-card';
 import { RateLimitCard } from './rate-limit-card';
 import { SensitiveWordsCard } from './sensitive-words-card';
@@ -28,6 +29,7 @@ export function OperationSettings() {
       <MonitoringCard />
       <RateLimitCard />
       <QuotaCard />
+      <OutputLimitsCard />
       <ChatsCard />
       <GroupRatioCard />
       <ClaudeSettingsCard />

@@ -27,6 +27,7 @@ export const JSON_OPTION_KEYS: ReadonlySet<string> = new Set([
   'TopupGroupRatio',
   'claude.model_headers_settings',
   'claude.default_max_tokens',
+  'ModelMaxOutputTokens',
   'gemini.safety_settings',
   'gemini.version_settings',
   'gemini.supported_imagine_models',
