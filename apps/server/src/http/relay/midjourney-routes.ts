@@ -51,10 +51,14 @@ export function midjourneyRoutes(scope: FastifyInstance, context: AppContext, re
   for (const prefix of MJ_PREFIXES) {
     void scope.register(
       async (unknown) => {
-        unknown.setNotFoundHandler((request, reply) => {
+        const unknownPath = (request: FastifyRequest, reply: FastifyReply) => {
           const answer = toMjReply(notFound(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'request:invalid_url'));
           void reply.status(answer.status).send(answer.body);
-        });
+        };
+        unknown.setNotFoundHandler(unknownPath);
+        // Also as a route: with the console built, its static files' GET /* would otherwise take these paths.
+        unknown.all('/', unknownPath);
+        unknown.all('/*', unknownPath);
       },
       { prefix: `${prefix}/mj` },
     );

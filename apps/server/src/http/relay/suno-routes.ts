@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { notFound, type AppError } from '../../errors/app-error.js';
 import { logFailure } from '../../errors/failure-log.js';
@@ -55,10 +55,15 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
         if (reply.sent) return;
         void reply.status(appError.status).send(sunoFailure(appError));
       });
-      suno.setNotFoundHandler((request, reply) => {
+      const unknownPath = (request: FastifyRequest, reply: FastifyReply) => {
         const path = request.url.split('?')[0]!;
         void reply.status(404).send(sunoFailure(notFound(`Invalid URL (${request.method} ${path})`, 'request:invalid_url')));
-      });
+      };
+      suno.setNotFoundHandler(unknownPath);
+      // Also as a route: with the console built, its static files' GET /* would otherwise take
+      // these paths and answer with the app's own 404.
+      suno.all('/', unknownPath);
+      suno.all('/*', unknownPath);
 
       // A child scope, so that its call counting leaves out the paths no route serves.
       await suno.register(async (routes) => {
