@@ -10,7 +10,6 @@ export interface WalkedRoute {
 /**
  * Every route Fastify holds, read from `app.printRoutes({ commonPrefix: false })`, one per method
  * (HEAD left out): tests that walk them all hold a route added tomorrow to the same rules.
- * (http/api/api-contract.test.ts has its own copy, for /api paths.)
  */
 export function routesOf(app: FastifyInstance): WalkedRoute[] {
   const routes: WalkedRoute[] = [];

@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { routesOf, type WalkedRoute } from '../../test-support/route-walk.js';
 
 /*
  * new-api's status rule for every /api route, checked on the routes Fastify itself holds, so a
@@ -12,27 +13,7 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
  * never a 500. Each check walks every route and lists every route that breaks it.
  */
 
-interface Route {
-  method: string;
-  /** As registered, e.g. /api/token/:id/key. */
-  path: string;
-}
-
-/** The routes of `app.printRoutes({ commonPrefix: false })`, one per method (HEAD left out). */
-function routesOf(app: FastifyInstance): Route[] {
-  const routes: Route[] = [];
-  const prefixes: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^((?:│ {3}| {4})*)[└├]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    prefixes.length = depth;
-    const path = (depth > 0 ? prefixes[depth - 1]! : '') + match[2]!;
-    prefixes[depth] = path;
-    for (const method of (match[3] ?? '').split(', ')) if (method !== '' && method !== 'HEAD') routes.push({ method, path });
-  }
-  return routes;
-}
+type Route = WalkedRoute;
 
 const key = (route: Route) => `${route.method} ${route.path}`;
 const withParams = (path: string, value: string) => path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, value).replace(/\*/g, value);

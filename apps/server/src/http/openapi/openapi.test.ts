@@ -10,6 +10,7 @@ import { hashPassword } from '../../domain/users/password.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { jsonSchemaOf, openApiPath, type JsonSchema, type OpenApiDocument } from './openapi-document.js';
 import { ROUTE_DOCS } from './route-docs.js';
+import { routesOf } from '../../test-support/route-walk.js';
 
 /*
  * The description cannot drift from the app: every /api route Fastify holds is documented with
@@ -19,22 +20,12 @@ import { ROUTE_DOCS } from './route-docs.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The routes of `app.printRoutes({ commonPrefix: false })` under /api, as `METHOD /path` (HEAD left out). */
+/** The routes under /api, as `METHOD /path`, sorted. */
 function registeredApiRoutes(app: FastifyInstance): string[] {
-  const routes: string[] = [];
-  const prefixes: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^((?:│ {3}| {4})*)[└├]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1]!.length / 4;
-    prefixes.length = depth;
-    const path = (depth > 0 ? prefixes[depth - 1]! : '') + match[2]!;
-    prefixes[depth] = path;
-    for (const method of (match[3] ?? '').split(', ')) {
-      if (method !== '' && method !== 'HEAD' && path.startsWith('/api/')) routes.push(`${method} ${path}`);
-    }
-  }
-  return routes.sort();
+  return routesOf(app)
+    .filter((route) => route.path.startsWith('/api/'))
+    .map((route) => `${route.method} ${route.path}`)
+    .sort();
 }
 
 /** Every zod schema a documented schema is built from: itself, union members, object fields. */
