@@ -83,6 +83,11 @@ export interface StreamReader {
   readonly stopped?: boolean;
   /** Listed words the answer check found so far, each once; undefined while the check is off. */
   readonly sensitiveWords?: readonly string[] | undefined;
+  /**
+   * Present on the reader of a capped call's stream (relay/output-meter.ts): set once the meter
+   * ended the answer at the output its payer paid for, the reader being `stopped` from then on.
+   */
+  readonly cutAtCap?: boolean;
 }
 
 export interface ProviderAdaptor {

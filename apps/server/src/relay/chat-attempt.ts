@@ -14,6 +14,7 @@ import type { FrameDecoder, NativeChatFormat, ProviderAdaptor, UpstreamRequest }
 import { codecFor } from './chat-codecs.js';
 import { ChatTranslation } from './chat-translation.js';
 import { deliverBuffered, deliverStream, type DeliverOptions, type Delivery } from './deliver.js';
+import type { OutputMeter } from './output-meter.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 import type { RelayInput } from './relay-input.js';
 
@@ -206,10 +207,18 @@ export function deliverChatAnswer(
   input: RelayInput,
   options: DeliverOptions,
   contentType: string,
-  settings: { watchdog: StreamWatchdog; queueLength: number; maxBufferedBytes: number },
+  settings: {
+    watchdog: StreamWatchdog;
+    queueLength: number;
+    maxBufferedBytes: number;
+    /** A capped call's output meter (output-meter.ts): its stream is metered and ended at the cap. */
+    meter: OutputMeter | undefined;
+  },
 ): Promise<Delivery> {
   if (input.stream && !contentType.includes('application/json')) {
-    const reader = chat.translation.streamReader(chat.frames, options.completionCheck);
+    const reader = settings.meter
+      ? chat.translation.meteredStreamReader(chat.frames, options.completionCheck, settings.meter)
+      : chat.translation.streamReader(chat.frames, options.completionCheck);
     const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
     return deliverStream(options, {
       forwardUsage: true,

@@ -15,6 +15,8 @@ import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import type { AppError } from '../errors/app-error.js';
 import { codecFor } from './chat-codecs.js';
 import { JsonArrayEncoder } from './json-array-encoder.js';
+import { MeteredChatDecoder, MeteredChatReader } from './metered-chat-stream.js';
+import type { OutputMeter } from './output-meter.js';
 import { checkAnswer, checkChunk, sensitiveAnswerRefusal, StreamWordScanner } from './sensitive-answer.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -292,6 +294,20 @@ export class ChatTranslation {
     let encoder = untouched ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
     if (encoder && this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);
+  }
+
+  /**
+   * A capped call's stream (metered-chat-stream.ts): decoded through the output meter and encoded
+   * for the client even in its own format, so that one meter over canonical chunks serves every
+   * format and the ending is written by the client format's encoder. What the canonical shape does
+   * not carry (Anthropic's thinking signatures, Gemini's thought signatures) is lost, as it is when
+   * the answer check re-encodes a stream.
+   */
+  meteredStreamReader(frames: FrameDecoder | undefined, check: CompletionCheck | undefined, meter: OutputMeter): MeteredChatReader {
+    const decoder = new MeteredChatDecoder(codecFor(this.upstream).streamDecoder!(this.model), meter);
+    let encoder = codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    if (this.jsonArray) encoder = new JsonArrayEncoder(encoder);
+    return new MeteredChatReader(new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check), decoder, encoder);
   }
 
   /** The upstream's whole answer as canonical. */

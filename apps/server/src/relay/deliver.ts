@@ -26,6 +26,8 @@ export interface Delivery {
   streamEnd: StreamEnd | undefined;
   /** Listed words the answer check found in the answer (logged with its charge). */
   sensitiveWords?: readonly string[] | undefined;
+  /** A capped call's stream the output meter ended at the cap (set by the relay, for capped calls only). */
+  cutAtCap?: boolean;
   /** Sends the answer (buffered answers) or ends the stream; called once billing is settled. */
   finish(): void;
 }
@@ -299,7 +301,7 @@ export interface StreamSettings {
   forwardUsage: boolean;
   watchdog: StreamWatchdog;
   queueLength: number;
-  /** A converting reader (chat-translation.ts); undefined: the adaptor's own OpenAI reader. */
+  /** A converting reader (chat-translation.ts) or a capped call's metered one; undefined: the adaptor's own OpenAI reader. */
   reader: StreamReader | undefined;
   errorEvent: ((message: string, code: string) => string | undefined) | undefined;
   contentType: string | undefined;

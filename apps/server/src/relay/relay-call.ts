@@ -10,6 +10,8 @@ export class Call {
   readonly abort = new RequestAbort();
   /** The output tokens the payer's balance pays for, when it could not pay for the call's bound. */
   outputCap: number | undefined;
+  /** A capped call's prompt as the reservation counted it: billed if its stream is cut before the upstream reports one. */
+  countedPrompt: number | undefined;
   private capped: Partial<Record<ChatOutputLimitField, RelayInput>> | undefined;
 
   constructor(

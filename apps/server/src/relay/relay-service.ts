@@ -28,7 +28,9 @@ import { choicesOf } from './completion-cap.js';
 import { promptFactor, ReservationEstimate, type ReservationTerms } from './reservation-estimate.js';
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
-import { countedUsage } from './token-counter.js';
+import { countedUsage, countPromptTokens } from './token-counter.js';
+import { cappedStreamReader } from './capped-stream.js';
+import { OutputMeter } from './output-meter.js';
 import type { UpstreamClient } from './upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
 import { toAppError } from '../errors/render.js';
@@ -133,6 +135,7 @@ export class RelayService {
       const call = new Call(request, reply, caller, input, startedAt);
       if (reservation.cap !== undefined) {
         call.outputCap = reservation.cap;
+        call.countedPrompt = reservation.countedPrompt;
         reply.raw.setHeader(OUTPUT_CAP_HEADER, String(reservation.cap));
       }
       let result: Extract<AttemptResult, { kind: 'delivered' }> | undefined;
@@ -284,6 +287,8 @@ export class RelayService {
     }
     const upstreamModel = channel.modelMapping?.get(input.model) ?? input.model;
     const askStreamUsage = input.stream && STREAM_USAGE_OPTION_ENDPOINTS.has(endpoint) && adaptor.streamUsageOption && !input.clientAskedUsage;
+    // A capped call's stream is metered and ended at its cap, for an upstream that ignores the limit.
+    const meter = input.outputCap !== undefined && input.stream ? await this.outputMeter(call, input, input.outputCap) : undefined;
     const { health } = this.deps;
     // A key whose breaker is open is skipped; past its cool-down this request may be its probe.
     const keyIndex = health.breakers.drawKey(channel);
@@ -343,13 +348,14 @@ export class RelayService {
           watchdog: this.watchdog,
           queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
           maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
+          meter,
         });
       } else if (contentType.includes('text/event-stream')) {
         delivery = await deliverStream(options, {
           forwardUsage: !askStreamUsage,
           watchdog: this.watchdog,
           queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
-          reader: undefined,
+          reader: meter ? cappedStreamReader(input, adaptor, askStreamUsage, this.deps.sensitive.completion, meter) : undefined,
           errorEvent: undefined,
           contentType: undefined,
         });
@@ -360,6 +366,7 @@ export class RelayService {
         const guard = input.stream ? this.watchdog : undefined;
         delivery = await deliverBuffered(options, { maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard, translation: undefined });
       }
+      if (meter?.exceeded) delivery.cutAtCap = true;
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
       health.onRelaySuccess(channel, keyIndex);
       return { kind: 'delivered', delivery, channel, upstreamModel };
@@ -379,10 +386,20 @@ export class RelayService {
 
 
 
+  /**
+   * The output meter of a capped stream: the cap for each choice the call asks for, and the prompt
+   * as counted for the reservation (counted now in the unexpected case it was not).
+   */
+  private async outputMeter(call: Call, input: RelayInput, cap: number): Promise<OutputMeter> {
+    const prompt = call.countedPrompt ?? (await countPromptTokens(input.spec.endpoint, input.fields, this.deps.images));
+    return OutputMeter.load(cap * choicesOf(input), prompt);
+  }
+
   /** Charges the call and queues its log; synchronous unless tokens must be counted or the database settles. */
   private settle(call: Call, done: Delivered): void | Promise<void> {
     const usage = done.delivery.usage;
-    if (usage !== undefined) this.margins.record(call.input.model, usage.promptTokens, call.input.byteLength, done.reservation.countedPrompt);
+    // A stream cut at its cap may bill our own count of the prompt: that teaches no margin.
+    if (usage !== undefined && done.delivery.cutAtCap !== true) this.margins.record(call.input.model, usage.promptTokens, call.input.byteLength, done.reservation.countedPrompt);
     if (usage === undefined) {
       return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts, this.deps.images).then((counted) => this.charge(call, done, counted));
     }
@@ -411,6 +428,12 @@ export class RelayService {
   private noteBound(call: Call, done: Delivered, settlement: Settlement): void {
     const { metrics, context, health } = this.deps;
     if (call.outputCap !== undefined) metrics.capped();
+    if (done.delivery.cutAtCap) {
+      context.logger.warn(
+        { model: call.input.model, channelId: done.channel.id, outputCap: call.outputCap, held: done.reservation.held },
+        'the upstream streamed past the output limit it was sent: the relay ended the stream at the cap',
+      );
+    }
     if (settlement.unpaid > 0) {
       metrics.unpaid(settlement.unpaid);
       context.logger.error({ model: call.input.model, channelId: done.channel.id, unpaid: settlement.unpaid, held: done.reservation.held }, 'a call was charged less than it held: the ledger is wrong');
@@ -457,6 +480,7 @@ export class RelayService {
         unpaidQuota: settlement.unpaid,
         overrunQuota: settlement.overrun,
         outputCap: call.outputCap,
+        outputCut: delivery.cutAtCap,
         sensitiveWords: delivery.sensitiveWords,
         ip: caller.user.recordIpLog ? caller.clientIp : '',
       }),

@@ -99,7 +99,9 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   const read = options.reader ?? options.adaptor.readStream(options.endpoint, !options.forwardUsage);
   const reader = options.completionCheck && !options.reader ? new SensitiveStreamReader(read, options.endpoint, options.completionCheck) : read;
   const sensitiveWords = reader.sensitiveWords;
-  // The reader ended the answer (a listed word with StopOnSensitiveEnabled): the upstream is let go.
+  // Readers that may end the answer themselves: the answer check, a capped call's output meter.
+  const mayStop = sensitiveWords !== undefined || read.cutAtCap !== undefined;
+  // The reader ended the answer (a listed word with StopOnSensitiveEnabled, the output cap): the upstream is let go.
   let stopped = false;
   let firstResponseMs = -1;
   // The bytes read when the upstream had already ended: they wait for the response's end.
@@ -147,7 +149,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
         paused = true;
         if (watched) watched.held = true;
       }
-      if (sensitiveWords !== undefined && reader.stopped) {
+      if (mayStop && reader.stopped) {
         stopped = true;
         // undici's body errors when destroyed before its end is emitted; an answer read at once
         // has no other listener for it.

@@ -48,6 +48,20 @@ export async function countTextTokens(texts: readonly string[]): Promise<number>
   return total;
 }
 
+/**
+ * A counter of text tokens (o200k_base, long runs in pieces as above) that runs synchronously once
+ * the tokenizer is loaded: for metering a stream chunk by chunk as it passes (output-meter.ts).
+ */
+export async function loadTextTokenCounter(): Promise<(text: string) => number> {
+  const { countTokens } = await loadEncoding();
+  return (text) => {
+    if (text === '') return 0;
+    let total = 0;
+    for (const piece of piecesOf(text)) total += countTokens(piece, AS_PLAIN_TEXT);
+    return total;
+  };
+}
+
 /** What an image costs when nothing reads its size: a low-detail image's 85 tokens, a floor. */
 const TOKENS_PER_IMAGE = 85;
 

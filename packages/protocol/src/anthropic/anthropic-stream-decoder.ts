@@ -64,6 +64,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     return this.usageChunk();
   }
 
+  get usageSoFar(): ChatUsage | undefined {
+    return this.usageSeen ? anthropicUsageToChat(this.usage) : undefined;
+  }
+
   private messageStart(payload: Json): ChatChunk[] {
     const message = isJsonObject(payload.message) ? payload.message : {};
     if (typeof message.id === 'string') this.id = message.id;

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChatRequest, ReasoningEffort } from '../openai/chat-types.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage, ReasoningEffort } from '../openai/chat-types.js';
 
 /**
  * A converter's result: the converted value and what could not be expressed in the target
@@ -63,6 +63,13 @@ export interface StreamDecoder {
   finish(): ChatChunk[];
   /** Set once the upstream reported a failure inside the stream (Anthropic's `error` event, an `error` object). */
   readonly error?: { message: string; type: string } | undefined;
+  /**
+   * The usage the upstream has reported so far, cumulative (Anthropic's message_start and
+   * message_delta, Gemini's usageMetadata on every chunk), before the decoder writes its usage
+   * chunk: for a relay that meters a stream as it passes. Absent for formats that report usage
+   * only in chunks (OpenAI's).
+   */
+  readonly usageSoFar?: ChatUsage | undefined;
 }
 
 /** Per-stream state: canonical chunks in, the client's wire text out (whole SSE events). */

@@ -46,6 +46,10 @@ export class GeminiStreamDecoder implements StreamDecoder {
     return this.usageChunk() ?? [];
   }
 
+  get usageSoFar(): ChatUsage | undefined {
+    return this.usage;
+  }
+
   private read(response: Json): ChatChunk[] {
     if (isObject(response.error)) {
       const message = typeof response.error.message === 'string' ? response.error.message : 'Gemini reported an error';

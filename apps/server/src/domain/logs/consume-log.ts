@@ -38,6 +38,8 @@ export interface ConsumeRecord {
   overrunQuota?: number;
   /** The output limit the call was sent with because its payer's balance paid for no more. */
   outputCap?: number | undefined;
+  /** The upstream streamed past that limit and the relay ended the stream at it; admins only. */
+  outputCut?: boolean | undefined;
   /** Listed words the sensitive-word check found in the answer; named in the content as new-api does. */
   sensitiveWords?: readonly string[] | undefined;
   /** The caller's IP, recorded only for users whose setting asks for it (record_ip_log); else empty. */
@@ -87,8 +89,9 @@ export function consumeContent(pricing: ModelPricing): string {
 /**
  * The row's `other`, in new-api's key order: model_ratio, completion_ratio, group_ratio,
  * model_price, cache_tokens, cache_ratio, frt, is_model_mapped, admin_info (use_channel, and
- * unpaid_quota, an alarm, and overrun_quota when the upstream returned more than the call was held
- * for), output_cap (a call capped at what its balance paid for), then cache_creation_tokens and
+ * unpaid_quota, an alarm, overrun_quota when the upstream returned more than the call was held
+ * for, output_cut when it streamed past the output cap it was sent and the relay ended the stream
+ * there), output_cap (a call capped at what its balance paid for), then cache_creation_tokens and
  * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
  * token keys on every text call, 0 included) and upstream_model_name (only for a mapped model).
  * Written as text, not through JSON.stringify of an object built per call: every relayed call
@@ -103,6 +106,7 @@ function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): s
     `"is_model_mapped":${mapped},"admin_info":{"use_channel":[${channels}]`;
   if (record.unpaidQuota > 0) other += `,"unpaid_quota":${jsonNumber(record.unpaidQuota)}`;
   if (record.overrunQuota !== undefined && record.overrunQuota > 0) other += `,"overrun_quota":${jsonNumber(record.overrunQuota)}`;
+  if (record.outputCut === true) other += ',"output_cut":true';
   other += '}';
   if (record.outputCap !== undefined) other += `,"output_cap":${jsonNumber(record.outputCap)}`;
   if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {

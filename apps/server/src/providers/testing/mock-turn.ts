@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+
 /**
  * What a scripted mock upstream answers, whatever protocol it speaks: each mock (mock-anthropic,
  * mock-gemini, mock-vertex, mock-bedrock, mock-cohere) renders a turn in its own wire format,
@@ -26,6 +28,11 @@ export interface MockTurn {
   usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Streamed answers: the text is sent in pieces of this many characters (default 4). */
   pieceLength?: number;
+  /**
+   * Streamed answers: milliseconds between events, as a generating upstream sends them (default:
+   * every event at once). Writing stops when the client goes away.
+   */
+  eventIntervalMs?: number;
 }
 
 /** A request a mock received, for tests to check what went upstream. */
@@ -49,3 +56,28 @@ export interface MockFailure {
 export type MockScript = (body: unknown, path: string) => MockTurn | MockFailure;
 
 export const isMockFailure = (answer: MockTurn | MockFailure): answer is MockFailure => 'status' in answer;
+
+/**
+ * Writes a stream's events, all at once or `intervalMs` apart, then ends it; stops early when the
+ * client goes away. Resolves once it is done either way.
+ */
+export async function writeEvents(response: ServerResponse, events: readonly string[], intervalMs = 0): Promise<void> {
+  if (intervalMs <= 0) {
+    for (const event of events) response.write(event);
+    response.end();
+    return;
+  }
+  for (const event of events) {
+    if (response.destroyed) return;
+    response.write(event);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  if (!response.destroyed) response.end();
+}
+
+/** Counts the responses whose client went away before they ended (an aborted upstream request). */
+export function countAborted(response: ServerResponse, aborted: () => void): void {
+  response.on('close', () => {
+    if (!response.writableFinished) aborted();
+  });
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { isMockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import { countAborted, isMockFailure, writeEvents, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
 
 /**
  * Anthropic's API on 127.0.0.1, for tests: `POST /v1/messages` (whole or streamed),
@@ -19,6 +19,8 @@ export interface MockAnthropicOptions {
 export interface MockAnthropic {
   url: string;
   requests: MockRequestRecord[];
+  /** Responses whose client went away before they ended. */
+  readonly abortedResponses: number;
   setScript(script: MockScript): void;
   close(): Promise<void>;
 }
@@ -186,6 +188,7 @@ function modelList(models: string[]): Json {
 export async function startMockAnthropic(options: MockAnthropicOptions): Promise<MockAnthropic> {
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
   const requests: MockRequestRecord[] = [];
+  let aborted = 0;
 
   const server = new LocalServer((request, response) => {
     const path = (request.url ?? '').split('?')[0] ?? '';
@@ -196,6 +199,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
       body = undefined;
     }
     requests.push({ method: request.method, path, headers: request.headers, body, rawBody: request.body });
+    countAborted(response, () => (aborted += 1));
 
     // The API takes the key as x-api-key, and (API version 2026-10-21, the SDK's default since 1.0) as a bearer token.
     if (header(request, 'x-api-key') !== options.key && header(request, 'authorization') !== `Bearer ${options.key}`) {
@@ -218,15 +222,17 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
     if (isMockFailure(answer)) return sendError(response, answer.status, answer.message, answer.type);
     if (fields.stream !== true) return sendJson(response, 200, mockAnthropicMessage(answer, fields.model));
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId() });
-    for (const event of mockAnthropicStreamEvents(answer, fields.model)) response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
-    response.end();
-    return undefined;
+    const events = mockAnthropicStreamEvents(answer, fields.model).map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+    return writeEvents(response, events, answer.eventIntervalMs);
   });
   await server.start();
 
   return {
     url: server.url,
     requests,
+    get abortedResponses() {
+      return aborted;
+    },
     setScript: (next) => {
       script = next;
     },

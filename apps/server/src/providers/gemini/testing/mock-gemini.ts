@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { isMockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import { countAborted, isMockFailure, writeEvents, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
 
 /**
  * Google's Gemini API (generativelanguage.googleapis.com) on 127.0.0.1, for tests, at /v1beta and
@@ -31,6 +31,8 @@ export interface MockGeminiRequestRecord extends MockRequestRecord {
 export interface MockGemini {
   url: string;
   requests: MockGeminiRequestRecord[];
+  /** Responses whose client went away before they ended. */
+  readonly abortedResponses: number;
   setScript(script: MockScript): void;
   close(): Promise<void>;
 }
@@ -261,6 +263,7 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
   const requests: MockGeminiRequestRecord[] = [];
   const models = options.models ?? DEFAULT_MODELS;
+  let aborted = 0;
 
   const server = new LocalServer((request, response) => {
     const url = new URL(request.url, 'http://mock.invalid');
@@ -273,6 +276,7 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
       body = undefined;
     }
     requests.push({ method: request.method, path, query, headers: request.headers, body, rawBody: request.body });
+    countAborted(response, () => (aborted += 1));
 
     const key = header(request, 'x-goog-api-key') ?? query.key;
     if (!key) {
@@ -309,15 +313,20 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
     const chunks = mockGeminiStreamResponses(answer, model);
     if (query.alt !== 'sse') return sendJson(response, 200, chunks);
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    response.end();
-    return undefined;
+    return writeEvents(
+      response,
+      chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`),
+      answer.eventIntervalMs,
+    );
   });
   await server.start();
 
   return {
     url: server.url,
     requests,
+    get abortedResponses() {
+      return aborted;
+    },
     setScript: (next) => {
       script = next;
     },
