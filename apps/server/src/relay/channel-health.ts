@@ -41,7 +41,7 @@ export class ChannelHealth {
   private testAllRunning = false;
   private readonly disabling = new Set<number>();
   /** Overrun quota waiting to be added to each channel's flag (noteOverrun). */
-  private readonly overruns = new Map<number, { quota: number }>();
+  private readonly overruns = new Map<number, { quota: number; cuts: number }>();
   readonly breakers: ChannelBreakers;
   /** AutomaticDisableKeywords, built once per value of the option; undefined while the list is empty. */
   private disableKeywords: WordMatcher | undefined;
@@ -130,31 +130,35 @@ export class ChannelHealth {
   }
 
   /**
-   * An upstream returned more than its call was held for (the excess was not charged): the channel
-   * is flagged for admins (other_info.overrun_quota, the total, and overrun_time), written off the
-   * request's way, one write per channel at a time with what arrived meanwhile added.
+   * An upstream returned more than its call was held for (the excess was not charged), or streamed
+   * past the output limit it was sent and the relay cut the stream there: the channel is flagged for
+   * admins (other_info.overrun_quota, the quota not charged, other_info.limit_ignored, the calls cut,
+   * both running totals, and overrun_time), written off the request's way, one write per channel
+   * at a time with what arrived meanwhile added.
    */
-  noteOverrun(channel: RelayChannel, quota: number): void {
+  noteOverrun(channel: RelayChannel, quota: number, cut = false): void {
     const pending = this.overruns.get(channel.id);
     if (pending !== undefined) {
       pending.quota += quota;
+      pending.cuts += cut ? 1 : 0;
       return;
     }
-    const entry = { quota };
+    const entry = { quota, cuts: cut ? 1 : 0 };
     this.overruns.set(channel.id, entry);
     const write = async () => {
-      while (entry.quota > 0) {
-        const adding = entry.quota;
+      while (entry.quota > 0 || entry.cuts > 0) {
+        const adding = { quota: entry.quota, cuts: entry.cuts };
         entry.quota = 0;
+        entry.cuts = 0;
         await this.context.db.kysely.transaction().execute(async (trx) => {
           const row = await trx.selectFrom('channels').select('other_info').where('id', '=', channel.id).executeTakeFirst();
           if (!row) return;
-          const total = overrunOf(row.other_info) + adding;
-          await trx
-            .updateTable('channels')
-            .set({ other_info: mergeOtherInfo(row.other_info, { overrun_quota: total, overrun_time: Math.floor(Date.now() / 1000) }) })
-            .where('id', '=', channel.id)
-            .execute();
+          const values = {
+            overrun_quota: numberIn(row.other_info, 'overrun_quota') + adding.quota,
+            limit_ignored: numberIn(row.other_info, 'limit_ignored') + adding.cuts,
+            overrun_time: Math.floor(Date.now() / 1000),
+          };
+          await trx.updateTable('channels').set({ other_info: mergeOtherInfo(row.other_info, values) }).where('id', '=', channel.id).execute();
         });
       }
     };
@@ -387,10 +391,10 @@ interface ProbeOutcome {
   keyIndex?: number;
 }
 
-function overrunOf(text: string): number {
+function numberIn(text: string, key: string): number {
   try {
     const parsed: unknown = JSON.parse(text || '{}');
-    const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).overrun_quota : undefined;
+    const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[key] : undefined;
     return typeof value === 'number' && Number.isFinite(value) ? value : 0;
   } catch {
     return 0;

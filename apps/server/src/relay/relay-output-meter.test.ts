@@ -98,6 +98,15 @@ async function meterCase(type: number, baseUrl: string, key: string, balance = B
     expect(other.admin_info.unpaid_quota ?? 0).toBe(0);
     expect(other.admin_info.overrun_quota ?? 0).toBe(0);
     expect(env.runtime.metrics.overrunQuota.get(channelId) ?? 0).toBe(0);
+    // The channel that ignored its limit is flagged for admins, with nothing uncharged.
+    expect(env.runtime.metrics.cutCalls.get(channelId)).toBe(1);
+    await expect
+      .poll(async () => {
+        const channel = await env.context.db.kysely.selectFrom('channels').select('other_info').where('id', '=', channelId).executeTakeFirstOrThrow();
+        const info = JSON.parse(channel.other_info || '{}');
+        return [info.limit_ignored, info.overrun_quota];
+      })
+      .toEqual([1, 0]);
     console.info(
       `[output-meter] ${expect.getState().currentTestName}: cap ${cap}, completion ${completion} (text delivered: ${deliveredTokens} o200k tokens), prompt ${log.prompt_tokens}, charged ${charged} of ${held} held`,
     );

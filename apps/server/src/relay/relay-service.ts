@@ -429,6 +429,8 @@ export class RelayService {
     const { metrics, context, health } = this.deps;
     if (call.outputCap !== undefined) metrics.capped();
     if (done.delivery.cutAtCap) {
+      metrics.cut(done.channel.id);
+      health.noteOverrun(done.channel, 0, true);
       context.logger.warn(
         { model: call.input.model, channelId: done.channel.id, outputCap: call.outputCap, held: done.reservation.held },
         'the upstream streamed past the output limit it was sent: the relay ended the stream at the cap',

@@ -64,6 +64,7 @@ export const METRIC_NAMES = {
   unpaid: 'modelgate_relay_unpaid_quota_total',
   overrun: 'modelgate_relay_overrun_quota_total',
   capped: 'modelgate_relay_capped_calls_total',
+  cut: 'modelgate_relay_cut_calls_total',
   cacheEntries: 'modelgate_relay_cache_entries',
   logQueue: 'modelgate_relay_log_queue_rows',
 } as const;
@@ -141,6 +142,16 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
     collect() {
       this.reset();
       for (const [channel, quota] of relay.overrunQuota) this.inc({ channel: String(channel) }, quota);
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.cut,
+    help: 'Capped streams the relay ended at their output cap because the upstream went past the limit it was sent, by channel',
+    labelNames: ['channel'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [channel, calls] of relay.cutCalls) this.inc({ channel: String(channel) }, calls);
     },
   });
   new Counter({

@@ -91,6 +91,8 @@ export class RelayMetrics {
   cappedCalls = 0;
   /** Per channel: cost its upstream returned beyond what the calls were held for (not charged). */
   readonly overrunQuota = new Map<number, number>();
+  /** Per channel: streams cut at their output cap because the upstream went past the limit it was sent. */
+  readonly cutCalls = new Map<number, number>();
 
   private readonly requestIndex: Nested<RequestSeries> = new Map();
   private readonly quotaIndex = new Map<string, Map<number, QuotaSeries>>();
@@ -145,6 +147,10 @@ export class RelayMetrics {
   overrun(channel: number, quota: number): void {
     // Bounded by the channels that ever overran, which the console flags for an admin to look at.
     this.overrunQuota.set(channel, (this.overrunQuota.get(channel) ?? 0) + quota);
+  }
+
+  cut(channel: number): void {
+    this.cutCalls.set(channel, (this.cutCalls.get(channel) ?? 0) + 1);
   }
 
   /** One attempt on a channel that failed (the call may still have been served by another). */

@@ -5,12 +5,18 @@ const withInfo = (otherInfo: string | null) => ({ other_info: otherInfo });
 
 describe('overrunInfo', () => {
   it('reads the quota not charged and the time of the latest overrun from other_info', () => {
-    expect(overrunInfo(withInfo('{"overrun_quota": 1250, "overrun_time": 1767225600}'))).toEqual({ quota: 1250, time: 1767225600 });
+    expect(overrunInfo(withInfo('{"overrun_quota": 1250, "overrun_time": 1767225600}'))).toEqual({ quota: 1250, cuts: 0, time: 1767225600 });
     // Written beside what an automatic disable leaves there.
     expect(overrunInfo(withInfo('{"status_reason": "upstream said 401", "status_time": 1, "overrun_quota": 0.5, "overrun_time": 2}'))).toEqual({
       quota: 0.5,
+      cuts: 0,
       time: 2,
     });
+  });
+
+  it('counts the streams cut at their cap, with or without quota not charged', () => {
+    expect(overrunInfo(withInfo('{"overrun_quota": 0, "limit_ignored": 3, "overrun_time": 5}'))).toEqual({ quota: 0, cuts: 3, time: 5 });
+    expect(overrunInfo(withInfo('{"overrun_quota": 9, "limit_ignored": 2}'))).toEqual({ quota: 9, cuts: 2, time: 0 });
   });
 
   it('is null while nothing went uncharged', () => {
@@ -30,7 +36,7 @@ describe('overrunInfo', () => {
   });
 
   it('keeps the quota when the time is missing or unusable (shown as "-")', () => {
-    expect(overrunInfo(withInfo('{"overrun_quota": 40}'))).toEqual({ quota: 40, time: 0 });
-    expect(overrunInfo(withInfo('{"overrun_quota": 40, "overrun_time": "soon"}'))).toEqual({ quota: 40, time: 0 });
+    expect(overrunInfo(withInfo('{"overrun_quota": 40}'))).toEqual({ quota: 40, cuts: 0, time: 0 });
+    expect(overrunInfo(withInfo('{"overrun_quota": 40, "overrun_time": "soon"}'))).toEqual({ quota: 40, cuts: 0, time: 0 });
   });
 });

@@ -50,23 +50,28 @@ export function autoDisableInfo(channel: Pick<Channel, 'other_info'>): AutoDisab
 export interface OverrunInfo {
   /** The quota the channel's upstream returned beyond what its calls were held for: not charged. */
   quota: number;
+  /** Streamed calls the relay cut at their output cap because the upstream went past the limit it was sent. */
+  cuts: number;
   /** Unix seconds of the latest overrun; 0 when not recorded. */
   time: number;
 }
 
 /**
- * other_info's overrun_quota/overrun_time, a running total the relay keeps when an upstream returns
- * more than a call was held for (e.g. more output than the limit it was sent); null while there is none.
+ * other_info's overrun_quota/limit_ignored/overrun_time, running totals the relay keeps when an
+ * upstream returns more than a call was held for (not charged), or streams past the output limit it
+ * was sent (the relay cuts the stream there); null while there is neither.
  */
 export function overrunInfo(channel: Pick<Channel, 'other_info'>): OverrunInfo | null {
   if (!channel.other_info) return null;
   try {
     const parsed: unknown = JSON.parse(channel.other_info);
     if (typeof parsed !== 'object' || parsed === null) return null;
-    const info = parsed as { overrun_quota?: unknown; overrun_time?: unknown };
-    if (typeof info.overrun_quota !== 'number' || !Number.isFinite(info.overrun_quota) || info.overrun_quota <= 0) return null;
-    const time = typeof info.overrun_time === 'number' && Number.isFinite(info.overrun_time) && info.overrun_time > 0 ? info.overrun_time : 0;
-    return { quota: info.overrun_quota, time };
+    const info = parsed as { overrun_quota?: unknown; limit_ignored?: unknown; overrun_time?: unknown };
+    const positive = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
+    const quota = positive(info.overrun_quota);
+    const cuts = positive(info.limit_ignored);
+    if (quota === 0 && cuts === 0) return null;
+    return { quota, cuts, time: positive(info.overrun_time) };
   } catch {
     return null;
   }
