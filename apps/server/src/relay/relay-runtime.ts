@@ -33,7 +33,7 @@ export interface RelayRuntime {
   /** Resolves when the channel index has been loaded the first time. */
   ready: Promise<void>;
   leaseStore: LeaseStore;
-  /** Balances with the leases counted in, for the console (spendable-quota.ts). */
+  /** What payers can spend, the leases counted in: for the console, the billing endpoints and admins' subtracts (spendable-quota.ts). */
   balances: SpendableQuota;
   /** The low-balance mails, checked after each flush for the users it charged. */
   reminders: QuotaReminders;
@@ -124,7 +124,8 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
   // Before the relay's closer, so at shutdown it runs after the last calls have queued their logs.
   const usageExport = startQuotaDataExport(context, ledger.logs);
 
-  const tasks = new TaskBilling(context, charges, ledger, metrics);
+  const balances = new SpendableQuota(context.db, ledger, leaseStore.holder, (kind, entityId) => charges.giveBackFree(kind, entityId));
+  const tasks = new TaskBilling(context, charges, ledger, metrics, balances);
   const runtime: RelayRuntime = {
     tasks,
     cache,
@@ -135,7 +136,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     health,
     service,
     leaseStore,
-    balances: new SpendableQuota(context.db, ledger, leaseStore.holder),
+    balances,
     reminders,
     usageExport,
     sensitive,

@@ -364,6 +364,15 @@ export class ChargeService {
     });
   }
 
+  /**
+   * The free part of this process's lease on a balance (what no call here holds) back to the
+   * balance at once: an admin's subtract can take only what the column has.
+   */
+  async giveBackFree(kind: LeaseKind, entityId: number): Promise<void> {
+    const account = this.ledger.leases.peek(kind, entityId);
+    if (account && account.free > 0 && account.topUp === undefined && account.rowId !== undefined) await this.giveBack(account);
+  }
+
   private async giveBack(account: LeaseAccount): Promise<void> {
     const amount = account.free;
     account.granted -= amount;

@@ -1,6 +1,7 @@
 import { sql, type AliasedRawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { LeaseKind } from '../billing/lease-book.js';
+import { leasedElsewhere } from '../billing/spendable-quota.js';
 import { ChannelCache } from './channel-cache.js';
 import { SyncLock } from './sync-lock.js';
 import { TokenCache } from './token-cache.js';
@@ -19,10 +20,8 @@ export interface UnflushedQuota {
  */
 export type LeasedElsewhere = AliasedRawBuilder<number, 'leased_elsewhere'>;
 
-const leasedElsewhere = (kind: LeaseKind, table: 'users' | 'tokens', holder: string): LeasedElsewhere =>
-  sql<number>`coalesce((select sum(quota_leases.amount) from quota_leases where quota_leases.kind = ${kind} and quota_leases.entity_id = ${sql.ref(`${table}.id`)} and quota_leases.holder <> ${holder}), 0)`.as(
-    'leased_elsewhere',
-  );
+const leasedElsewhereColumn = (kind: LeaseKind, table: 'users' | 'tokens', holder: string): LeasedElsewhere =>
+  leasedElsewhere(kind, sql.ref(`${table}.id`), holder).as('leased_elsewhere');
 
 /**
  * Everything the relay hot path reads: tokens, users and the channel index, all in memory.
@@ -44,8 +43,8 @@ export class RelayCache {
     /** This process's lease holder id: its own lease is counted from memory. */
     holder: string,
   ) {
-    this.tokens = new TokenCache(context.db, this.lock, (id) => unflushed.tokenQuota(id), leasedElsewhere(LeaseKind.Token, 'tokens', holder));
-    this.users = new UserCache(context.db, this.lock, (id) => unflushed.userQuota(id), leasedElsewhere(LeaseKind.User, 'users', holder));
+    this.tokens = new TokenCache(context.db, this.lock, (id) => unflushed.tokenQuota(id), leasedElsewhereColumn(LeaseKind.Token, 'tokens', holder));
+    this.users = new UserCache(context.db, this.lock, (id) => unflushed.userQuota(id), leasedElsewhereColumn(LeaseKind.User, 'users', holder));
     this.channels = new ChannelCache(context.db, context.logger);
   }
 

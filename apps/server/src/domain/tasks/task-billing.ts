@@ -5,7 +5,9 @@ import type { RelayCaller } from '../../relay/relay-auth.js';
 import type { ChargeService, Reservation } from '../billing/charge-service.js';
 import { DEFAULT_MODEL_PRICE } from '../billing/default-prices.js';
 import { groupRatioOf, type ModelPricing } from '../billing/pricing.js';
+import { LeaseKind } from '../billing/lease-book.js';
 import type { QuotaLedger } from '../billing/quota-ledger.js';
+import type { SpendableQuota } from '../billing/spendable-quota.js';
 import type { RelayMetrics } from '../../lib/metrics/relay-metrics.js';
 import type { Payer } from '../billing/payer.js';
 import { consumeLogRow } from '../logs/consume-log.js';
@@ -61,6 +63,8 @@ export class TaskBilling {
     private readonly ledger: QuotaLedger,
     /** The relay's /metrics figures: task charges count in its quota charged. */
     private readonly metrics: RelayMetrics,
+    /** What payers can spend: whether a refunded token is usable again. */
+    private readonly balances: SpendableQuota,
   ) {}
 
   /** The price of one call of `priceKey` for a group: ModelPrice, else new-api's default, else $0.1; times the group ratio. */
@@ -150,19 +154,24 @@ export class TaskBilling {
       const quota = Number(row.quota);
       const userId = Number(row.user_id);
       const tokenId = Number(row.token_id);
+      // The lock order of every transaction that moves money: lease rows, then users, then tokens.
+      if (tokenId > 0) await this.balances.lockLeases(trx, LeaseKind.Token, tokenId);
       await trx
         .updateTable('users')
         .set({ quota: sql<number>`quota + ${quota}`, used_quota: sql<number>`used_quota - ${quota}` })
         .where('id', '=', userId)
         .execute();
       if (tokenId > 0) {
-        // An unlimited key's remaining quota never moved; a limited one spent out gets its status back.
+        // An unlimited key's remaining quota never moved; a limited one spent out gets its status back
+        // when it has something to spend, the relay's leases counted in. The status first: MySQL's
+        // SET reads the columns assigned before it.
+        const remaining = this.balances.inStatement(LeaseKind.Token, tokenId);
         await trx
           .updateTable('tokens')
           .set({
+            status: sql<number>`case when status = ${TokenStatus.Exhausted} and unlimited_quota = 0 and ${remaining} + ${quota} > 0 then ${TokenStatus.Enabled} else status end`,
             remain_quota: sql<number>`case when unlimited_quota = 1 then remain_quota else remain_quota + ${quota} end`,
             used_quota: sql<number>`used_quota - ${quota}`,
-            status: sql<number>`case when status = ${TokenStatus.Exhausted} and unlimited_quota = 0 and remain_quota + ${quota} > 0 then ${TokenStatus.Enabled} else status end`,
           })
           .where('id', '=', tokenId)
           .execute();

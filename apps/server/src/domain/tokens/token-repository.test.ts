@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
 import { TokenRepository } from './token-repository.js';
@@ -37,12 +38,14 @@ describe.each(DIALECTS)('token repository on %s', (dialect) => {
     const expired = await insert(3, 'expired', { status: 3, expired_time: now - 1 });
     const empty = await insert(3, 'empty', { status: 4, remain_quota: 0 });
     const unlimited = await insert(3, 'unlimited', { status: 2, remain_quota: 0, unlimited_quota: 1, expired_time: now + 60 });
-    expect(await repository.enableIfUsable(3, usable, now)).toBe(true);
-    expect(await repository.enableIfUsable(3, usable, now)).toBe(true);
-    expect(await repository.enableIfUsable(3, expired, now)).toBe(false);
-    expect(await repository.enableIfUsable(3, empty, now)).toBe(false);
-    expect(await repository.enableIfUsable(3, unlimited, now)).toBe(true);
-    expect(await repository.enableIfUsable(4, unlimited, now)).toBe(false);
+    // No relay leases here: what a token can spend is its column.
+    const remaining = sql<number>`remain_quota`;
+    expect(await repository.enableIfUsable(3, usable, now, remaining)).toBe(true);
+    expect(await repository.enableIfUsable(3, usable, now, remaining)).toBe(true);
+    expect(await repository.enableIfUsable(3, expired, now, remaining)).toBe(false);
+    expect(await repository.enableIfUsable(3, empty, now, remaining)).toBe(false);
+    expect(await repository.enableIfUsable(3, unlimited, now, remaining)).toBe(true);
+    expect(await repository.enableIfUsable(4, unlimited, now, remaining)).toBe(false);
     expect(Number((await repository.findOwned(3, expired))?.status)).toBe(3);
   });
 });

@@ -76,15 +76,17 @@ export class TokenRepository {
   /**
    * Switches a token on only if it is neither expired nor used up at the moment of the write,
    * so a relay request settling at the same time cannot slip an exhausted token back on.
+   * `remaining`: what the token can spend, read in the statement (SpendableQuota.inStatement, in a
+   * transaction that locked the token's lease rows first).
    */
-  async enableIfUsable(userId: number, id: number, now: number): Promise<boolean> {
-    const result = await this.db.kysely
+  async enableIfUsable(userId: number, id: number, now: number, remaining: Expression<number>, executor: Kysely<Database> = this.db.kysely): Promise<boolean> {
+    const result = await executor
       .updateTable('tokens')
       .set({ status: TokenStatus.Enabled })
       .where('id', '=', id)
       .where('user_id', '=', userId)
       .where((eb) => eb.or([eb('expired_time', '=', -1), eb('expired_time', '>', now)]))
-      .where((eb) => eb.or([eb('unlimited_quota', '=', 1), eb('remain_quota', '>', 0)]))
+      .where((eb) => eb.or([eb('unlimited_quota', '=', 1), eb(remaining, '>', 0)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Paging } from '../../lib/paging.js';
 import { setSpendableBalance } from '../billing/balance-set.js';
 import { LeaseKind } from '../billing/lease-book.js';
+import type { SpendableQuota } from '../billing/spendable-quota.js';
 import type { OptionService } from '../options/option-service.js';
 import type { UserRow } from '../users/user-repository.js';
 import { randomAlphanumeric } from '../users/user-service.js';
@@ -103,9 +104,10 @@ export class TokenService {
 
   /**
    * Full edit of the fields sent. A token that had been marked expired or exhausted comes back
-   * on when the edit removes the cause, and is marked again if the edit brings the cause back.
+   * on when the edit removes the cause, and is marked again if the edit brings the cause back;
+   * its balance is what it can spend (`balances`), not the column, which the relay's leases empty.
    */
-  async update(user: UserRow, input: TokenInput): Promise<TokenRow> {
+  async update(user: UserRow, input: TokenInput, balances: SpendableQuota): Promise<TokenRow> {
     if (input.id === undefined) throw badRequest('令牌 ID 不能为空', 'token:missing_id');
     const userId = Number(user.id);
     const current = await this.get(userId, input.id);
@@ -123,7 +125,8 @@ export class TokenService {
     // The relay marks tokens as they run out; an edit only repairs (or re-marks) marked ones.
     const status = Number(current.status);
     if (status === TokenStatus.Expired || status === TokenStatus.Exhausted) {
-      const after = { ...current, ...values, remain_quota: input.remain_quota ?? current.remain_quota } as TokenRow;
+      const remain = input.remain_quota ?? (await balances.read(LeaseKind.Token, input.id))?.balance ?? Number(current.remain_quota);
+      const after = { ...current, ...values, remain_quota: remain } as TokenRow;
       const derived = isExpired(after, now) ? TokenStatus.Expired : isExhausted(after) ? TokenStatus.Exhausted : TokenStatus.Enabled;
       if (derived !== status) values.status = derived;
     }
@@ -139,8 +142,11 @@ export class TokenService {
     return this.get(userId, input.id);
   }
 
-  /** ?status_only=true: a user switches a token between enabled (1) and disabled (2). */
-  async setStatus(user: UserRow, id: number | undefined, status: number | undefined): Promise<TokenRow> {
+  /**
+   * ?status_only=true: a user switches a token between enabled (1) and disabled (2); on only while
+   * it is unexpired and has something to spend (`balances`: the leases counted in).
+   */
+  async setStatus(user: UserRow, id: number | undefined, status: number | undefined, balances: SpendableQuota): Promise<TokenRow> {
     if (id === undefined) throw badRequest('令牌 ID 不能为空', 'token:missing_id');
     if (status !== TokenStatus.Enabled && status !== TokenStatus.Disabled) {
       throw badRequest('令牌状态只能是 1（启用）或 2（禁用）', 'token:invalid_status');
@@ -149,7 +155,11 @@ export class TokenService {
     const current = await this.get(userId, id);
     if (status === TokenStatus.Enabled) {
       const now = nowSeconds();
-      if (!(await this.repository.enableIfUsable(userId, id, now))) {
+      const enabled = await this.db.kysely.transaction().execute(async (trx) => {
+        await balances.lockLeases(trx, LeaseKind.Token, id);
+        return this.repository.enableIfUsable(userId, id, now, balances.inStatement(LeaseKind.Token, id), trx);
+      });
+      if (!enabled) {
         const latest = await this.get(userId, id);
         if (isExpired(latest, now)) throw badRequest(EXPIRED_MESSAGE, 'token:expired');
         throw badRequest(EXHAUSTED_MESSAGE, 'token:exhausted');

@@ -1,8 +1,11 @@
 import { LogType } from '@modelgate/contract';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import { badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import type { Database } from '../../db/schema.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors/app-error.js';
 import { setSpendableBalance } from '../billing/balance-set.js';
 import { LeaseKind } from '../billing/lease-book.js';
+import type { SpendableQuota } from '../billing/spendable-quota.js';
 import { hashPassword } from './password.js';
 import { decideManageAction, outranks, SAME_OR_HIGHER_UPDATE, type ManageAction } from './user-permissions.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
@@ -46,21 +49,40 @@ async function loadTarget(context: AppContext, id: number): Promise<UserRow> {
 const adminInfo = (actor: UserRow) => ({ admin_id: Number(actor.id), admin_username: actor.username });
 
 /**
- * Changes a balance in one conditional statement (`quota = quota + delta`, never below zero)
- * and writes a management log line.
+ * Changes a balance by `delta`, with its management log line in the same transaction. An amount
+ * taken away is taken only from what the user can spend and no call in flight holds
+ * (SpendableQuota.subtract), so the balance never goes below zero.
  */
-export async function adjustQuota(context: AppContext, actor: UserRow, target: UserRow, delta: number): Promise<void> {
+export async function adjustQuota(context: AppContext, balances: SpendableQuota, actor: UserRow, target: UserRow, delta: number): Promise<void> {
   if (!Number.isSafeInteger(delta) || delta === 0) throw badRequest('额度变更值必须是非零整数', 'quota:invalid_delta');
-  const applied = await context.users.repository.addQuota(Number(target.id), delta);
-  if (!applied) throw badRequest('用户额度不足，无法扣减', 'quota:insufficient');
+  const id = Number(target.id);
   const amount = formatLogQuota(context.options, Math.abs(delta));
-  await recordUserLog(context.db.kysely, {
-    userId: Number(target.id),
-    username: target.username,
-    type: LogType.Manage,
-    content: delta > 0 ? `管理员增加用户额度 ${amount}` : `管理员减少用户额度 ${amount}`,
-    other: adminInfo(actor),
-  });
+  const log = (trx: Kysely<Database>) =>
+    recordUserLog(trx, {
+      userId: id,
+      username: target.username,
+      type: LogType.Manage,
+      content: delta > 0 ? `管理员增加用户额度 ${amount}` : `管理员减少用户额度 ${amount}`,
+      other: adminInfo(actor),
+    });
+  if (delta > 0) {
+    const added = await context.db.kysely.transaction().execute(async (trx) => {
+      if (!(await context.users.repository.addQuota(id, delta, trx))) return false;
+      await log(trx);
+      return true;
+    });
+    if (!added) throw notFound('用户不存在', 'user:not_found');
+    return;
+  }
+  const outcome = await balances.subtract(LeaseKind.User, id, -delta, log);
+  if (outcome === 'short') throw badRequest('用户额度不足，无法扣减', 'quota:insufficient');
+  if (outcome === 'held') {
+    throw new AppError(
+      'quota:held_in_flight',
+      `用户额度中有一部分正被进行中的请求占用，暂时无法扣减 ${amount}，请几秒后重试 (part of the balance is held by calls in flight; retry in a few seconds)`,
+      { status: 409, retryable: true },
+    );
+  }
 }
 
 /**
@@ -82,15 +104,13 @@ export async function replaceQuota(context: AppContext, actor: UserRow, target: 
   if (replaced === undefined) throw notFound('用户不存在', 'user:not_found');
 }
 
-/** POST /api/user/manage: promote, demote, disable, enable, delete or add_quota. */
-export async function manageUser(context: AppContext, actor: UserRow, request: ManageRequest): Promise<ManageResult> {
+/** POST /api/user/manage: promote, demote, disable, enable, delete or add_quota; answers with the balance the user can spend. */
+export async function manageUser(context: AppContext, balances: SpendableQuota, actor: UserRow, request: ManageRequest): Promise<ManageResult> {
   const repository = context.users.repository;
   const target = await loadTarget(context, request.id);
   const decision = decideManageAction(Number(actor.role), { role: Number(target.role), status: Number(target.status) }, request.action);
   if (!decision.allowed) throw forbidden(decision.message, decision.code);
   const id = Number(target.id);
-  /** An override answers with the balance set: the column leaves out what the relay's leases hold. */
-  let balanceSet: number | undefined;
 
   switch (request.action) {
     case 'delete':
@@ -102,10 +122,9 @@ export async function manageUser(context: AppContext, actor: UserRow, request: M
       if (mode === 'override') {
         if (!Number.isSafeInteger(value) || value < 0) throw badRequest('额度必须是非负整数', 'quota:invalid_value');
         await replaceQuota(context, actor, target, value);
-        balanceSet = value;
       } else {
         if (mode === 'subtract' && value < 0) throw badRequest('扣减的额度必须是正整数', 'quota:invalid_delta');
-        await adjustQuota(context, actor, target, mode === 'subtract' ? -value : value);
+        await adjustQuota(context, balances, actor, target, mode === 'subtract' ? -value : value);
       }
       break;
     }
@@ -114,7 +133,9 @@ export async function manageUser(context: AppContext, actor: UserRow, request: M
   }
   context.changes.emit('user', id);
   const after = await repository.findById(id);
-  return { status: Number(after?.status ?? decision.status), role: Number(after?.role ?? decision.role), quota: balanceSet ?? Number(after?.quota ?? 0) };
+  // The column leaves out what the relay's leases hold, and reads below zero after a set while calls are in flight.
+  const spendable = await balances.read(LeaseKind.User, id);
+  return { status: Number(after?.status ?? decision.status), role: Number(after?.role ?? decision.role), quota: spendable?.balance ?? 0 };
 }
 
 /** PUT /api/user/: edits the fields sent (others stay as they are). */

@@ -2,12 +2,15 @@ import type { AppContext } from '../../app-context.js';
 import { LeaseKind } from '../../domain/billing/lease-book.js';
 import type { WireToken } from '../../domain/tokens/token-fields.js';
 import type { PublicUser } from '../../domain/users/user-repository.js';
+import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { relayRuntimeOf } from '../../relay/relay-runtime.js';
+
+/** What payers can spend, for the console's decisions (a subtract, a token switched on) as well as its figures. */
+export const spendableBalances = (context: AppContext): SpendableQuota => relayRuntimeOf(context).balances;
 
 /** Users as the console shows them: quota and used_quota with the relay's leases and unwritten charges counted in. */
 export async function withSpendableQuota(context: AppContext, users: PublicUser[]): Promise<PublicUser[]> {
-  const rows = new Map(users.map((user) => [user.id, { balance: user.quota, used: user.used_quota }]));
-  const current = await relayRuntimeOf(context).balances.of(LeaseKind.User, rows);
+  const current = await spendableBalances(context).of(LeaseKind.User, users.map((user) => user.id));
   return users.map((user) => {
     const now = current.get(user.id);
     return now ? { ...user, quota: now.balance, used_quota: now.used } : user;
@@ -16,8 +19,7 @@ export async function withSpendableQuota(context: AppContext, users: PublicUser[
 
 /** Tokens likewise: a limited token's remain_quota and every token's used_quota. */
 export async function withSpendableRemain(context: AppContext, tokens: WireToken[]): Promise<WireToken[]> {
-  const rows = new Map(tokens.map((token) => [token.id, { balance: token.remain_quota, used: token.used_quota }]));
-  const current = await relayRuntimeOf(context).balances.of(LeaseKind.Token, rows);
+  const current = await spendableBalances(context).of(LeaseKind.Token, tokens.map((token) => token.id));
   return tokens.map((token) => {
     const now = current.get(token.id);
     if (!now) return token;

@@ -8,7 +8,7 @@ import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { ok, parseInput } from '../envelope.js';
-import { withSpendableRemain } from './console-balances.js';
+import { spendableBalances, withSpendableRemain } from './console-balances.js';
 
 function tokenId(params: unknown): number {
   const raw = (params as { id?: string }).id ?? '';
@@ -57,9 +57,10 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const input = parseInput(tokenInputSchema, request.body);
     const statusOnly = queryText(request.query, 'status_only');
     const user = currentUser(request);
+    const balances = spendableBalances(context);
     const token = statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
-      ? await tokens.setStatus(user, input.id, input.status)
-      : await tokens.update(user, input);
+      ? await tokens.setStatus(user, input.id, input.status, balances)
+      : await tokens.update(user, input, balances);
     // The balance as the console shows it everywhere: the column leaves out what the relay's leases hold.
     return ok((await withSpendableRemain(context, [toWireToken(token)]))[0], '更新成功');
   });

@@ -23,7 +23,7 @@ import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
-import { withSpendableQuota } from './console-balances.js';
+import { spendableBalances, withSpendableQuota } from './console-balances.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
 
@@ -134,16 +134,18 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
   });
 
   /**
-   * {id, action}: promote | demote | disable | enable | delete → data {status, role, quota}.
+   * {id, action}: promote | demote | disable | enable | delete → data {status, role, quota}, quota being
+   * what the user can spend (the relay's leases counted in).
    * Quota changes (the add-quota modal) use {id, action: 'add_quota', value, mode?}:
    *   mode 'add' (default): value is a signed delta, applied as one conditional
    *     `quota = quota + value` that never leaves the balance below zero;
-   *   mode 'subtract': value > 0 is taken away, same guarantee (new-api's newer form);
+   *   mode 'subtract': value > 0 is taken away, same guarantee (new-api's newer form). Calls in
+   *     flight keep what they hold: when only they hold the amount, the answer says to retry;
    *   mode 'override': value is the new balance (same as PUT /api/user/ with quota).
    * Every change writes a management log line (type 3) on the user.
    */
   app.post('/api/user/manage', { preHandler: admin }, async (request) => {
-    const result = await manageUser(context, currentUser(request), parseInput(manageBody, request.body));
+    const result = await manageUser(context, spendableBalances(context), currentUser(request), parseInput(manageBody, request.body));
     return ok(result, '操作成功完成！');
   });
 

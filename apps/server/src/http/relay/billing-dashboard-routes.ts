@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import { LeaseKind } from '../../domain/billing/lease-book.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
 
 /** What an unlimited token reports as its limit, as one-api does. */
@@ -13,28 +14,22 @@ const UNLIMITED_AMOUNT = 100_000_000;
 export function billingDashboardRoutes(scope: FastifyInstance, context: AppContext, runtime: RelayRuntime): void {
   const { options, db } = context;
 
+  // What the payer can spend, every node's leases counted in (the column alone reads low while calls are made).
   const figures = async (request: FastifyRequest) => {
     const caller = await runtime.auth.authenticate(request);
-    const { ledger } = runtime;
     const toAmount = (quota: number) => (options.bool('DisplayInCurrencyEnabled') ? quota / options.number('QuotaPerUnit') : quota);
     if (options.bool('DisplayTokenStatEnabled')) {
-      const row = await db.kysely
-        .selectFrom('tokens')
-        .select(['remain_quota', 'used_quota', 'expired_time', 'unlimited_quota'])
-        .where('id', '=', caller.token.id)
-        .executeTakeFirstOrThrow();
-      const remain = Number(row.remain_quota) + ledger.tokenQuota(caller.token.id);
-      const used = Number(row.used_quota) + ledger.unflushedUsed('token', caller.token.id);
+      const id = caller.token.id;
+      const row = await db.kysely.selectFrom('tokens').select(['expired_time', 'unlimited_quota']).where('id', '=', id).executeTakeFirstOrThrow();
+      const { balance, used } = (await runtime.balances.read(LeaseKind.Token, id)) ?? { balance: 0, used: 0 };
       return {
-        limit: Number(row.unlimited_quota) === 1 ? UNLIMITED_AMOUNT : toAmount(remain + used),
+        limit: Number(row.unlimited_quota) === 1 ? UNLIMITED_AMOUNT : toAmount(balance + used),
         used: toAmount(used),
         accessUntil: Math.max(0, Number(row.expired_time)),
       };
     }
-    const row = await db.kysely.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', caller.user.id).executeTakeFirstOrThrow();
-    const remain = Number(row.quota) + ledger.userQuota(caller.user.id);
-    const used = Number(row.used_quota) + ledger.unflushedUsed('user', caller.user.id);
-    return { limit: toAmount(remain + used), used: toAmount(used), accessUntil: 0 };
+    const { balance, used } = (await runtime.balances.read(LeaseKind.User, caller.user.id)) ?? { balance: 0, used: 0 };
+    return { limit: toAmount(balance + used), used: toAmount(used), accessUntil: 0 };
   };
 
   for (const prefix of ['', '/v1']) {
