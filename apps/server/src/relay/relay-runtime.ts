@@ -146,6 +146,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     flush: () => flush(),
     async drain() {
       await service.settled();
+      await charges.settled();
       return flush(true);
     },
   };
@@ -163,6 +164,7 @@ export function createRelayRuntime(context: AppContext): RelayRuntime {
     try {
       await runtime.ready;
       await service.settled();
+      await charges.settled();
       // Everything held goes back to the balances, and this process leaves the node list.
       await flush(true);
       await leaseStore.unregister();

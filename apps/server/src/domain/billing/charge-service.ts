@@ -80,6 +80,9 @@ const HEADROOM_LEAVES = 3;
  * whatever the others do. Free lease goes back to the balance at the next flush.
  */
 export class ChargeService {
+  /** Give-backs of capped calls' unused leases scheduled or under way. */
+  private readonly givingBack = new Set<Promise<void>>();
+
   constructor(
     private readonly store: LeaseStore,
     private readonly ledger: QuotaLedger,
@@ -357,11 +360,25 @@ export class ChargeService {
    * on other nodes need not wait for this node's next flush.
    */
   private giveBackUnused(user: LeaseAccount, token: LeaseAccount | undefined): void {
-    setImmediate(() => {
-      for (const account of token ? [user, token] : [user]) {
-        if (account.held === 0 && account.free > 0 && account.topUp === undefined && account.rowId !== undefined) void this.giveBack(account);
-      }
+    const done = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        const backs: Promise<void>[] = [];
+        for (const account of token ? [user, token] : [user]) {
+          if (account.held === 0 && account.free > 0 && account.topUp === undefined && account.rowId !== undefined) backs.push(this.giveBack(account));
+        }
+        void Promise.all(backs).then(() => resolve());
+      });
     });
+    this.givingBack.add(done);
+    void done.then(() => this.givingBack.delete(done));
+  }
+
+  /**
+   * Resolves once no give-back is under way: a drain or shutdown flushes after it, so the money a
+   * give-back moves is never in neither place when the books are read or the process leaves.
+   */
+  async settled(): Promise<void> {
+    while (this.givingBack.size > 0) await Promise.all([...this.givingBack]);
   }
 
   /**
