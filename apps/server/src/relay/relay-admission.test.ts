@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatCompletionBody, chatStream, sendJson } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { priceModel, seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 /**
  * Admission under concurrency: a payer is served exactly the calls its balance pays for, each in
@@ -74,8 +74,7 @@ function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
   async function priceNewModel(prefix: string): Promise<void> {
     model = unique(prefix);
     const { context } = nodes[0]!.env;
-    await setOption(context, 'ModelRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('ModelRatio'), [model]: 1 }));
-    await setOption(context, 'CompletionRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('CompletionRatio'), [model]: 2 }));
+    await priceModel(context, model, 1, 2);
     for (const node of nodes.slice(1)) await node.env.context.options.refresh();
   }
   afterAll(async () => {

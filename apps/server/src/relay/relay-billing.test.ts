@@ -5,7 +5,7 @@ import { consumeLogRow } from '../domain/logs/consume-log.js';
 import { LOG_BACKLOG_ROWS } from '../domain/logs/log-buffer.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatChunk, chatCompletionBody, sendJson } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { priceModel, seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 let env: RelayTestEnv;
 const GROUP_RATIO = 1.5;
@@ -39,8 +39,7 @@ const answerWithUsage = (prompt: number, completion: number) =>
 /** A model of its own, priced per token, that no answer has taught a prompt margin yet. */
 async function priceFreshModel(ratio: number, completionRatio: number): Promise<string> {
   const model = unique('fresh-model');
-  await setOption(env.context, 'ModelRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('ModelRatio'), [model]: ratio }));
-  await setOption(env.context, 'CompletionRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('CompletionRatio'), [model]: completionRatio }));
+  await priceModel(env.context, model, ratio, completionRatio);
   return model;
 }
 

@@ -6,7 +6,7 @@ import { startMockAnthropic, type MockAnthropic } from '../providers/anthropic/t
 import { startMockGemini, type MockGemini } from '../providers/gemini/testing/mock-gemini.js';
 import type { MockTurn } from '../providers/testing/mock-turn.js';
 import { limitHonouringChat, sendJson, type UpstreamHandler } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { priceModel, seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 /**
  * A call its payer's balance cannot pay for at its full output bound is sent upstream with the
@@ -40,8 +40,7 @@ afterAll(async () => {
 /** A model no answer has taught a prompt margin, a channel of `type` serving it, and a payer of BALANCE. */
 async function capCase(type: number, baseUrl: string, key: string) {
   const model = unique(type === 14 ? 'claude-cap' : type === 24 ? 'gemini-cap' : 'gpt-cap');
-  await setOption(env.context, 'ModelRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('ModelRatio'), [model]: 1 }));
-  await setOption(env.context, 'CompletionRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('CompletionRatio'), [model]: 2 }));
+  await priceModel(env.context, model, 1, 2);
   const user = await seedUser(env.context, { quota: BALANCE });
   const token = await seedToken(env.context, user.id);
   const channelId = await seedChannel(env.context, { type, key, baseUrl, models: [model], groups: [user.group] });

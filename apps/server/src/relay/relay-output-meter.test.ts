@@ -8,7 +8,7 @@ import { startMockAnthropic, type MockAnthropic } from '../providers/anthropic/t
 import { startMockGemini, type MockGemini } from '../providers/gemini/testing/mock-gemini.js';
 import type { MockTurn } from '../providers/testing/mock-turn.js';
 import { chatChunk, usageChunk, type UpstreamHandler } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { priceModel, seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 import { countTextTokens } from './token-counter.js';
 
 /**
@@ -60,8 +60,7 @@ beforeEach(() => {
 /** A model no answer has taught a prompt margin, a channel of `type` serving it, and a payer of `balance`. */
 async function meterCase(type: number, baseUrl: string, key: string, balance = BALANCE) {
   const model = unique(type === 14 ? 'claude-meter' : type === 24 ? 'gemini-meter' : 'gpt-meter');
-  await setOption(env.context, 'ModelRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('ModelRatio'), [model]: 1 }));
-  await setOption(env.context, 'CompletionRatio', JSON.stringify({ ...env.context.options.json<Record<string, number>>('CompletionRatio'), [model]: 2 }));
+  await priceModel(env.context, model, 1, 2);
   const user = await seedUser(env.context, { quota: balance });
   const token = await seedToken(env.context, user.id);
   const channelId = await seedChannel(env.context, { type, key, baseUrl, models: [model], groups: [user.group] });

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { limitHonouringChat, type LimitedAnswer, type RecordedRequest } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { priceModel, seedChannel, seedToken, seedUser, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 /**
  * Every served call is paid in full without max_tokens too (issue 24): a call holds its cost at
@@ -49,8 +49,7 @@ function paidInFullSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
   async function setUp(balance: { user: number; token?: number }, answer: (request: RecordedRequest) => LimitedAnswer) {
     const { context, upstream } = nodes[0]!.env;
     const model = unique('paid-model');
-    await setOption(context, 'ModelRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('ModelRatio'), [model]: 1 }));
-    await setOption(context, 'CompletionRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('CompletionRatio'), [model]: 2 }));
+    await priceModel(context, model, 1, 2);
     upstream.respond(limitHonouringChat(answer));
     const user = await seedUser(context, { quota: balance.user });
     const token = await seedToken(context, user.id, balance.token === undefined ? {} : { remainQuota: balance.token, unlimited: false });

@@ -166,6 +166,12 @@ export async function setOption(context: AppContext, key: string, value: string 
   await context.options.set(key, value);
 }
 
+/** Prices `model` by tokens (ModelRatio, CompletionRatio), keeping every other model's price. */
+export async function priceModel(context: AppContext, model: string, ratio: number, completionRatio: number): Promise<void> {
+  await setOption(context, 'ModelRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('ModelRatio'), [model]: ratio }));
+  await setOption(context, 'CompletionRatio', JSON.stringify({ ...context.options.json<Record<string, number>>('CompletionRatio'), [model]: completionRatio }));
+}
+
 /** Balances and counters as the database holds them after a flush. */
 export async function totals(context: AppContext, ids: { userId: number; tokenId: number; channelIds?: number[] }) {
   const db = context.db.kysely;
