@@ -1,10 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { brotliCompressSync, createGunzip, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { seedChannel, seedToken, seedUser, startRelayTestEnv, unique, type RelayTestEnv } from '../relay/testing/relay-fixtures.js';
-import { RequestBody } from './request-body.js';
+import { BodyRateGuard, RequestBody } from './request-body.js';
 
 let env: RelayTestEnv;
 let apiKey: string;
@@ -121,5 +122,18 @@ describe('Content-Encoding on request bodies', () => {
     expect(corrupt.body).toMatchObject({ error: { code: 'invalid_encoding' } });
     // identity is no coding at all.
     expect((await post('/v1/chat/completions', Buffer.from(CHAT), { 'content-encoding': 'identity' })).status).toBe(200);
+  });
+});
+
+describe('the body rate guard', () => {
+  it('keeps no body that arrived whole past its event-loop turn, and watches the ones still arriving', async () => {
+    const guard = new BodyRateGuard({ minBytesPerSecond: 100, windowSeconds: 10 });
+    const arrived = { complete: true, destroyed: false, socket: { bytesRead: 500 } } as unknown as IncomingMessage;
+    const arriving = { complete: false, destroyed: false, socket: { bytesRead: 20 } } as unknown as IncomingMessage;
+    for (let index = 0; index < 1000; index += 1) guard.watch(arrived);
+    guard.watch(arriving);
+    await new Promise((done) => setImmediate(done));
+    expect(guard.watching).toBe(1);
+    guard.close();
   });
 });
