@@ -177,13 +177,14 @@ export class RelayMetrics {
       byModel.set(model, byChannel);
     }
     let byStatus = byChannel.get(channel);
-    if (byStatus === undefined) {
-      byStatus = new Map();
-      byChannel.set(channel, byStatus);
-    }
-    let series = byStatus.get(status);
+    let series = byStatus?.get(status);
     if (series === undefined) {
+      // Past the cap nothing new is kept, not even an empty Map per channel (10,000 channels of one model).
       if (this.requests.length >= MAX_SERIES && !(model === OTHER_MODEL && channel === 0)) return this.requestSeries(route, OTHER_MODEL, 0, status);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        byChannel.set(channel, byStatus);
+      }
       series = { route, model, channel, status, count: 0, latency: new BucketCounts(LATENCY_BUCKETS), firstToken: new BucketCounts(FIRST_TOKEN_BUCKETS) };
       byStatus.set(status, series);
       this.requests.push(series);
