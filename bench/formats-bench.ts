@@ -55,7 +55,15 @@ interface FormatTarget {
   model: string;
 }
 
-export type FormatRunKey = 'directOpenai' | 'proxyOpenai' | 'openaiToOpenai' | 'directAnthropic' | 'proxyAnthropic' | 'anthropicToAnthropic' | 'openaiToAnthropic' | 'anthropicToOpenai';
+export type FormatRunKey =
+  | 'directOpenai'
+  | 'proxyOpenai'
+  | 'openaiToOpenai'
+  | 'directAnthropic'
+  | 'proxyAnthropic'
+  | 'anthropicToAnthropic'
+  | 'openaiToAnthropic'
+  | 'anthropicToOpenai';
 
 const CONFIGS: { key: RunKey; stream: boolean; connections: number }[] = [
   { key: 'nonStream50', stream: false, connections: 50 },
@@ -92,7 +100,8 @@ async function anthropicProblem(target: Target, model: string): Promise<string |
     }
     try {
       const parsed = JSON.parse(text) as { type?: string; content?: unknown[]; usage?: { input_tokens?: number } };
-      if (parsed.type !== 'message' || !Array.isArray(parsed.content) || typeof parsed.usage?.input_tokens !== 'number') return `${what}: not a Message with usage: ${text.slice(0, 300)}`;
+      if (parsed.type !== 'message' || !Array.isArray(parsed.content) || typeof parsed.usage?.input_tokens !== 'number')
+        return `${what}: not a Message with usage: ${text.slice(0, 300)}`;
     } catch {
       return `${what}: not JSON: ${text.slice(0, 300)}`;
     }
@@ -155,7 +164,10 @@ async function passThroughChecks(mockOrigin: string, direct: Target, relayed: Ta
       const notes = [`upstream got ${seen.bytes} bytes at ${seen.path}, client sent ${Buffer.byteLength(sent)}`];
       if (format === 'anthropic') {
         const key = seen.headers?.['x-api-key'] ?? '';
-        notes.push(`x-api-key ${key.startsWith('sk-mock-upstream-') ? "the channel's" : 'NOT the channel key'}`, `anthropic-version ${seen.headers?.['anthropic-version'] ?? 'missing'}`);
+        notes.push(
+          `x-api-key ${key.startsWith('sk-mock-upstream-') ? "the channel's" : 'NOT the channel key'}`,
+          `anthropic-version ${seen.headers?.['anthropic-version'] ?? 'missing'}`,
+        );
       }
       if (!sameAnswer) notes.push(`answer ${through.body.length} bytes vs the ${expectedAnswer.length} expected`);
       if (changes) notes.push(changes.note);
@@ -170,7 +182,9 @@ async function passThroughChecks(mockOrigin: string, direct: Target, relayed: Ta
 export async function runFormatsBench(context: FormatsContext): Promise<{ lines: string[]; failed: number }> {
   const { settings, log, workDir } = context;
   const idleLoad = await context.machineLoadPercent();
-  log(`formats: work files in ${workDir}; ${settings.durationSeconds} s runs after ${settings.warmupSeconds} s warm-up; machine ${idleLoad.toFixed(0)} % busy before start`);
+  log(
+    `formats: work files in ${workDir}; ${settings.durationSeconds} s runs after ${settings.warmupSeconds} s warm-up; machine ${idleLoad.toFixed(0)} % busy before start`,
+  );
   if (idleLoad > 15) log('WARNING: other processes are using the CPUs; figures will be noisy (see the "core0 other" column)');
 
   const mock = await context.startNodeScript('formats-mock', 'bench/mock-upstream.ts', settings.loadCore, { MOCK_PORT: '0' });

@@ -45,14 +45,27 @@ export function streamReaderCosts(gptModel: string): string[] {
   const openai = Buffer.concat(openaiStreamEvents(20));
   const cases: [string, () => Reader, Buffer][] = [
     ['OpenAI→OpenAI (fast path, OpenAIStreamReader)', () => new OpenAIStreamReader('chat', true), openai],
-    ['Anthropic→Anthropic (ChatTranslation, no encoder)', () => new ChatTranslation('anthropic', 'anthropic', MOCK_CLAUDE_MODEL, true).streamReader(undefined), anthropic],
-    ['OpenAI→Anthropic→OpenAI (Anthropic decoder, OpenAI encoder)', () => new ChatTranslation('openai', 'anthropic', MOCK_CLAUDE_MODEL, false).streamReader(undefined), anthropic],
-    ['Anthropic→OpenAI→Anthropic (OpenAI decoder, Anthropic encoder)', () => new ChatTranslation('anthropic', 'openai', gptModel, true).streamReader(undefined), openai],
+    [
+      'Anthropic→Anthropic (ChatTranslation, no encoder)',
+      () => new ChatTranslation('anthropic', 'anthropic', MOCK_CLAUDE_MODEL, true).streamReader(undefined),
+      anthropic,
+    ],
+    [
+      'OpenAI→Anthropic→OpenAI (Anthropic decoder, OpenAI encoder)',
+      () => new ChatTranslation('openai', 'anthropic', MOCK_CLAUDE_MODEL, false).streamReader(undefined),
+      anthropic,
+    ],
+    [
+      'Anthropic→OpenAI→Anthropic (OpenAI decoder, Anthropic encoder)',
+      () => new ChatTranslation('anthropic', 'openai', gptModel, true).streamReader(undefined),
+      openai,
+    ],
   ];
   const out = [
     `stream readers in process (each of the mock's streams as one buffer, read and finished; fastest of ${BLOCKS} blocks of ` +
       `${BLOCK.toLocaleString('en')} after ${WARMUP.toLocaleString('en')}; on this script's core, after the wrk runs):`,
   ];
-  for (const [name, make, stream] of cases) out.push(`  ${name.padEnd(66)} ${microsPerStream(make, stream).toFixed(1).padStart(6)} µs per stream (${stream.length} bytes)`);
+  for (const [name, make, stream] of cases)
+    out.push(`  ${name.padEnd(66)} ${microsPerStream(make, stream).toFixed(1).padStart(6)} µs per stream (${stream.length} bytes)`);
   return out;
 }

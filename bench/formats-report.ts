@@ -27,7 +27,7 @@ export function formatChecks(checks: Check[]): string[] {
     out.push(
       `  ${FORMAT_NAMES[check.format].padEnd(20)} ${(check.stream ? 'stream' : 'non-stream').padEnd(11)} ` +
         `request ${check.sameRequest ? (check.expectedChanges ? '= as expected' : "= client's bytes") : 'CHANGED'}   ` +
-          `answer ${check.sameAnswer ? (check.expectedChanges ? '= as expected' : "= upstream's bytes") : 'CHANGED'}   (${check.note})`,
+        `answer ${check.sameAnswer ? (check.expectedChanges ? '= as expected' : "= upstream's bytes") : 'CHANGED'}   (${check.note})`,
     );
   }
   return out;
@@ -52,7 +52,13 @@ export function formatsSummary(runs: Record<FormatRunKey, FormatRuns>, checks: C
   const share = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].requestsPerSecond / runs[proxy][key].requestsPerSecond;
   const cpu = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].cpuMicrosPerRequest / runs[proxy][key].cpuMicrosPerRequest;
   const added = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].p50Ms - runs[proxy][key].p50Ms;
-  const figures: { name: string; value(relay: FormatRunKey, proxy: FormatRunKey): number; show(value: number): string; limit: string; pass(value: number): boolean }[] = [
+  const figures: {
+    name: string;
+    value(relay: FormatRunKey, proxy: FormatRunKey): number;
+    show(value: number): string;
+    limit: string;
+    pass(value: number): boolean;
+  }[] = [
     { name: 'throughput vs proxy, non-stream, 50 conns', value: (r, p) => share(r, p, 'nonStream50'), show: percent, limit: '>= 50 %', pass: (v) => v >= 0.5 },
     { name: 'throughput vs proxy, stream, 50 conns', value: (r, p) => share(r, p, 'stream50'), show: percent, limit: '>= 50 %', pass: (v) => v >= 0.5 },
     { name: 'CPU per request vs proxy, non-stream, 50 conns', value: (r, p) => cpu(r, p, 'nonStream50'), show: times, limit: '<= 2 x', pass: (v) => v <= 2 },
@@ -97,9 +103,17 @@ export function formatsSummary(runs: Record<FormatRunKey, FormatRuns>, checks: C
     '',
     `modelgate against its own OpenAI→OpenAI pass-through in the same rounds (${base.nonStream50.requestsPerSecond.toFixed(0)} req/s non-stream and ` +
       `${base.stream50.requestsPerSecond.toFixed(0)} req/s stream at 50 conns; ${base.nonStream50.cpuMicrosPerRequest.toFixed(0)} and ${base.stream50.cpuMicrosPerRequest.toFixed(0)} µs CPU/req):`,
-    ...table(['client → channel (→ client)', 'req/s ns 50c', 'req/s st 50c', 'CPU/req ns 50c', 'CPU/req st 50c', 'p50 ns 1c', 'p50 st 1c'], conversionRows, [36, 12, 12, 18, 18, 11, 11]),
+    ...table(
+      ['client → channel (→ client)', 'req/s ns 50c', 'req/s st 50c', 'CPU/req ns 50c', 'CPU/req st 50c', 'p50 ns 1c', 'p50 st 1c'],
+      conversionRows,
+      [36, 12, 12, 18, 18, 11, 11],
+    ),
   ];
-  if (passThroughBroken.length > 0) lines.push('', `FAIL: the pass-through changed ${passThroughBroken.length} of ${checks.length} requests or answers beyond what is expected (see the check above)`);
+  if (passThroughBroken.length > 0)
+    lines.push(
+      '',
+      `FAIL: the pass-through changed ${passThroughBroken.length} of ${checks.length} requests or answers beyond what is expected (see the check above)`,
+    );
   lines.push('', failed === 0 ? 'formats: all bars met' : `formats: ${failed} bars or checks missed`);
   return { lines, failed };
 }

@@ -152,7 +152,11 @@ async function timeCase(origin: string, session: Session, logCase: LogCase, expe
   return { p50Ms: percentile(durations, 0.5), p95Ms: percentile(durations, 0.95), wrong };
 }
 
-async function measureDialect(dialect: LogsDialect, options: LogsBenchOptions, cases: (plan: SeedPlan) => LogCase[]): Promise<{ cases: LogCase[]; timings: Timing[] }> {
+async function measureDialect(
+  dialect: LogsDialect,
+  options: LogsBenchOptions,
+  cases: (plan: SeedPlan) => LogCase[],
+): Promise<{ cases: LogCase[]; timings: Timing[] }> {
   const database = await freshDatabase(dialect, options.workDir);
   let server: Pinned | undefined;
   try {

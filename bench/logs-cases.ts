@@ -56,8 +56,11 @@ export function logCases(plan: SeedPlan): LogCase[] {
     ['last 24 h', range(lastDay), (row) => inRange(row, lastDay)],
     ['last 7 days', range(lastWeek), (row) => inRange(row, lastWeek)],
     ['one day, 30 days ago', range(monthAgo.start, monthAgo.end), (row) => inRange(row, monthAgo.start, monthAgo.end)],
-    ['user + model + 7 days', { username: heavyUser, model_name: topModel, ...range(lastWeek) },
-      (row) => row.username === heavyUser && row.model_name === topModel && inRange(row, lastWeek)],
+    [
+      'user + model + 7 days',
+      { username: heavyUser, model_name: topModel, ...range(lastWeek) },
+      (row) => row.username === heavyUser && row.model_name === topModel && inRange(row, lastWeek),
+    ],
   ];
   const selfFilters: [string, Record<string, string>, (row: LogInsert) => boolean][] = [
     ['self', {}, own],

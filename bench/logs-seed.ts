@@ -24,8 +24,18 @@ export const SEED_DAYS = 90;
 export const SEED_PASSWORD = 'bench-password';
 
 const REAL_MODELS = [
-  'gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gpt-4.1-mini', 'deepseek-chat', 'gemini-2.0-flash',
-  'gpt-4.1', 'claude-3-5-haiku-20241022', 'o3-mini', 'qwen-max', 'gpt-4-turbo', 'gemini-1.5-pro',
+  'gpt-4o-mini',
+  'gpt-4o',
+  'claude-3-5-sonnet-20241022',
+  'gpt-4.1-mini',
+  'deepseek-chat',
+  'gemini-2.0-flash',
+  'gpt-4.1',
+  'claude-3-5-haiku-20241022',
+  'o3-mini',
+  'qwen-max',
+  'gpt-4-turbo',
+  'gemini-1.5-pro',
 ];
 export const modelName = (rank: number) => REAL_MODELS[rank] ?? `custom-model-${String(rank + 1).padStart(2, '0')}`;
 export const userName = (rank: number) => `user-${String(rank + 1).padStart(4, '0')}`;
@@ -124,7 +134,16 @@ export async function seedUsers(db: Db): Promise<number[]> {
   const password = await hashPassword(SEED_PASSWORD);
   const ids: number[] = [];
   for (let rank = 0; rank < SEED_USERS; rank += 1) {
-    ids.push(await service.repository.insert({ username: userName(rank), password, role: Role.Common, status: UserStatus.Enabled, quota: 1_000_000_000, group: 'default' }));
+    ids.push(
+      await service.repository.insert({
+        username: userName(rank),
+        password,
+        role: Role.Common,
+        status: UserStatus.Enabled,
+        quota: 1_000_000_000,
+        group: 'default',
+      }),
+    );
   }
   return ids;
 }

@@ -208,7 +208,10 @@ export class Measurer {
   async measureAll<K extends string>(targets: Record<K, Measured>): Promise<Record<K, TargetFigures>> {
     const { settings } = this;
     const keys = Object.keys(targets) as K[];
-    const partial = {} as Record<K, { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>>; rounds: Partial<Record<RunKey, RunRow[]>> }>;
+    const partial = {} as Record<
+      K,
+      { firstChunk?: FirstChunkResult; streams?: StreamsFigures; runs: Partial<Record<RunKey, RunRow>>; rounds: Partial<Record<RunKey, RunRow[]>> }
+    >;
     for (const key of keys) partial[key] = { runs: {}, rounds: {} };
     for (const key of keys) partial[key].streams = await this.pacedStreams(targets[key]);
     for (const config of CONFIGS) {

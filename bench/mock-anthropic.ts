@@ -53,7 +53,9 @@ export function anthropicStreamEvents(words: string[], deltas: number): Buffer[]
     event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
   ];
   for (let index = 0; index < deltas; index += 1) {
-    events.push(event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `${words[index % words.length]} ` } }));
+    events.push(
+      event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `${words[index % words.length]} ` } }),
+    );
   }
   events.push(
     event('content_block_stop', { type: 'content_block_stop', index: 0 }),

@@ -42,9 +42,7 @@ const anthropicEvents = anthropicStreamEvents(words, streamChunks);
 let last: { path: string; body: Buffer; headers: Record<string, string | undefined> } | undefined;
 
 function lastRequest(response: ServerResponse): void {
-  const payload = last
-    ? { path: last.path, bytes: last.body.length, sha256: createHash('sha256').update(last.body).digest('hex'), headers: last.headers }
-    : {};
+  const payload = last ? { path: last.path, bytes: last.body.length, sha256: createHash('sha256').update(last.body).digest('hex'), headers: last.headers } : {};
   const text = JSON.stringify(payload);
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);
@@ -74,7 +72,10 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
       last = {
         path: request.url ?? '',
         body,
-        headers: { 'x-api-key': request.headers['x-api-key'] as string | undefined, 'anthropic-version': request.headers['anthropic-version'] as string | undefined },
+        headers: {
+          'x-api-key': request.headers['x-api-key'] as string | undefined,
+          'anthropic-version': request.headers['anthropic-version'] as string | undefined,
+        },
       };
       handleMessages(body, response);
     });

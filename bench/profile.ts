@@ -103,7 +103,10 @@ export function summarizeProfile(path: string, top = 20): ProfileSummary {
 
   const share = (ms: number) => `${((100 * ms) / busyMs).toFixed(1).padStart(5)} %`;
   const topOf = (map: Map<string, number>, count: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, ms]) => `  ${share(ms)}  ${key}`);
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([key, ms]) => `  ${share(ms)}  ${key}`);
   const lines = [
     `busy ${busyMs.toFixed(0)} ms of ${totalMs.toFixed(0)} ms profiled (idle ${idleMs.toFixed(0)} ms); shares below are of busy time`,
     'self time by package / area:',

@@ -105,8 +105,18 @@ export function barsFor({ direct, reference, modelgate, pacedMs, streamCount, te
   return [
     { name: 'throughput vs proxy, non-stream, 50 conns', value: percent(share('nonStream50')), limit: '>= 65 %', pass: share('nonStream50') >= 0.65 },
     { name: 'throughput vs proxy, stream, 50 conns', value: percent(share('stream50')), limit: '>= 65 %', pass: share('stream50') >= 0.65 },
-    { name: 'CPU per request vs proxy, non-stream, 50 conns', value: `${fixed(cpuMultiple('nonStream50'), 2)} x`, limit: '<= 1.6 x', pass: cpuMultiple('nonStream50') <= 1.6 },
-    { name: 'CPU per request vs proxy, stream, 50 conns', value: `${fixed(cpuMultiple('stream50'), 2)} x`, limit: '<= 1.6 x', pass: cpuMultiple('stream50') <= 1.6 },
+    {
+      name: 'CPU per request vs proxy, non-stream, 50 conns',
+      value: `${fixed(cpuMultiple('nonStream50'), 2)} x`,
+      limit: '<= 1.6 x',
+      pass: cpuMultiple('nonStream50') <= 1.6,
+    },
+    {
+      name: 'CPU per request vs proxy, stream, 50 conns',
+      value: `${fixed(cpuMultiple('stream50'), 2)} x`,
+      limit: '<= 1.6 x',
+      pass: cpuMultiple('stream50') <= 1.6,
+    },
     { name: 'added p50 latency, non-stream, 1 conn', value: `${fixed(addedP50('nonStream1'), 3)} ms`, limit: '<= 0.3 ms', pass: addedP50('nonStream1') <= 0.3 },
     { name: 'added p50 latency, whole stream, 1 conn', value: `${fixed(addedP50('stream1'), 3)} ms`, limit: '<= 0.3 ms', pass: addedP50('stream1') <= 0.3 },
     { name: 'added time to first chunk (p50), 1 conn', value: `${fixed(addedFirstChunk, 3)} ms`, limit: '<= 0.5 ms', pass: addedFirstChunk <= 0.5 },
@@ -117,7 +127,12 @@ export function barsFor({ direct, reference, modelgate, pacedMs, streamCount, te
       pass: streams.failures > 0 ? false : loadSideTooSlow && pace > 1.1 ? undefined : pace <= 1.1,
       note: streamsNote,
     },
-    { name: `${streamCount} paced streams: RSS per stream`, value: `${fixed(streams.rssPerStreamKb, 1)} KB`, limit: '<= 120 KB', pass: streams.failures === 0 && streams.rssPerStreamKb <= 120 },
+    {
+      name: `${streamCount} paced streams: RSS per stream`,
+      value: `${fixed(streams.rssPerStreamKb, 1)} KB`,
+      limit: '<= 120 KB',
+      pass: streams.failures === 0 && streams.rssPerStreamKb <= 120,
+    },
     {
       name: 'throughput, 10,000 channels vs 10',
       value: percent(channelRatio),

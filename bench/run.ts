@@ -168,7 +168,8 @@ async function answerProblem(target: Target, model = MAIN_MODEL): Promise<string
 function pathFigures(results: Record<string, TargetFigures>): string[] {
   const pace = settings.pacedChunks * settings.paceMs;
   const out = [`time to first stream chunk, 1 connection (${settings.firstChunkRequests} sequential requests in interleaved blocks, after the wrk runs):`];
-  for (const [name, figures] of Object.entries(results)) out.push(`  ${name.padEnd(10)} p50 ${fixed(figures.firstChunk.p50Ms, 3)} ms   p99 ${fixed(figures.firstChunk.p99Ms, 3)} ms`);
+  for (const [name, figures] of Object.entries(results))
+    out.push(`  ${name.padEnd(10)} p50 ${fixed(figures.firstChunk.p50Ms, 3)} ms   p99 ${fixed(figures.firstChunk.p99Ms, 3)} ms`);
   out.push(
     `${settings.streamCount} concurrent paced streams (${settings.pacedChunks} chunks, one every ${settings.paceMs} ms; pace ${pace} ms), ` +
       `sent over ${settings.streamSpreadMs} ms on connections a first round opened; each stream's time from its send to its last byte:`,
@@ -197,7 +198,9 @@ async function copySqlite(from: string, to: string): Promise<void> {
 
 function newestProfile(label: string): string | undefined {
   try {
-    const runs = readdirSync(profileDir).filter((name) => name.startsWith(`modelgate-${label}-`)).sort();
+    const runs = readdirSync(profileDir)
+      .filter((name) => name.startsWith(`modelgate-${label}-`))
+      .sort();
     if (runs.length === 0) return undefined;
     const directory = join(profileDir, runs.at(-1)!);
     const main = readdirSync(directory).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
@@ -211,7 +214,9 @@ async function relayBench(): Promise<void> {
   execFileSync('taskset', ['-cp', settings.loadCore, String(process.pid)], { stdio: 'ignore' });
   ensureWrk();
   const idleLoad = await machineLoadPercent();
-  log(`work files in ${workDir}; ${settings.durationSeconds} s runs after ${settings.warmupSeconds} s warm-up; machine ${idleLoad.toFixed(0)} % busy before start`);
+  log(
+    `work files in ${workDir}; ${settings.durationSeconds} s runs after ${settings.warmupSeconds} s warm-up; machine ${idleLoad.toFixed(0)} % busy before start`,
+  );
   if (idleLoad > 15) log('WARNING: other processes are using the CPUs; figures will be noisy (see the "core0 other" column)');
 
   const mock = await startNodeScript('mock', 'bench/mock-upstream.ts', settings.loadCore, {
@@ -298,7 +303,16 @@ async function relayBench(): Promise<void> {
     tenOfMany,
     crowdedStartupMs: crowded.startupMs,
   });
-  const out = [header, formatTable(measurer.rows), '', ...pathFigures(results), '', 'modelgate against the bars (reference proxy = 100 %):', formatBars(bars), ''];
+  const out = [
+    header,
+    formatTable(measurer.rows),
+    '',
+    ...pathFigures(results),
+    '',
+    'modelgate against the bars (reference proxy = 100 %):',
+    formatBars(bars),
+    '',
+  ];
   const erroredRows = measurer.rows.filter((row) => row.errors > 0);
   if (erroredRows.length > 0) out.push(`WARNING: ${erroredRows.length} runs had non-2xx answers or socket errors; their figures are not comparable.`);
   const failed = bars.filter((bar) => bar.pass === false).length;

@@ -216,11 +216,13 @@ test('batch mode creates one channel per key line and tag mode aggregates them',
   await dialog.getByTestId('tag-edit-priority').fill('7');
   await dialog.getByRole('button', { name: 'confirm' }).click();
   await expect(toast(page, '标签更新成功！')).toBeVisible();
-  await expect.poll(async () => (await channelsNamed(name)).map((channel) => [channel.priority, channel.weight])).toEqual([
-    [7, 4],
-    [7, 4],
-    [7, 4],
-  ]);
+  await expect
+    .poll(async () => (await channelsNamed(name)).map((channel) => [channel.priority, channel.weight]))
+    .toEqual([
+      [7, 4],
+      [7, 4],
+      [7, 4],
+    ]);
   await expect(page.getByTestId(`tag-priority-${tag}`)).toHaveValue('7');
 
   // Back to one row per channel; the address no longer carries the mode.
@@ -279,7 +281,9 @@ test('a channel whose upstream returned more than its calls were held for shows 
   } finally {
     database.close();
   }
-  const listed = await dataOf<{ items: { id: number; other_info: string }[] }>(await root.get('/api/channel/search', { params: { keyword: `overran-${run}` } }));
+  const listed = await dataOf<{ items: { id: number; other_info: string }[] }>(
+    await root.get('/api/channel/search', { params: { keyword: `overran-${run}` } }),
+  );
   expect(JSON.parse(listed.items[0]!.other_info)).toMatchObject({ overrun_quota: quota, overrun_time: at });
   // The quota as the console shows it elsewhere: dollars when the site displays currency, else units.
   const status = await dataOf<{ display_in_currency: boolean; quota_per_unit: number }>(await root.get('/api/status'));

@@ -70,7 +70,9 @@ test.beforeAll(async () => {
 
   channelId = (
     await dataOf<{ id: number }>(
-      await root.post('/api/channel/', { data: { type: 1, name: `detail-${run}`, group: caller, models: 'gpt-4o-mini,gpt-4o', base_url: upstream.url, key: 'sk-upstream-secret' } }),
+      await root.post('/api/channel/', {
+        data: { type: 1, name: `detail-${run}`, group: caller, models: 'gpt-4o-mini,gpt-4o', base_url: upstream.url, key: 'sk-upstream-secret' },
+      }),
     )
   ).id;
   const created = await dataOf<{ id: number }>(await root.post('/api/user/', { data: { username: caller, password } }));
@@ -158,10 +160,16 @@ test('a user sees the week of its own usage: cards, legends and granularity (zh,
   const quotaChart = page.getByTestId('detail-chart-quota');
   await expect(quotaChart.getByText('模型消耗分布')).toBeVisible();
   await expect(page.getByTestId('detail-chart-quota-total')).toHaveText(`总计：${dollars(sum(history, 'quota'))}`);
-  await expect(legend(quotaChart)).toHaveText(historyModels.slice().sort((left, right) => {
-    const spent = (model: string) => sum(history.filter((row) => row.model_name === model), 'quota');
-    return spent(right) - spent(left);
-  }));
+  await expect(legend(quotaChart)).toHaveText(
+    historyModels.slice().sort((left, right) => {
+      const spent = (model: string) =>
+        sum(
+          history.filter((row) => row.model_name === model),
+          'quota',
+        );
+      return spent(right) - spent(left);
+    }),
+  );
   await expect(legend(page.getByTestId('detail-chart-calls'))).toHaveText([`alpha-${run}`, `gamma-${run}`, `beta-${run}`]);
   await expect(page.getByTestId('detail-chart-calls-total')).toHaveText(`总计：${sum(history, 'count')}`);
   await expect(page.getByTestId('detail-chart-tokens-total')).toHaveText(`总计：${grouped(sum(history, 'token_used'))}`);

@@ -48,7 +48,9 @@ test.beforeAll(async () => {
   // A group of its own: channels other specs leave behind never serve this user.
   channelId = (
     await dataOf<{ id: number }>(
-      await root.post('/api/channel/', { data: { type: 1, name: `logs-${run}`, group: username, models: 'gpt-4o-mini', base_url: upstream.url, key: 'sk-upstream-secret' } }),
+      await root.post('/api/channel/', {
+        data: { type: 1, name: `logs-${run}`, group: username, models: 'gpt-4o-mini', base_url: upstream.url, key: 'sk-upstream-secret' },
+      }),
     )
   ).id;
   const created = await dataOf<{ id: number }>(await root.post('/api/user/', { data: { username, password } }));

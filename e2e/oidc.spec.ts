@@ -33,9 +33,7 @@ async function useLanguage(page: Page, language: 'zh' | 'en'): Promise<void> {
 test.beforeAll(async () => {
   provider = await startFakeOidcProvider({ id: 'e2e-oidc-client', secret: 'e2e-oidc-secret-Q7' });
   root = await apiSession(ROOT.username, ROOT.password);
-  const readable = Object.fromEntries(
-    (await apiCall<{ key: string; value: string }[]>(root, 'GET', '/api/option/')).map((entry) => [entry.key, entry.value]),
-  );
+  const readable = Object.fromEntries((await apiCall<{ key: string; value: string }[]>(root, 'GET', '/api/option/')).map((entry) => [entry.key, entry.value]));
   // The secret is never readable; every run starts and ends with it empty.
   for (const key of OIDC_KEYS) originals.set(key, readable[key] ?? '');
   await setOption(root, 'oidc.client_id', provider.client.id);
@@ -49,9 +47,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   for (const [key, value] of originals) await setOption(root, key, value);
-  const after = Object.fromEntries(
-    (await apiCall<{ key: string; value: string }[]>(root, 'GET', '/api/option/')).map((entry) => [entry.key, entry.value]),
-  );
+  const after = Object.fromEntries((await apiCall<{ key: string; value: string }[]>(root, 'GET', '/api/option/')).map((entry) => [entry.key, entry.value]));
   for (const [key, value] of originals) if (key !== 'oidc.client_secret') expect(after[key], key).toBe(value);
   await root.api.dispose();
   await provider.close();

@@ -57,7 +57,10 @@ const questions = (page: Page) => page.getByTestId('pg-message-user');
 
 async function chooseModel(page: Page, model: string): Promise<void> {
   await page.getByTestId('pg-model').click();
-  await page.locator('.semi-select-option').filter({ hasText: new RegExp(`^${model}$`) }).click();
+  await page
+    .locator('.semi-select-option')
+    .filter({ hasText: new RegExp(`^${model}$`) })
+    .click();
   await expect(page.getByTestId('pg-current-model')).toHaveText(model);
 }
 

@@ -137,7 +137,10 @@ test('search, disable, enable, edit, copy selected and delete', async ({ page })
   await expect(toast(page, '兑换码更新成功！')).toBeVisible();
   await expect(rows.filter({ hasText: `${name}-x` })).toContainText('$0.60');
 
-  await rows.filter({ hasText: `${name}-x` }).getByRole('button', { name: '删除' }).click();
+  await rows
+    .filter({ hasText: `${name}-x` })
+    .getByRole('button', { name: '删除' })
+    .click();
   await page.getByRole('dialog').filter({ hasText: '确定是否要删除此兑换码？' }).locator('button', { hasText: '确定' }).click();
   await expect(rows).toHaveCount(1);
   const remaining = await apiCall<{ total: number }>(root, 'GET', `/api/redemption/search?keyword=${name}`);

@@ -185,7 +185,9 @@ test('zh, light: a model added in the table is saved, seen after a reload in the
   await expect(row(card, ratioModel).getByTestId('model-pricing-token-price')).toHaveText('输入 $1.5输出 $4.5缓存 $0.75');
 
   // The ratio takes effect: the pricing of the served model is the saved one.
-  const pricing = (await (await root.api.get('/api/pricing')).json()) as { data: Array<{ model_name: string; quota_type: number; model_ratio: number; completion_ratio: number }> };
+  const pricing = (await (await root.api.get('/api/pricing')).json()) as {
+    data: Array<{ model_name: string; quota_type: number; model_ratio: number; completion_ratio: number }>;
+  };
   const offered = pricing.data.find((item) => item.model_name === ratioModel);
   expect(offered).toMatchObject({ quota_type: 0, model_ratio: 0.75, completion_ratio: 3 });
 
@@ -246,7 +248,9 @@ test('en, dark: the table rules — paging, search, numbers only, duplicates, fi
   await expect(row(card, fixedModel)).toContainText('Per call');
 
   // Editing: renaming onto another model's name is refused; another name is taken in place.
-  await row(card, fixedModel).getByRole('button', { name: `${texts.edit} ${fixedModel}` }).click();
+  await row(card, fixedModel)
+    .getByRole('button', { name: `${texts.edit} ${fixedModel}` })
+    .click();
   await expect(dialog.getByTestId('model-pricing-field-name')).toHaveValue(fixedModel);
   await expect(dialog.getByTestId('model-pricing-field-ratio')).toBeDisabled();
   await dialog.getByTestId('model-pricing-field-name').fill('gpt-4o');
@@ -262,7 +266,9 @@ test('en, dark: the table rules — paging, search, numbers only, duplicates, fi
 
   // Delete, after the confirm.
   await search(card, ratioModel);
-  await row(card, ratioModel).getByRole('button', { name: `${texts.delete} ${ratioModel}` }).click();
+  await row(card, ratioModel)
+    .getByRole('button', { name: `${texts.delete} ${ratioModel}` })
+    .click();
   await page.locator('.semi-popconfirm').getByRole('button', { name: texts.delete }).click();
   await expect(row(card, ratioModel)).toHaveCount(0);
 

@@ -63,7 +63,12 @@ async function expectToast(page: Page, text: string, action: () => Promise<void>
   const toasts = page.locator('.semi-toast-content');
   await toasts.evaluateAll((nodes) => nodes.forEach((node) => node.setAttribute('data-seen', 'true')));
   await action();
-  await expect(page.locator('.semi-toast-content:not([data-seen])').filter({ hasText: exactly(text) }).first()).toBeVisible();
+  await expect(
+    page
+      .locator('.semi-toast-content:not([data-seen])')
+      .filter({ hasText: exactly(text) })
+      .first(),
+  ).toBeVisible();
 }
 
 async function save(page: Page, card: Locator, language: Language, expected: string): Promise<void> {
@@ -75,7 +80,9 @@ async function shoot(card: Locator, name: string): Promise<void> {
   await card.screenshot({ path: `.tmp/screens/settings-model-protocols-${name}.png` });
 }
 
-test('[zh, light] Claude设置: headers, default max tokens, the adapter switch and share are saved and kept after a reload; bad input is refused', async ({ page }) => {
+test('[zh, light] Claude设置: headers, default max tokens, the adapter switch and share are saved and kept after a reload; bad input is refused', async ({
+  page,
+}) => {
   await openOperation(page, 'zh', 'light');
   const card = page.getByTestId('op-card-claude');
   await expect(card).toContainText('Claude设置');
@@ -83,7 +90,11 @@ test('[zh, light] Claude设置: headers, default max tokens, the adapter switch 
   await expect(card.getByText('启用Claude思考适配（-thinking后缀）')).toBeVisible();
   await expect(field(page, 'claude.default_max_tokens')).toHaveValue(before['claude.default_max_tokens']!);
 
-  const headers = JSON.stringify({ 'claude-3-7-sonnet-20250219': { 'anthropic-beta': ['output-128k-2025-02-19', 'token-efficient-tools-2025-02-19'] } }, null, 2);
+  const headers = JSON.stringify(
+    { 'claude-3-7-sonnet-20250219': { 'anthropic-beta': ['output-128k-2025-02-19', 'token-efficient-tools-2025-02-19'] } },
+    null,
+    2,
+  );
   const maxTokens = JSON.stringify({ default: 4096, 'claude-3-haiku-20240307': 2048 }, null, 2);
   const adapter = before['claude.thinking_adapter_enabled'] !== 'true';
 
@@ -102,7 +113,10 @@ test('[zh, light] Claude设置: headers, default max tokens, the adapter switch 
   await field(page, 'claude.thinking_adapter_budget_tokens_percentage').fill('1.5');
   await expect(page.getByTestId('op-claude.thinking_adapter_budget_tokens_percentage').getByRole('alert')).toHaveText('思考适配 BudgetTokens 百分比不能大于 1');
   await save(page, card, 'zh', '思考适配 BudgetTokens 百分比不能大于 1');
-  expect(await readOptions()).toMatchObject({ 'claude.default_max_tokens': before['claude.default_max_tokens'], 'claude.model_headers_settings': before['claude.model_headers_settings'] });
+  expect(await readOptions()).toMatchObject({
+    'claude.default_max_tokens': before['claude.default_max_tokens'],
+    'claude.model_headers_settings': before['claude.model_headers_settings'],
+  });
 
   await field(page, 'claude.thinking_adapter_budget_tokens_percentage').fill('0.5');
   // The budget the share gives with the default max tokens typed above.
@@ -126,7 +140,9 @@ test('[zh, light] Claude设置: headers, default max tokens, the adapter switch 
   await shoot(page.getByTestId('op-card-gemini'), 'gemini-zh-light');
 });
 
-test('[en, dark] Gemini settings: safety, versions, image models, the adapter switch and share are saved and kept after a reload; bad input is refused', async ({ page }) => {
+test('[en, dark] Gemini settings: safety, versions, image models, the adapter switch and share are saved and kept after a reload; bad input is refused', async ({
+  page,
+}) => {
   await openOperation(page, 'en', 'dark');
   const card = page.getByTestId('op-card-gemini');
   await expect(card).toContainText('Gemini settings');

@@ -92,11 +92,20 @@ async function expectToast(page: Page, text: string, action: () => Promise<void>
   const toasts = page.locator('.semi-toast-content');
   await toasts.evaluateAll((nodes) => nodes.forEach((node) => node.setAttribute('data-seen', 'true')));
   await action();
-  await expect(page.locator('.semi-toast-content:not([data-seen])').filter({ hasText: exactly(text) }).first()).toBeVisible();
+  await expect(
+    page
+      .locator('.semi-toast-content:not([data-seen])')
+      .filter({ hasText: exactly(text) })
+      .first(),
+  ).toBeVisible();
 }
 
 async function save(page: Page, cardName: string, language: Language, expected: string): Promise<void> {
-  await expectToast(page, expected, () => card(page, cardName).getByRole('button', { name: language === 'zh' ? '保存设置' : 'Save', exact: true }).click());
+  await expectToast(page, expected, () =>
+    card(page, cardName)
+      .getByRole('button', { name: language === 'zh' ? '保存设置' : 'Save', exact: true })
+      .click(),
+  );
 }
 
 /** The whole tab: the console scrolls inside .mg-scroll, so the viewport grows to its height for the shot. */
@@ -193,7 +202,9 @@ function recordOptionWrites(page: Page): string[] {
   return keys;
 }
 
-test('[zh, light] 输出上限: the smallest capped output and the model output bounds are checked, each saved alone when it alone changed, and kept after a reload', async ({ page }) => {
+test('[zh, light] 输出上限: the smallest capped output and the model output bounds are checked, each saved alone when it alone changed, and kept after a reload', async ({
+  page,
+}) => {
   await openOperation(page, 'zh', 'light');
   const limits = card(page, 'output-limits');
   await expect(limits).toContainText('输出上限');
@@ -269,7 +280,9 @@ test('[en, dark] output limits: refused in English, saved; the card reads at pho
   await setOption(root, 'ModelMaxOutputTokens', before.ModelMaxOutputTokens!);
 });
 
-test('[zh, dark] data dashboard: an interval of 0 is refused in the form and by the server; the switch hides and shows 数据看板 without a reload', async ({ page }) => {
+test('[zh, dark] data dashboard: an interval of 0 is refused in the form and by the server; the switch hides and shows 数据看板 without a reload', async ({
+  page,
+}) => {
   await setOption(root, 'DataExportEnabled', 'true');
   await openOperation(page, 'zh', 'dark');
   const nav = page.locator('.mg-side-nav');
@@ -441,10 +454,10 @@ test('[zh, light] log card: no time → 请选择日志记录时间; with a time
 test('[en, light] drawing switches save and reload; the tab reads at phone width (en, dark)', async ({ page }) => {
   await openOperation(page, 'en', 'light');
   const drawing = card(page, 'drawing');
-  await expect(drawing).toContainText('Allow callbacks (reveals the server\'s IP address)');
-  await expect(drawing).toContainText('Removes --fast, --relax and --turbo from users\' prompts');
+  await expect(drawing).toContainText("Allow callbacks (reveals the server's IP address)");
+  await expect(drawing).toContainText("Removes --fast, --relax and --turbo from users' prompts");
   const notify = before.MjNotifyEnabled !== 'true';
-  await page.getByRole('switch', { name: 'Allow callbacks (reveals the server\'s IP address)' }).click();
+  await page.getByRole('switch', { name: "Allow callbacks (reveals the server's IP address)" }).click();
   await save(page, 'drawing', 'en', 'Saved');
   expect((await readOptions()).MjNotifyEnabled).toBe(String(notify));
   await page.reload();
@@ -493,7 +506,9 @@ test('a normal user and an admin (role 10) do not see the operation tab; ?tab=op
   }
 });
 
-test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-use modes, disable keywords and model request limits save, reload and are put back', async ({ page }) => {
+test('[zh, light] new-api keys: docs link (文档 in the header), demo and self-use modes, disable keywords and model request limits save, reload and are put back', async ({
+  page,
+}) => {
   await openOperation(page, 'zh', 'light');
   const docs = `https://docs.example.com/${Date.now().toString(36)}`;
   const demo = before.DemoSiteEnabled !== 'true';

@@ -98,7 +98,9 @@ async function openOtherTab(page: Page): Promise<void> {
 
 /** Semi's TextArea/Input keep the test id on their wrapper or on the field itself. */
 function field(page: Page, testId: string): Locator {
-  return page.locator(`textarea[data-testid="${testId}"], input[data-testid="${testId}"], [data-testid="${testId}"] textarea, [data-testid="${testId}"] input`).first();
+  return page
+    .locator(`textarea[data-testid="${testId}"], input[data-testid="${testId}"], [data-testid="${testId}"] textarea, [data-testid="${testId}"] input`)
+    .first();
 }
 
 async function saveCard(page: Page, cardId: string, language: Language, expected: 'saved' | 'unchanged' = 'saved'): Promise<void> {
@@ -244,7 +246,10 @@ test('system name and logo: previewed, then in the header, title and footer afte
   // A broken address is reported in the preview.
   await field(page, 'other-logo-input').fill('/no-such-logo.png');
   await expect(page.getByTestId('other-logo-broken')).toBeVisible();
-  await page.getByTestId('other-logo').getByRole('button', { name: /Discard changes/ }).click();
+  await page
+    .getByTestId('other-logo')
+    .getByRole('button', { name: /Discard changes/ })
+    .click();
   await expect(field(page, 'other-logo-input')).toHaveValue(LOGO);
 
   await page.reload();

@@ -426,8 +426,7 @@ for (const { language, theme } of VARIANTS) {
     await reloaded.screenshot({ path: `.tmp/screens/settings-system-smtp-${language}-${theme}.png` });
 
     // An admin without an email is told to bind one, and the button stays off.
-    const setRootEmail = (email: string) =>
-      withDatabase((database) => database.prepare('UPDATE users SET email = ? WHERE id = ?').run(email, root.user.id));
+    const setRootEmail = (email: string) => withDatabase((database) => database.prepare('UPDATE users SET email = ? WHERE id = ?').run(email, root.user.id));
     setRootEmail('');
     try {
       await page.reload();
@@ -484,7 +483,9 @@ for (const { language, theme } of VARIANTS) {
       await expectOption('RegisterEnabled', 'false');
 
       const anonymous = await playwrightRequest.newContext({ baseURL: `http://127.0.0.1:${process.env.MODELGATE_E2E_PORT}` });
-      const answer = await anonymous.post('/api/user/register', { data: { username: `rg${language}x`, password: 'e2e-password-1', password2: 'e2e-password-1' } });
+      const answer = await anonymous.post('/api/user/register', {
+        data: { username: `rg${language}x`, password: 'e2e-password-1', password2: 'e2e-password-1' },
+      });
       expect(await answer.json()).toMatchObject({ success: false, message: '管理员关闭了新用户注册' });
       await anonymous.dispose();
 

@@ -126,9 +126,7 @@ test('an unknown address shows the not-found page', async ({ page }) => {
 });
 
 test('the password reset request locks its button for 30 seconds', async ({ page }) => {
-  await page.route('**/api/reset_password**', (route) =>
-    route.fulfill({ json: { success: true, message: '', data: null } }),
-  );
+  await page.route('**/api/reset_password**', (route) => route.fulfill({ json: { success: true, message: '', data: null } }));
   await page.goto('/reset');
   await page.getByPlaceholder('请输入邮箱地址').fill('someone@example.com');
   await page.getByTestId('reset-submit').click();

@@ -199,7 +199,10 @@ test('drawing screen in zh, light: the finished drawing in the viewer, zoomed an
   for (let step = 0; step < 4; step += 1) await footer.locator('[aria-label="plus"]').click();
   await expect.poll(widthOf).toBe(drawingNaturalWidth * 2);
   // The mock's host allows no cross-origin reads, so the picture opens in a tab to be saved there.
-  const saved = Promise.race([page.waitForEvent('download').then((download) => download.suggestedFilename()), page.waitForEvent('popup').then((popup) => popup.url())]);
+  const saved = Promise.race([
+    page.waitForEvent('download').then((download) => download.suggestedFilename()),
+    page.waitForEvent('popup').then((popup) => popup.url()),
+  ]);
   await viewer.locator('.semi-image-preview-footer [aria-label="download"]').click();
   expect(await saved).toMatch(new RegExp(`${drawing.mj_id}\\.png$`));
 });

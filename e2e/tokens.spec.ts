@@ -70,7 +70,10 @@ async function fullKeyOf(page: Page, id: number): Promise<string> {
 const MASKED = /^[A-Za-z0-9]{4}\*{10}[A-Za-z0-9]{4}$/;
 
 async function createTokenByApi(page: Page, fields: Record<string, unknown>): Promise<WireToken> {
-  const answer = await page.request.post('/api/token/', { data: { remain_quota: 500_000, expired_time: -1, ...fields }, headers: { 'New-Api-User': String(userId) } });
+  const answer = await page.request.post('/api/token/', {
+    data: { remain_quota: 500_000, expired_time: -1, ...fields },
+    headers: { 'New-Api-User': String(userId) },
+  });
   return dataOf<WireToken>(answer);
 }
 

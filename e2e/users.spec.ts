@@ -235,7 +235,7 @@ test('paging: the page lives in the URL and the page size in localStorage', asyn
   await expect(page).not.toHaveURL(/[?&]p=/);
 });
 
-test('/user/edit opens the signed-in admin\'s own account', async ({ page }) => {
+test("/user/edit opens the signed-in admin's own account", async ({ page }) => {
   const admin = await registerUser('slf');
   const root = await apiSession(ROOT.username, ROOT.password);
   const found = await apiCall<{ items: Array<{ id: number }> }>(root, 'GET', `/api/user/search?keyword=${admin}`);

@@ -23,9 +23,7 @@ function newestMtime(path) {
 }
 
 const sources = [join(webDir, 'src'), join(webDir, 'index.html'), join(webDir, 'vite.config.ts'), join(root, 'packages/contract/src')];
-const stale =
-  !existsSync(builtIndex) ||
-  sources.some((source) => existsSync(source) && newestMtime(source) > statSync(builtIndex).mtimeMs);
+const stale = !existsSync(builtIndex) || sources.some((source) => existsSync(source) && newestMtime(source) > statSync(builtIndex).mtimeMs);
 
 if (stale && existsSync(join(webDir, 'package.json'))) {
   console.log('modelgate: building the console (apps/web)...');
@@ -34,9 +32,14 @@ if (stale && existsSync(join(webDir, 'package.json'))) {
 }
 
 // The server runs as plain JavaScript, built like the console when its sources are newer than the build.
-const serverSources = [join(root, 'apps/server/src'), join(root, 'apps/server/package.json'), join(root, 'packages/contract/src'), join(root, 'packages/protocol/src'), join(root, 'scripts/build-server.mjs')];
-const serverStale =
-  !existsSync(SERVER_BUNDLE) || serverSources.some((source) => existsSync(source) && newestMtime(source) > statSync(SERVER_BUNDLE).mtimeMs);
+const serverSources = [
+  join(root, 'apps/server/src'),
+  join(root, 'apps/server/package.json'),
+  join(root, 'packages/contract/src'),
+  join(root, 'packages/protocol/src'),
+  join(root, 'scripts/build-server.mjs'),
+];
+const serverStale = !existsSync(SERVER_BUNDLE) || serverSources.some((source) => existsSync(source) && newestMtime(source) > statSync(SERVER_BUNDLE).mtimeMs);
 if (serverStale) {
   console.log('modelgate: building the server (apps/server)...');
   try {

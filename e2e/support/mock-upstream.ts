@@ -103,12 +103,16 @@ export async function startMockUpstream(models = ['gpt-4o-mini', 'mock-model-b']
       if (prompt.startsWith(MARKDOWN_PROMPT)) {
         // The fence and its code arrive split across chunks, as tokens do.
         for (const piece of MARKDOWN_REPLY_PIECES) response.write(chunk({ content: piece }));
-        response.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`,
+        );
         return response.end('data: [DONE]\n\n');
       }
       response.write(chunk({ role: 'assistant', content: 'Hello from ' }));
       response.write(chunk({ content: 'the mock upstream.' }));
-      response.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: String(body.model ?? 'unknown'), choices: [], usage: MOCK_USAGE })}\n\n`,
+      );
       return response.end('data: [DONE]\n\n');
     }
     if (request.method === 'POST' && path === '/v1/chat/completions') {

@@ -40,7 +40,10 @@ describe('start on an empty database', () => {
 
   it('refuses a wrong password and an unknown user alike', async () => {
     const { app } = await start();
-    for (const payload of [{ username: 'root', password: 'nope-nope' }, { username: 'ghost', password: '123456' }]) {
+    for (const payload of [
+      { username: 'root', password: 'nope-nope' },
+      { username: 'ghost', password: '123456' },
+    ]) {
       const response = await app.inject({ method: 'POST', url: '/api/user/login', payload });
       expect(response.json()).toEqual({ success: false, message: '用户名或密码错误' });
       expect(response.headers['set-cookie']).toBeUndefined();
@@ -157,7 +160,11 @@ describe('role levels', () => {
     const relogin = await test.app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'carol', password: 'password123' } });
     expect(relogin.json()).toEqual({ success: false, message: '用户已被封禁' });
 
-    await users.updateTable('users').set({ status: 1, deleted_at: Math.floor(Date.now() / 1000) }).where('username', '=', 'carol').execute();
+    await users
+      .updateTable('users')
+      .set({ status: 1, deleted_at: Math.floor(Date.now() / 1000) })
+      .where('username', '=', 'carol')
+      .execute();
     for (const h of [headers, tokenHeaders]) {
       expect((await test.app.inject({ method: 'GET', url: '/api/user/self', headers: h })).statusCode).toBe(401);
     }
@@ -178,13 +185,30 @@ describe('options', () => {
     expect(options.get('MinTopUp')).toBe('1');
     expect(JSON.parse(options.get('GroupRatio')!)).toEqual({ default: 1, vip: 1, svip: 1 });
     expect(JSON.parse(options.get('UserUsableGroups')!)).toEqual({ default: '默认分组', vip: 'vip分组' });
-    for (const key of ['LogConsumeEnabled', 'DisplayInCurrencyEnabled', 'DataExportEnabled', 'DrawingEnabled', 'PasswordLoginEnabled', 'PasswordRegisterEnabled', 'RegisterEnabled']) {
+    for (const key of [
+      'LogConsumeEnabled',
+      'DisplayInCurrencyEnabled',
+      'DataExportEnabled',
+      'DrawingEnabled',
+      'PasswordLoginEnabled',
+      'PasswordRegisterEnabled',
+      'RegisterEnabled',
+    ]) {
       expect(options.get(key), key).toBe('true');
     }
     for (const key of ['EmailVerificationEnabled', 'AutomaticDisableChannelEnabled', 'CheckSensitiveEnabled', 'GitHubOAuthEnabled']) {
       expect(options.get(key), key).toBe('false');
     }
-    for (const secret of ['SMTPToken', 'GitHubClientSecret', 'LinuxDOClientSecret', 'WeChatServerToken', 'TelegramBotToken', 'TurnstileSecretKey', 'EpayKey', 'WorkerValidKey']) {
+    for (const secret of [
+      'SMTPToken',
+      'GitHubClientSecret',
+      'LinuxDOClientSecret',
+      'WeChatServerToken',
+      'TelegramBotToken',
+      'TurnstileSecretKey',
+      'EpayKey',
+      'WorkerValidKey',
+    ]) {
       expect(options.has(secret), secret).toBe(false);
     }
   });
@@ -237,7 +261,11 @@ describe('options', () => {
   it('serves notice, about and home page content', async () => {
     const test = await start();
     const headers = await test.login();
-    for (const [key, path] of [['Notice', '/api/notice'], ['About', '/api/about'], ['HomePageContent', '/api/home_page_content']] as const) {
+    for (const [key, path] of [
+      ['Notice', '/api/notice'],
+      ['About', '/api/about'],
+      ['HomePageContent', '/api/home_page_content'],
+    ] as const) {
       await test.app.inject({ method: 'PUT', url: '/api/option/', headers, payload: { key, value: `# ${key} text` } });
       expect((await test.app.inject({ method: 'GET', url: path })).json()).toEqual({ success: true, message: '', data: `# ${key} text` });
     }
@@ -250,11 +278,37 @@ describe('GET /api/status', () => {
     const response = await app.inject({ method: 'GET', url: '/api/status' });
     const data = response.json().data;
     const fields = [
-      'system_name', 'logo', 'footer_html', 'quota_per_unit', 'display_in_currency', 'enable_drawing', 'enable_task',
-      'enable_data_export', 'chats', 'data_export_default_time', 'default_collapse_sidebar', 'mj_notify_enabled',
-      'chat_link', 'chat_link2', 'email_verification', 'turnstile_check', 'turnstile_site_key', 'github_oauth',
-      'github_client_id', 'linuxdo_oauth', 'linuxdo_client_id', 'wechat_login', 'wechat_qrcode', 'telegram_oauth',
-      'telegram_bot_name', 'server_address', 'top_up_link', 'min_topup', 'enable_online_topup', 'version', 'start_time',
+      'system_name',
+      'logo',
+      'footer_html',
+      'quota_per_unit',
+      'display_in_currency',
+      'enable_drawing',
+      'enable_task',
+      'enable_data_export',
+      'chats',
+      'data_export_default_time',
+      'default_collapse_sidebar',
+      'mj_notify_enabled',
+      'chat_link',
+      'chat_link2',
+      'email_verification',
+      'turnstile_check',
+      'turnstile_site_key',
+      'github_oauth',
+      'github_client_id',
+      'linuxdo_oauth',
+      'linuxdo_client_id',
+      'wechat_login',
+      'wechat_qrcode',
+      'telegram_oauth',
+      'telegram_bot_name',
+      'server_address',
+      'top_up_link',
+      'min_topup',
+      'enable_online_topup',
+      'version',
+      'start_time',
     ];
     for (const field of fields) expect(data, field).toHaveProperty(field);
     expect(data.version).toBe('test');

@@ -103,7 +103,14 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     let limited: Promise<void> | undefined;
     if (url.startsWith('/api/')) {
       limited = enforceRateLimit(rateLimits, { bucket: 'api', limit: config.rateLimits.api, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
-    } else if (request.method === 'GET' && !url.startsWith('/assets/') && !isRelayPath(url) && !isMjModePath(url) && !isHealthPath(url) && !isMetricsPath(url)) {
+    } else if (
+      request.method === 'GET' &&
+      !url.startsWith('/assets/') &&
+      !isRelayPath(url) &&
+      !isMjModePath(url) &&
+      !isHealthPath(url) &&
+      !isMetricsPath(url)
+    ) {
       // Hashed assets are immutable and fetched many per page; count page loads only.
       limited = enforceRateLimit(rateLimits, { bucket: 'web', limit: config.rateLimits.web, windowSeconds: RATE_WINDOW_SECONDS }, request.ip);
     }
@@ -176,10 +183,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
       return reply.status(404).send(renderError(error, protocolFor(request)));
     }
     if (!hasConsole) {
-      return reply
-        .status(404)
-        .type('text/plain; charset=utf-8')
-        .send('The console is not built. Run `npm run build` (npm start does it for you).');
+      return reply.status(404).type('text/plain; charset=utf-8').send('The console is not built. Run `npm run build` (npm start does it for you).');
     }
     // Every other path is a console route: the single-page app decides what to show.
     return reply.header('Cache-Control', 'no-cache').sendFile('index.html');

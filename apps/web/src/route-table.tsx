@@ -1,7 +1,20 @@
 import type { ComponentType, ReactNode } from 'react';
 import type zhLayout from './i18n/locales/zh/layout.json';
 import type { StatusFlag, SystemStatus } from './features/status/types';
-import { IconCheckList, IconComment, IconCreditCard, IconGift, IconHistogram, IconImage, IconKey, IconLayers, IconPieChart2Stroked, IconSetting, IconTerminal, IconUser } from '@douyinfe/semi-icons';
+import {
+  IconCheckList,
+  IconComment,
+  IconCreditCard,
+  IconGift,
+  IconHistogram,
+  IconImage,
+  IconKey,
+  IconLayers,
+  IconPieChart2Stroked,
+  IconSetting,
+  IconTerminal,
+  IconUser,
+} from '@douyinfe/semi-icons';
 import { hasChatLink } from './features/chat/chat-links';
 
 export type NavLabelKey = keyof (typeof zhLayout)['nav'];
@@ -30,35 +43,48 @@ export interface ConsoleRoute {
  */
 export const consoleRoutes: ConsoleRoute[] = [
   { path: '/playground', labelKey: 'playground', icon: <IconTerminal />, load: () => import('./features/playground/playground-page') },
-  { path: '/channel', extraPaths: ['/channel/add', '/channel/edit/:id'], labelKey: 'channel', icon: <IconLayers />, requiresAdmin: true, load: () => import('./features/channels/channels-page') },
+  {
+    path: '/channel',
+    extraPaths: ['/channel/add', '/channel/edit/:id'],
+    labelKey: 'channel',
+    icon: <IconLayers />,
+    requiresAdmin: true,
+    load: () => import('./features/channels/channels-page'),
+  },
   { path: '/token', labelKey: 'token', icon: <IconKey />, load: () => import('./features/tokens/tokens-page') },
-  { path: '/detail', labelKey: 'detail', icon: <IconPieChart2Stroked />, requiresStatusFlag: 'enable_data_export', load: () => import('./features/detail/detail-page') },
+  {
+    path: '/detail',
+    labelKey: 'detail',
+    icon: <IconPieChart2Stroked />,
+    requiresStatusFlag: 'enable_data_export',
+    load: () => import('./features/detail/detail-page'),
+  },
   { path: '/redemption', labelKey: 'redemption', icon: <IconGift />, requiresAdmin: true, load: () => import('./features/redemptions/redemptions-page') },
   { path: '/topup', labelKey: 'topup', icon: <IconCreditCard />, load: () => import('./features/wallet/wallet-page') },
   { path: '/chat', extraPaths: ['/chat/:id'], labelKey: 'chat', icon: <IconComment />, navWhen: hasChatLink, load: () => import('./features/chat/chat-page') },
   { path: '/chat2link', labelKey: 'chat', icon: <IconComment />, navWhen: () => false, load: () => import('./features/chat/chat2link-page') },
-  { path: '/user', extraPaths: ['/user/edit/:id', '/user/edit'], labelKey: 'user', icon: <IconUser />, requiresAdmin: true, load: () => import('./features/users/users-page') },
+  {
+    path: '/user',
+    extraPaths: ['/user/edit/:id', '/user/edit'],
+    labelKey: 'user',
+    icon: <IconUser />,
+    requiresAdmin: true,
+    load: () => import('./features/users/users-page'),
+  },
   { path: '/log', labelKey: 'log', icon: <IconHistogram />, load: () => import('./features/logs/logs-page') },
-  { path: '/midjourney', labelKey: 'midjourney', icon: <IconImage />, requiresStatusFlag: 'enable_drawing', load: () => import('./features/midjourney/midjourney-page') },
+  {
+    path: '/midjourney',
+    labelKey: 'midjourney',
+    icon: <IconImage />,
+    requiresStatusFlag: 'enable_drawing',
+    load: () => import('./features/midjourney/midjourney-page'),
+  },
   { path: '/task', labelKey: 'task', icon: <IconCheckList />, requiresStatusFlag: 'enable_task', load: () => import('./features/tasks/tasks-page') },
   { path: '/setting', labelKey: 'setting', icon: <IconSetting />, load: () => import('./features/settings/settings-page') },
 ];
 
 /** Side navigation order of spec 02 §2, independent of the order screens were added above. */
-const SIDE_NAV_ORDER = [
-  '/playground',
-  '/channel',
-  '/chat',
-  '/token',
-  '/detail',
-  '/redemption',
-  '/topup',
-  '/user',
-  '/log',
-  '/midjourney',
-  '/task',
-  '/setting',
-];
+const SIDE_NAV_ORDER = ['/playground', '/channel', '/chat', '/token', '/detail', '/redemption', '/topup', '/user', '/log', '/midjourney', '/task', '/setting'];
 
 /**
  * Paths that need a signed-in user per spec 02 §2. A signed-out visitor is sent to /login for these

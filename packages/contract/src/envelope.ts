@@ -7,8 +7,7 @@ export interface Envelope<T = unknown> {
   data?: T;
 }
 
-export const envelopeSchema = <T extends z.ZodType>(data: T) =>
-  z.object({ success: z.boolean(), message: z.string(), data: data.optional() });
+export const envelopeSchema = <T extends z.ZodType>(data: T) => z.object({ success: z.boolean(), message: z.string(), data: data.optional() });
 
 /** Paged list answer of the console API (first page is p=0 on the wire for users, 1-based elsewhere is tolerated). */
 export interface PageData<T> {

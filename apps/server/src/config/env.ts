@@ -43,7 +43,10 @@ const proxyList = z
   .string()
   .optional()
   .transform((raw, ctx) => {
-    const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const entries = (raw ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
     const invalid = entries.find((entry) => !isProxyAddress(entry));
     if (invalid !== undefined) {
       ctx.addIssue({ code: 'custom', message: `must list IP addresses or CIDR ranges separated by commas, got "${invalid}"` });
@@ -63,23 +66,27 @@ const urlFrom = (fallback: string) =>
 
 const envSchema = z.object({
   PORT: intFrom(3000, 0).refine((port) => port <= 65535, 'must be a port number (0-65535)'),
-  SQLITE_PATH: z.string().trim().optional().transform((raw) => raw || './data/modelgate.db'),
+  SQLITE_PATH: z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw) => raw || './data/modelgate.db'),
   SQL_DSN: z
     .string()
     .trim()
     .optional()
     .transform((raw) => raw ?? '')
-    .refine(
-      (dsn) => dsn === '' || /^(postgres|postgresql|mysql):\/\//.test(dsn),
-      'must start with postgres:// or mysql:// (leave it empty for SQLite)',
-    ),
+    .refine((dsn) => dsn === '' || /^(postgres|postgresql|mysql):\/\//.test(dsn), 'must start with postgres:// or mysql:// (leave it empty for SQLite)'),
   REDIS_CONN_STRING: z
     .string()
     .trim()
     .optional()
     .transform((raw) => raw ?? '')
     .refine((url) => url === '' || /^rediss?:\/\//.test(url), 'must start with redis:// or rediss://'),
-  SESSION_SECRET: z.string().optional().transform((raw) => raw ?? ''),
+  SESSION_SECRET: z
+    .string()
+    .optional()
+    .transform((raw) => raw ?? ''),
   SYNC_FREQUENCY: intFrom(60, 1),
   NODE_TYPE: z
     .string()
@@ -109,13 +116,20 @@ const envSchema = z.object({
   REQUEST_TIMEOUT: intFrom(300, 0),
   REQUEST_BODY_MIN_RATE: intFrom(1024, 0),
   REQUEST_BODY_RATE_WINDOW: intFrom(10, 1),
-  METRICS_TOKEN: z.string().trim().optional().transform((raw) => raw ?? ''),
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw) => raw ?? ''),
   LOG_LEVEL: z
     .string()
     .optional()
     .transform((raw) => raw || 'info')
     .refine((level) => ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level), 'must be a pino level'),
-  WEB_DIST: z.string().optional().transform((raw) => raw ?? ''),
+  WEB_DIST: z
+    .string()
+    .optional()
+    .transform((raw) => raw ?? ''),
   // Third-party sign-in and bot-check endpoints; tests point them at local fakes.
   GITHUB_OAUTH_BASE_URL: urlFrom('https://github.com'),
   GITHUB_API_BASE_URL: urlFrom('https://api.github.com'),
@@ -196,7 +210,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const value = parsed.data;
   if (value.REQUEST_TIMEOUT > 0 && value.REQUEST_TIMEOUT < value.REQUEST_HEADERS_TIMEOUT) {
-    throw new ConfigError(`invalid configuration: REQUEST_TIMEOUT must be 0 or at least REQUEST_HEADERS_TIMEOUT (${value.REQUEST_HEADERS_TIMEOUT}), got ${value.REQUEST_TIMEOUT}`);
+    throw new ConfigError(
+      `invalid configuration: REQUEST_TIMEOUT must be 0 or at least REQUEST_HEADERS_TIMEOUT (${value.REQUEST_HEADERS_TIMEOUT}), got ${value.REQUEST_TIMEOUT}`,
+    );
   }
   const sessionSecretGenerated = value.SESSION_SECRET === '';
   return {

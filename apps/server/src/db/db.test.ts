@@ -27,10 +27,24 @@ describe.each(DIALECTS)('database on %s', (dialect) => {
     const columns = await db.kysely.introspection.getTables();
     const logs = columns.find((table) => table.name === 'logs')!;
     expect(logs.columns.map((column) => column.name)).toEqual(
-      expect.arrayContaining(['created_at', 'type', 'channel_id', 'token_name', 'model_name', 'prompt_tokens', 'completion_tokens', 'use_time', 'is_stream', 'group', 'other']),
+      expect.arrayContaining([
+        'created_at',
+        'type',
+        'channel_id',
+        'token_name',
+        'model_name',
+        'prompt_tokens',
+        'completion_tokens',
+        'use_time',
+        'is_stream',
+        'group',
+        'other',
+      ]),
     );
     const users = columns.find((table) => table.name === 'users')!;
-    expect(users.columns.map((column) => column.name)).toEqual(expect.arrayContaining(['aff_history', 'access_token', 'deleted_at', 'group', 'quota', 'used_quota']));
+    expect(users.columns.map((column) => column.name)).toEqual(
+      expect.arrayContaining(['aff_history', 'access_token', 'deleted_at', 'group', 'quota', 'used_quota']),
+    );
   });
 
   it('inserts with generated ids, reads text defaults as empty strings and integers as numbers', async () => {

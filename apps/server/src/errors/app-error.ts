@@ -12,11 +12,7 @@ export class AppError extends Error {
   /** OpenAI `error.type` to render on the relay. */
   readonly type: string;
 
-  constructor(
-    code: string,
-    message: string,
-    options: { status?: number; retryable?: boolean; type?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: string, message: string, options: { status?: number; retryable?: boolean; type?: string; cause?: unknown } = {}) {
     super(maskSecrets(message), { cause: options.cause });
     this.code = code;
     this.status = options.status ?? 400;

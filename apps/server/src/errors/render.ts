@@ -21,7 +21,12 @@ const SESSION_FAILURE_CODES: ReadonlySet<string> = new Set([
  * (408), a Content-Encoding we cannot decode (415; an unsupported Content-Type stays new-api's
  * 200), a header or URL too large (431). Like 413, they keep their status on /api.
  */
-const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set(['request:body_timeout', 'request:timeout', 'request:unsupported_encoding', 'request:header_too_large']);
+const TRANSPORT_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'request:body_timeout',
+  'request:timeout',
+  'request:unsupported_encoding',
+  'request:header_too_large',
+]);
 
 /**
  * The HTTP status of a failed /api call. new-api answers its console's failures (validation,

@@ -2,8 +2,7 @@ import type { Envelope } from '@modelgate/contract';
 import type { z } from 'zod';
 import { badRequest } from '../errors/app-error.js';
 
-export const ok = <T>(data?: T, message = ''): Envelope<T> =>
-  data === undefined ? { success: true, message } : { success: true, message, data };
+export const ok = <T>(data?: T, message = ''): Envelope<T> => (data === undefined ? { success: true, message } : { success: true, message, data });
 
 /** Parses console input with zod; the first problem becomes a 400 with a readable message. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {

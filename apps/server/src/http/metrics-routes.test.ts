@@ -130,9 +130,13 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     expect(valueOf(after, 'modelgate_relay_log_queue_rows')).toBe(0);
   });
 
-  it('counts calls refused while their body was read, under their route, and still answers in the caller\'s protocol', async () => {
+  it("counts calls refused while their body was read, under their route, and still answers in the caller's protocol", async () => {
     const post = async (path: string, body: string) => {
-      const response = await request(`${relay.gateway}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-whoever', 'content-type': 'application/json' }, body });
+      const response = await request(`${relay.gateway}${path}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-whoever', 'content-type': 'application/json' },
+        body,
+      });
       return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> };
     };
     const count = async (route: string, status: string) =>
@@ -149,7 +153,9 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     const { port } = new URL(relay.gateway);
     const tooLarge = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST ${chatRoute} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${40 * 1024 * 1024}\r\nConnection: close\r\n\r\n{`);
+        socket.write(
+          `POST ${chatRoute} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${40 * 1024 * 1024}\r\nConnection: close\r\n\r\n{`,
+        );
       });
       let answer = '';
       socket.on('data', (part) => {
@@ -190,7 +196,9 @@ describe('GET /metrics counts Midjourney and Suno calls', () => {
       // Refused before any channel: a body that is not an imagine request.
       expect((await mjCall(relay.gateway, drawer.token.apiKey, 'POST', '/mj/submit/imagine', [])).status).toBe(400);
       // A proxy that cannot be reached: an upstream error of the channel it was routed to.
-      const unreachable = await seedMjPayer(relay.context, { secret: mj.secret, url: 'http://127.0.0.1:9' } as unknown as MockMidjourney, { group: 'unreachable' });
+      const unreachable = await seedMjPayer(relay.context, { secret: mj.secret, url: 'http://127.0.0.1:9' } as unknown as MockMidjourney, {
+        group: 'unreachable',
+      });
       const failed = await mjCall(relay.gateway, unreachable.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'a fox' });
       expect(failed.status).toBeGreaterThanOrEqual(500);
       const singer = await seedSunoPayer(relay, suno);
@@ -204,7 +212,9 @@ describe('GET /metrics counts Midjourney and Suno calls', () => {
       expect(valueOf(samples, 'modelgate_relay_first_token_seconds_count', imagine)).toBe(0);
       expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/task/:id/fetch', model: '', channel: '', status: '200' })).toBe(1);
       expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/submit/imagine', model: '', channel: '', status: '400' })).toBe(1);
-      expect(valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/submit/imagine', model: 'mj_imagine', channel: '', status: String(failed.status) })).toBe(1);
+      expect(
+        valueOf(samples, 'modelgate_relay_requests_total', { route: '/mj/submit/imagine', model: 'mj_imagine', channel: '', status: String(failed.status) }),
+      ).toBe(1);
       expect(valueOf(samples, 'modelgate_relay_upstream_errors_total', { channel: String(unreachable.channelId), kind: 'connection' })).toBe(1);
       const music = { route: '/suno/submit/:action', model: 'suno_music', channel: String(singer.channelId), status: '200' };
       expect(valueOf(samples, 'modelgate_relay_requests_total', music)).toBe(1);

@@ -67,7 +67,9 @@ describe('Content-Encoding on request bodies', () => {
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
     const relay = await post('/v1/chat/completions', bomb, { 'content-encoding': 'gzip' });
     expect(relay.status).toBe(413);
-    expect(relay.body).toEqual({ error: { message: expect.stringContaining('请求体过大'), type: 'invalid_request_error', param: null, code: 'body_too_large' } });
+    expect(relay.body).toEqual({
+      error: { message: expect.stringContaining('请求体过大'), type: 'invalid_request_error', param: null, code: 'body_too_large' },
+    });
     // The rest of the body is not read: the connection is not kept for another request.
     expect(relay.headers.connection).toBe('close');
 
@@ -76,7 +78,9 @@ describe('Content-Encoding on request bodies', () => {
     expect(anthropic.body).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
 
     // /api's limit is 1 MiB: 1 MiB of JSON text gzipped is a few KB.
-    const consoleCall = await post('/api/user/login', gzipSync(JSON.stringify({ username: 'root', password: 'x'.repeat(2 * 1024 * 1024) })), { 'content-encoding': 'gzip' });
+    const consoleCall = await post('/api/user/login', gzipSync(JSON.stringify({ username: 'root', password: 'x'.repeat(2 * 1024 * 1024) })), {
+      'content-encoding': 'gzip',
+    });
     expect(consoleCall.status).toBe(413);
     expect(consoleCall.body).toEqual({ success: false, message: expect.stringContaining('请求体过大') });
   });

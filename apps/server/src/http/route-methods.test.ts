@@ -51,7 +51,9 @@ function relayPaths(): Map<string, Set<string>> {
 describe('a method a relay route does not take', () => {
   it('walks every relay route: another method answers 405 with Allow, in the path’s protocol shape', async () => {
     const paths = relayPaths();
-    expect([...paths.keys()]).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/messages', '/v1/embeddings', '/v1/images/generations', '/v1beta/models/*', '/pg/chat/completions']));
+    expect([...paths.keys()]).toEqual(
+      expect.arrayContaining(['/v1/chat/completions', '/v1/messages', '/v1/embeddings', '/v1/images/generations', '/v1beta/models/*', '/pg/chat/completions']),
+    );
     const failures: string[] = [];
     for (const [path, methods] of paths) {
       // Parameters and wildcards filled so that no route of another method serves the path.
@@ -81,7 +83,9 @@ describe('a method a relay route does not take', () => {
     expect(answer!.body).toEqual({
       error: { message: expect.stringContaining('POST'), type: 'invalid_request_error', param: null, code: 'method_not_allowed' },
     });
-    expect(lines).toEqual([expect.objectContaining({ level: 30, msg: 'request refused', status: 405, code: 'request:method_not_allowed', url: '/v1/chat/completions' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request refused', status: 405, code: 'request:method_not_allowed', url: '/v1/chat/completions' }),
+    ]);
     expect(lines.every(NO_STACK)).toBe(true);
     // The query (Gemini clients put their key there) stays out of the log.
     expect(JSON.stringify(lines)).not.toContain('secret');
@@ -103,7 +107,12 @@ describe('the level a failure is logged at', () => {
     const token = await seedToken(env.context, user.id);
     let noChannel: Awaited<ReturnType<typeof call>> | undefined;
     const lines = await logged(async () => {
-      noChannel = await call('POST', '/v1/chat/completions', { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' }, JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }));
+      noChannel = await call(
+        'POST',
+        '/v1/chat/completions',
+        { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+        JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      );
       await call('POST', '/v1/messages', { 'x-api-key': 'sk-nosuchkey', 'content-type': 'application/json' }, '{}');
     });
     expect(noChannel!.status).toBe(503);
@@ -123,7 +132,13 @@ describe('the level a failure is logged at', () => {
     const lines = await logged(async () => (answer = await call('GET', '/api/status')));
     broken.mockRestore();
     expect(answer!.status).toBe(500);
-    expect(lines).toEqual([expect.objectContaining({ level: 50, msg: 'request failed', err: expect.objectContaining({ message: 'options are broken', stack: expect.stringContaining('TypeError') }) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: 'request failed',
+        err: expect.objectContaining({ message: 'options are broken', stack: expect.stringContaining('TypeError') }),
+      }),
+    ]);
   });
 
   it('sorts errors by cause: our 500s are errors, other 5xx and upstream failures warnings, 4xx info', () => {

@@ -51,7 +51,9 @@ describe.concurrent('slow clients', () => {
       trickle(socket, '{"model":"gpt-4o-mini"'.padEnd(1000, ' '), 5000);
     });
     expect(answer.status).toBe(408);
-    expect(answer.body).toEqual({ error: { message: expect.stringContaining('请求体传输过慢'), type: 'invalid_request_error', param: null, code: 'body_timeout' } });
+    expect(answer.body).toEqual({
+      error: { message: expect.stringContaining('请求体传输过慢'), type: 'invalid_request_error', param: null, code: 'body_timeout' },
+    });
     expect(answer.headers.connection).toBe('close');
     // One 10 s window after the headers, plus at most a second's check.
     expect(answer.answeredAfter).toBeGreaterThan(9_000);
@@ -101,8 +103,16 @@ describe.concurrent('slow clients', () => {
 
 describe('the limits’ configuration', () => {
   it('defaults to the limits above and refuses a request timeout shorter than the headers’', () => {
-    expect(loadConfig({}).requestLimits).toEqual({ headersTimeoutSeconds: 10, requestTimeoutSeconds: 300, bodyMinBytesPerSecond: 1024, bodyRateWindowSeconds: 10 });
-    expect(loadConfig({ REQUEST_TIMEOUT: '0', REQUEST_BODY_MIN_RATE: '0' }).requestLimits).toMatchObject({ requestTimeoutSeconds: 0, bodyMinBytesPerSecond: 0 });
+    expect(loadConfig({}).requestLimits).toEqual({
+      headersTimeoutSeconds: 10,
+      requestTimeoutSeconds: 300,
+      bodyMinBytesPerSecond: 1024,
+      bodyRateWindowSeconds: 10,
+    });
+    expect(loadConfig({ REQUEST_TIMEOUT: '0', REQUEST_BODY_MIN_RATE: '0' }).requestLimits).toMatchObject({
+      requestTimeoutSeconds: 0,
+      bodyMinBytesPerSecond: 0,
+    });
     expect(() => loadConfig({ REQUEST_TIMEOUT: '5' })).toThrow(ConfigError);
     expect(() => loadConfig({ REQUEST_BODY_RATE_WINDOW: '0' })).toThrow(/REQUEST_BODY_RATE_WINDOW/);
   });

@@ -23,7 +23,13 @@ interface SuiteCase {
 }
 
 const SUITE: SuiteCase[] = [
-  { name: 'get-vanilla', method: 'GET', path: '/', signedHeaders: 'host;x-amz-date', signature: '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31' },
+  {
+    name: 'get-vanilla',
+    method: 'GET',
+    path: '/',
+    signedHeaders: 'host;x-amz-date',
+    signature: '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
+  },
   {
     name: 'get-vanilla-query-order-key-case',
     method: 'GET',
@@ -40,7 +46,13 @@ const SUITE: SuiteCase[] = [
     signedHeaders: 'host;x-amz-date',
     signature: '9c3e54bfcdf0b19771a7f523ee5669cdf59bc7cc0884027167c21bb143a40197',
   },
-  { name: 'get-utf8', method: 'GET', path: '/ሴ', signedHeaders: 'host;x-amz-date', signature: '8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85' },
+  {
+    name: 'get-utf8',
+    method: 'GET',
+    path: '/ሴ',
+    signedHeaders: 'host;x-amz-date',
+    signature: '8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85',
+  },
   {
     name: 'get-unreserved',
     method: 'GET',
@@ -56,7 +68,13 @@ const SUITE: SuiteCase[] = [
     signedHeaders: 'host;my-header1;my-header2;x-amz-date',
     signature: 'acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736',
   },
-  { name: 'post-vanilla', method: 'POST', path: '/', signedHeaders: 'host;x-amz-date', signature: '5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b' },
+  {
+    name: 'post-vanilla',
+    method: 'POST',
+    path: '/',
+    signedHeaders: 'host;x-amz-date',
+    signature: '5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b',
+  },
   {
     name: 'post-vanilla-query',
     method: 'POST',
@@ -195,7 +213,17 @@ describe('SigV4 agrees with the aws4 package on Bedrock-shaped requests', () => 
   }
 
   it('a different secret, region or body gives a different signature', () => {
-    const base = { method: 'POST', host: 'h', path: '/model/x/invoke', headers: {}, body: '{}', service: 'bedrock', region: 'us-east-1', credentials, date: SUITE_DATE };
+    const base = {
+      method: 'POST',
+      host: 'h',
+      path: '/model/x/invoke',
+      headers: {},
+      body: '{}',
+      service: 'bedrock',
+      region: 'us-east-1',
+      credentials,
+      date: SUITE_DATE,
+    };
     const reference = signSigV4(base).headers.authorization;
     expect(signSigV4({ ...base, body: '{ }' }).headers.authorization).not.toBe(reference);
     expect(signSigV4({ ...base, region: 'us-west-2' }).headers.authorization).not.toBe(reference);

@@ -46,7 +46,11 @@ export const awsUriEncode = (text: string): string =>
   encodeURIComponent(text).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** `20150830T123600Z` */
-export const amzDate = (date: Date): string => date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const amzDate = (date: Date): string =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /**
  * Every service but S3 encodes each path segment once more on top of the wire form: a Bedrock

@@ -23,10 +23,17 @@ const MODEL = 'gpt-4o-mini';
 
 /** A console session on one node: the login cookie and new-api's user header. */
 async function signIn(node: ServerProcess, username: string, password: string) {
-  const response = await fetch(`${node.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const response = await fetch(`${node.url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
   const body = (await response.json()) as { success: boolean; data: { id: number } };
   expect(body.success, JSON.stringify(body)).toBe(true);
-  const cookie = response.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
   const headers = { cookie, 'new-api-user': String(body.data.id), 'content-type': 'application/json' };
   return async (method: string, path: string, data?: unknown) => {
     const answer = await fetch(`${node.url}${path}`, { method, headers, body: data === undefined ? undefined : JSON.stringify(data) });
@@ -53,7 +60,16 @@ async function within(limitMs: number, check: () => Promise<boolean>): Promise<n
 
 async function seedToken(db: Db, userId: number, remainQuota: number, unlimited: boolean): Promise<{ id: number; key: string }> {
   const key = randomAlphanumeric(48);
-  const id = await insertReturningId(db, 'tokens', { user_id: userId, key, name: 'cluster', status: 1, created_time: 0, expired_time: -1, remain_quota: remainQuota, unlimited_quota: unlimited ? 1 : 0 });
+  const id = await insertReturningId(db, 'tokens', {
+    user_id: userId,
+    key,
+    name: 'cluster',
+    status: 1,
+    created_time: 0,
+    expired_time: -1,
+    remain_quota: remainQuota,
+    unlimited_quota: unlimited ? 1 : 0,
+  });
   return { id, key: `sk-${key}` };
 }
 
@@ -68,11 +84,31 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     beforeAll(async () => {
       fresh = await createFreshDb(dialect);
       upstream = await new MockUpstream().start();
-      const env = { SQL_DSN: fresh.sqlDsn, REDIS_CONN_STRING: REDIS_URL, SYNC_FREQUENCY: '60', BATCH_UPDATE_INTERVAL: '1', SESSION_SECRET: `cluster-${dialect}`, QUOTA_WAIT_SECONDS: '1', CRITICAL_RATE_LIMIT: '0' };
+      const env = {
+        SQL_DSN: fresh.sqlDsn,
+        REDIS_CONN_STRING: REDIS_URL,
+        SYNC_FREQUENCY: '60',
+        BATCH_UPDATE_INTERVAL: '1',
+        SESSION_SECRET: `cluster-${dialect}`,
+        QUOTA_WAIT_SECONDS: '1',
+        CRITICAL_RATE_LIMIT: '0',
+      };
       a = await startServerProcess({ ...env, NODE_TYPE: 'master', NODE_NAME: `${dialect}-a` });
       b = await startServerProcess({ ...env, NODE_TYPE: 'slave', NODE_NAME: `${dialect}-b` });
-      channelId = await insertReturningId(fresh.db, 'channels', { type: 1, key: 'sk-upstream', status: 1, name: 'cluster', base_url: upstream.url, models: MODEL, group: 'default', created_time: 0 });
-      await fresh.db.kysely.insertInto('abilities').values({ group: 'default', model: MODEL, channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' }).execute();
+      channelId = await insertReturningId(fresh.db, 'channels', {
+        type: 1,
+        key: 'sk-upstream',
+        status: 1,
+        name: 'cluster',
+        base_url: upstream.url,
+        models: MODEL,
+        group: 'default',
+        created_time: 0,
+      });
+      await fresh.db.kysely
+        .insertInto('abilities')
+        .values({ group: 'default', model: MODEL, channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' })
+        .execute();
       // Written straight into the database: only a change event makes the nodes see the channel before their next poll.
       const root = await signIn(a, 'root', '123456');
       const touched = await root('PUT', '/api/channel/', { id: channelId, priority: 0 });
@@ -98,7 +134,13 @@ for (const dialect of ['postgres', 'mysql'] as const) {
 
     it('refuses on node B, within a second, a user banned through node A', async () => {
       const root = await signIn(a, 'root', '123456');
-      const userId = await insertReturningId(fresh.db, 'users', { username: `ban${dialect}`.slice(0, 12), password: 'x', quota: 1_000_000, group: 'default', created_at: 0 });
+      const userId = await insertReturningId(fresh.db, 'users', {
+        username: `ban${dialect}`.slice(0, 12),
+        password: 'x',
+        quota: 1_000_000,
+        group: 'default',
+        created_at: 0,
+      });
       const token = await seedToken(fresh.db, userId, 0, true);
       await within(5_000, async () => (await chat(b, token.key)).status === 200);
       const banned = await root('POST', '/api/user/manage', { id: userId, action: 'disable' });
@@ -116,7 +158,13 @@ for (const dialect of ['postgres', 'mysql'] as const) {
 
     it('keeps balances, counters and logs in agreement under 200 concurrent calls split over both nodes', async () => {
       // Each call costs the same (the mock reports fixed usage); the balance covers only some of them.
-      const userId = await insertReturningId(fresh.db, 'users', { username: `load${dialect}`.slice(0, 12), password: 'x', quota: 300_000, group: 'default', created_at: 0 });
+      const userId = await insertReturningId(fresh.db, 'users', {
+        username: `load${dialect}`.slice(0, 12),
+        password: 'x',
+        quota: 300_000,
+        group: 'default',
+        created_at: 0,
+      });
       const limited = await seedToken(fresh.db, userId, 200_000, false);
       const unlimited = await seedToken(fresh.db, userId, 0, true);
       const statuses = await Promise.all(

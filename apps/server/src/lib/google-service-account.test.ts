@@ -9,7 +9,14 @@ const PRIVATE_PEM = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as s
 const KEY_BODY_LINE = PRIVATE_PEM.split('\n')[1]!;
 
 const keyJson = (fields: Record<string, unknown>): string =>
-  JSON.stringify({ type: 'service_account', project_id: 'p1', private_key: PRIVATE_PEM, client_email: 'a@p1.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token', ...fields });
+  JSON.stringify({
+    type: 'service_account',
+    project_id: 'p1',
+    private_key: PRIVATE_PEM,
+    client_email: 'a@p1.iam.gserviceaccount.com',
+    token_uri: 'https://oauth2.googleapis.com/token',
+    ...fields,
+  });
 
 function errorOf(action: () => unknown): AppError {
   try {

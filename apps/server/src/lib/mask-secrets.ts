@@ -50,4 +50,8 @@ export function maskSecrets(text: string, knownSecrets: readonly string[] = []):
 }
 
 /** A channel's key field as the separate secrets to mask: one per line, as multi-key channels hold them. */
-export const channelSecrets = (keyField: string): string[] => keyField.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+export const channelSecrets = (keyField: string): string[] =>
+  keyField
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');

@@ -44,7 +44,11 @@ describe('the server built to JavaScript', () => {
       }
       expect(status).toMatchObject({ success: true, data: { version: expect.any(String) } });
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      const login = await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: '123456' }) });
+      const login = await fetch(`${url}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: '123456' }),
+      });
       expect(((await login.json()) as { success: boolean }).success).toBe(true);
       expect((await fetch(`${url}/v1/models`)).status).toBe(401);
     } finally {

@@ -39,8 +39,13 @@ describe('the Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm run build/);
     expect(rootPackage.scripts.build).toContain('scripts/build-server.mjs');
     expect(entry, 'the server entry in the start script').toBeDefined();
-    const copied = [...runtimeStage.matchAll(/^COPY --from=build (.+) \.\/\S*$/gm)].flatMap((match) => match[1]!.split(/\s+/)).map((path) => path.replace(/^\/app\//, ''));
-    expect(copied.some((path) => entry!.startsWith(`${path}/`)), `${entry} is copied into the image`).toBe(true);
+    const copied = [...runtimeStage.matchAll(/^COPY --from=build (.+) \.\/\S*$/gm)]
+      .flatMap((match) => match[1]!.split(/\s+/))
+      .map((path) => path.replace(/^\/app\//, ''));
+    expect(
+      copied.some((path) => entry!.startsWith(`${path}/`)),
+      `${entry} is copied into the image`,
+    ).toBe(true);
     expect(copied).toContain(startScript.split('/')[0]);
     for (const path of copied) {
       if (path === 'apps/web/dist' || path === 'apps/server/dist') continue; // built in the image

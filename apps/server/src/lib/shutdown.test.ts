@@ -43,7 +43,17 @@ async function startServer(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), SESSION_SECRET: 'shutdown-test', NODE_NAME: `shutdown-${port}`, BATCH_UPDATE_INTERVAL: '600', LOG_LEVEL: 'info', REDIS_CONN_STRING: '', SQL_DSN: '', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SESSION_SECRET: 'shutdown-test',
+      NODE_NAME: `shutdown-${port}`,
+      BATCH_UPDATE_INTERVAL: '600',
+      LOG_LEVEL: 'info',
+      REDIS_CONN_STRING: '',
+      SQL_DSN: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -77,8 +87,20 @@ function tryConnect(port: number): Promise<string> {
 }
 
 async function seed(db: Db, upstream: string) {
-  const channelId = await insertReturningId(db, 'channels', { type: 1, key: 'sk-upstream-shutdown', status: 1, name: 'c', base_url: upstream, models: 'gpt-4o-mini', group: 'default', created_time: 0 });
-  await db.kysely.insertInto('abilities').values({ group: 'default', model: 'gpt-4o-mini', channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' }).execute();
+  const channelId = await insertReturningId(db, 'channels', {
+    type: 1,
+    key: 'sk-upstream-shutdown',
+    status: 1,
+    name: 'c',
+    base_url: upstream,
+    models: 'gpt-4o-mini',
+    group: 'default',
+    created_time: 0,
+  });
+  await db.kysely
+    .insertInto('abilities')
+    .values({ group: 'default', model: 'gpt-4o-mini', channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' })
+    .execute();
   const userId = await insertReturningId(db, 'users', { username: 'drain', password: 'x', quota: 1_000_000_000, group: 'default', created_at: 0 });
   const key = randomAlphanumeric(48);
   await insertReturningId(db, 'tokens', { user_id: userId, key, name: 't', status: 1, created_time: 0, expired_time: -1, remain_quota: 0, unlimited_quota: 1 });

@@ -103,7 +103,13 @@ describe('user URL fetch, direct (WorkerUrl empty)', () => {
     const guarded = new UserUrlFetcher(app.context.options);
     try {
       const port = new URL(images.url).port;
-      for (const address of [`http://127.0.0.1:${port}/a.png`, `http://localhost:${port}/a.png`, `http://[::1]:${port}/a.png`, 'http://10.1.2.3/a.png', 'http://169.254.169.254/latest/meta-data/']) {
+      for (const address of [
+        `http://127.0.0.1:${port}/a.png`,
+        `http://localhost:${port}/a.png`,
+        `http://[::1]:${port}/a.png`,
+        'http://10.1.2.3/a.png',
+        'http://169.254.169.254/latest/meta-data/',
+      ]) {
         const refused = await failure(guarded.fetch(address, { timeoutMs: 2000, maxBytes: 1024 }));
         expect(refused.message, address).toContain('not on the public internet');
       }

@@ -131,7 +131,9 @@ function userUrlOf(address: string): URL {
     throw new AppError('user_url:invalid', '地址无效 (not a valid URL)', { status: 400 });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('user_url:unsupported_scheme', `只支持 http 和 https 地址 (only http and https addresses can be fetched, not ${url.protocol})`, { status: 400 });
+    throw new AppError('user_url:unsupported_scheme', `只支持 http 和 https 地址 (only http and https addresses can be fetched, not ${url.protocol})`, {
+      status: 400,
+    });
   }
   return url;
 }

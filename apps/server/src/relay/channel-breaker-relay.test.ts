@@ -64,7 +64,13 @@ function failFor(keys: string[], status: number, delayMs = 0) {
   env.upstream.respond(async (recorded, response) => {
     if (!keys.includes(recorded.key)) return sendJson(response, 200, chatCompletionBody(`ok from ${recorded.key}`));
     if (delayMs > 0) await sleep(delayMs);
-    sendJson(response, status, { error: { message: `failing with ${status}`, type: status === 401 ? 'invalid_request_error' : 'server_error', code: status === 401 ? 'invalid_api_key' : null } });
+    sendJson(response, status, {
+      error: {
+        message: `failing with ${status}`,
+        type: status === 401 ? 'invalid_request_error' : 'server_error',
+        code: status === 401 ? 'invalid_api_key' : null,
+      },
+    });
   });
 }
 
@@ -75,7 +81,14 @@ async function setup(channels: { priority: number; key?: string; baseUrl?: strin
   for (const options of channels) {
     const key = options.key ?? unique('sk-breaker');
     const name = unique('breaker');
-    const id = await seedChannel(env.context, { key, name, baseUrl: options.baseUrl ?? env.upstream.url, models: ['gpt-4o-mini'], groups: [user.group], priority: options.priority });
+    const id = await seedChannel(env.context, {
+      key,
+      name,
+      baseUrl: options.baseUrl ?? env.upstream.url,
+      models: ['gpt-4o-mini'],
+      groups: [user.group],
+      priority: options.priority,
+    });
     seeded.push({ id, key, name });
   }
   return { token, channels: seeded };
@@ -129,7 +142,7 @@ describe('circuit breakers in the relay', () => {
     expect((await chat(token.apiKey)).json.choices[0].message.content).toBe(`ok from ${bad.key}`);
   });
 
-  it('counts 429 and unreachable upstreams, but not the caller\'s own 4xx', async () => {
+  it("counts 429 and unreachable upstreams, but not the caller's own 4xx", async () => {
     const closedPort = await unusedPort();
     const { token, channels } = await setup([{ priority: 30 }, { priority: 20, baseUrl: `http://127.0.0.1:${closedPort}` }, { priority: 10 }, { priority: 0 }]);
     const [limited, unreachable, refusing, good] = channels as [(typeof channels)[0], (typeof channels)[0], (typeof channels)[0], (typeof channels)[0]];
@@ -143,7 +156,10 @@ describe('circuit breakers in the relay', () => {
     for (let round = 0; round < 5; round += 1) await chat(token.apiKey);
     expect(callsTo(limited.key)).toBe(3);
     expect((await listed(limited.id, limited.name)).single).toMatchObject({ breaker_state: 'open', breaker_reason: expect.stringContaining('HTTP 429') });
-    expect((await listed(unreachable.id, unreachable.name)).single).toMatchObject({ breaker_state: 'open', breaker_reason: expect.stringContaining('upstream') });
+    expect((await listed(unreachable.id, unreachable.name)).single).toMatchObject({
+      breaker_state: 'open',
+      breaker_reason: expect.stringContaining('upstream'),
+    });
     expect(callsTo(refusing.key)).toBe(5);
     expect((await listed(refusing.id, refusing.name)).single.breaker_state).toBe('closed');
     expect(callsTo(good.key)).toBe(0);
@@ -209,14 +225,19 @@ describe('circuit breakers in the relay', () => {
     expect(JSON.parse(row.other_info).status_reason).toContain('failing with 401');
   });
 
-  it('never undoes an administrator\'s disable, whatever the breaker sees', async () => {
+  it("never undoes an administrator's disable, whatever the breaker sees", async () => {
     await setOption(env.context, 'AutomaticEnableChannelEnabled', true);
     const { token, channels } = await setup([{ priority: 10 }, { priority: 0 }]);
     const [disabled, good] = channels as [(typeof channels)[0], (typeof channels)[0]];
     failFor([disabled.key], 500);
     for (let round = 0; round < 3; round += 1) await chat(token.apiKey);
     expect((await listed(disabled.id, disabled.name)).single.breaker_state).toBe('open');
-    const put = await env.test.app.inject({ method: 'PUT', url: '/api/channel/', headers: admin, payload: { id: disabled.id, status: ChannelStatus.ManuallyDisabled } });
+    const put = await env.test.app.inject({
+      method: 'PUT',
+      url: '/api/channel/',
+      headers: admin,
+      payload: { id: disabled.id, status: ChannelStatus.ManuallyDisabled },
+    });
     expect(put.json().success).toBe(true);
     // The upstream recovers and the cool-down passes: no probe, no test, brings it back.
     failFor([], 500);

@@ -3,13 +3,33 @@ import { toRelayChannel, type ChannelRow, type RelayChannel } from '../domain/re
 import { ChannelBreakers, type BreakerSettings } from './channel-breaker.js';
 
 const channelRow = (id: number, key: string) =>
-  ({ id, type: 1, key, status: 1, priority: 0, weight: 0, base_url: 'http://upstream', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: `c${id}` }) as unknown as ChannelRow;
+  ({
+    id,
+    type: 1,
+    key,
+    status: 1,
+    priority: 0,
+    weight: 0,
+    base_url: 'http://upstream',
+    models: 'm',
+    group: 'g',
+    model_mapping: '',
+    status_code_mapping: '',
+    auto_ban: 1,
+    other: '',
+    openai_organization: '',
+    test_model: '',
+    name: `c${id}`,
+  }) as unknown as ChannelRow;
 
 const channel = (id: number, key = `sk-key-${id}`) => toRelayChannel(channelRow(id, key));
 
 function breakers(settings: Partial<BreakerSettings> = {}) {
   const clock = { now: 1_000_000 };
-  const board = new ChannelBreakers(() => ({ failureThreshold: 3, windowMs: 1_000, cooldownMs: 5_000, probeLeaseMs: 20_000, ...settings }), () => clock.now);
+  const board = new ChannelBreakers(
+    () => ({ failureThreshold: 3, windowMs: 1_000, cooldownMs: 5_000, probeLeaseMs: 20_000, ...settings }),
+    () => clock.now,
+  );
   /** `keyIndex` 'all' is a failure without a key (the upstream could not be reached). */
   const failTimes = (target: RelayChannel, times: number, keyIndex: number | 'all' = 0, reason = 'upstream answered HTTP 500') => {
     for (let count = 0; count < times; count += 1) board.failed(target, keyIndex === 'all' ? undefined : keyIndex, reason);

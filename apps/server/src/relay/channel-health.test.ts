@@ -34,8 +34,15 @@ async function testChannel(id: number, model?: string) {
 
 const rejectKeys = (keys: string[]) =>
   env.upstream.respond((recorded, response) => {
-    if (keys.includes(recorded.key)) sendJson(response, 401, { error: { message: 'Incorrect API key provided: sk-abc***xyz.', type: 'invalid_request_error', code: 'invalid_api_key' } });
-    else sendJson(response, 200, { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    if (keys.includes(recorded.key))
+      sendJson(response, 401, { error: { message: 'Incorrect API key provided: sk-abc***xyz.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    else
+      sendJson(response, 200, {
+        id: 'x',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }],
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      });
   });
 
 async function channelFor(options: { autoBan?: boolean; status?: number; models?: string[]; testModel?: string } = {}) {

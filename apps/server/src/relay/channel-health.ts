@@ -158,7 +158,11 @@ export class ChannelHealth {
             limit_ignored: numberIn(row.other_info, 'limit_ignored') + adding.cuts,
             overrun_time: Math.floor(Date.now() / 1000),
           };
-          await trx.updateTable('channels').set({ other_info: mergeOtherInfo(row.other_info, values) }).where('id', '=', channel.id).execute();
+          await trx
+            .updateTable('channels')
+            .set({ other_info: mergeOtherInfo(row.other_info, values) })
+            .where('id', '=', channel.id)
+            .execute();
         });
       }
     };
@@ -292,8 +296,7 @@ export class ChannelHealth {
     if (channel.endpointProblem) return fail(channel.endpointProblem);
     if (channel.keys.length === 0) return fail('渠道未设置密钥 (the channel has no key)');
     const endpoint: OpenAIEndpoint = /embedding/i.test(model) ? 'embeddings' : 'chat';
-    const json: Record<string, unknown> =
-      endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
+    const json: Record<string, unknown> = endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
     const keyIndex = Math.floor(Math.random() * channel.keys.length);
     const key = channel.keys[keyIndex]!;
     const upstreamModel = channel.modelMapping?.get(model) ?? model;
@@ -308,8 +311,11 @@ export class ChannelHealth {
     let response;
     try {
       // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format.
-      if (endpoint === 'chat' && adaptor.nativeChat) chat = planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {});
-      const upstreamRequest = chat ? await chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model, upstreamModel, body, askStreamUsage: false });
+      if (endpoint === 'chat' && adaptor.nativeChat)
+        chat = planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {});
+      const upstreamRequest = chat
+        ? await chat.request
+        : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model, upstreamModel, body, askStreamUsage: false });
       response = await this.upstream.send(upstreamRequest, { signal: deadline, stream: false });
     } catch (error) {
       // An adaptor's own refusal (a malformed key, a token endpoint's answer) says what is wrong.
@@ -317,7 +323,11 @@ export class ChannelHealth {
         const failure = credentialFailure(error);
         if (!failure) return fail(maskSecrets(error.message, channel.keys), elapsed());
         const masked = { ...failure, message: maskSecrets(failure.message, channel.keys) };
-        return { result: { ok: false, elapsedMs: elapsed(), message: masked.message }, failure: masked, disableChannel: this.disablesChannel(masked, CREDENTIALS_REFUSED) };
+        return {
+          result: { ok: false, elapsedMs: elapsed(), message: masked.message },
+          failure: masked,
+          disableChannel: this.disablesChannel(masked, CREDENTIALS_REFUSED),
+        };
       }
       return unreachable(error);
     }
@@ -340,7 +350,11 @@ export class ChannelHealth {
       return fail('上游返回的不是 JSON (the upstream answer is not JSON)', elapsed());
     }
     const elapsedMs = elapsed();
-    const shaped = chat ? nativeAnswerShaped(chat, answer) : typeof answer === 'object' && answer !== null && (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
+    const shaped = chat
+      ? nativeAnswerShaped(chat, answer)
+      : typeof answer === 'object' &&
+        answer !== null &&
+        (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
     if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
     return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex };
   }

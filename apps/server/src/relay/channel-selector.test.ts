@@ -7,10 +7,30 @@ function index(channels: { id: number; priority: number; weight: number }[]) {
   const byId = new Map(
     channels.map(({ id, priority, weight }) => [
       id,
-      toRelayChannel({ id, type: 1, key: 'k', status: 1, priority, weight, base_url: 'http://upstream', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: `c${id}` } as unknown as ChannelRow),
+      toRelayChannel({
+        id,
+        type: 1,
+        key: 'k',
+        status: 1,
+        priority,
+        weight,
+        base_url: 'http://upstream',
+        models: 'm',
+        group: 'g',
+        model_mapping: '',
+        status_code_mapping: '',
+        auto_ban: 1,
+        other: '',
+        openai_organization: '',
+        test_model: '',
+        name: `c${id}`,
+      } as unknown as ChannelRow),
     ]),
   );
-  return new ChannelIndex(byId, channels.map(({ id }) => ({ group: 'g', model: 'm', channel_id: id })));
+  return new ChannelIndex(
+    byId,
+    channels.map(({ id }) => ({ group: 'g', model: 'm', channel_id: id })),
+  );
 }
 
 const sequence = (...values: number[]) => {
@@ -58,10 +78,55 @@ describe('pickChannel', () => {
 
   it('leaves disabled channels and unserved types out of the index', () => {
     const byId = new Map([
-      [1, toRelayChannel({ id: 1, type: 1, key: 'k', status: 2, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'off' } as unknown as ChannelRow)],
-      [2, toRelayChannel({ id: 2, type: 11, key: 'k', status: 1, priority: 0, weight: 1, base_url: '', models: 'm', group: 'g', model_mapping: '', status_code_mapping: '', auto_ban: 1, other: '', openai_organization: '', test_model: '', name: 'palm' } as unknown as ChannelRow)],
+      [
+        1,
+        toRelayChannel({
+          id: 1,
+          type: 1,
+          key: 'k',
+          status: 2,
+          priority: 0,
+          weight: 1,
+          base_url: '',
+          models: 'm',
+          group: 'g',
+          model_mapping: '',
+          status_code_mapping: '',
+          auto_ban: 1,
+          other: '',
+          openai_organization: '',
+          test_model: '',
+          name: 'off',
+        } as unknown as ChannelRow),
+      ],
+      [
+        2,
+        toRelayChannel({
+          id: 2,
+          type: 11,
+          key: 'k',
+          status: 1,
+          priority: 0,
+          weight: 1,
+          base_url: '',
+          models: 'm',
+          group: 'g',
+          model_mapping: '',
+          status_code_mapping: '',
+          auto_ban: 1,
+          other: '',
+          openai_organization: '',
+          test_model: '',
+          name: 'palm',
+        } as unknown as ChannelRow),
+      ],
     ]);
-    expect(new ChannelIndex(byId, [{ group: 'g', model: 'm', channel_id: 1 }, { group: 'g', model: 'm', channel_id: 2 }]).tiers('g', 'm')).toBeUndefined();
+    expect(
+      new ChannelIndex(byId, [
+        { group: 'g', model: 'm', channel_id: 1 },
+        { group: 'g', model: 'm', channel_id: 2 },
+      ]).tiers('g', 'm'),
+    ).toBeUndefined();
   });
 });
 
@@ -82,7 +147,7 @@ describe('pickChannel with circuit breakers', () => {
     const tiers = index([1, 2, 3].map((id) => ({ id, priority: 0, weight: 1 }))).tiers('g', 'm')!;
     const gate = blocking({ 1: 5_000 });
     for (let step = 0; step < 100; step += 1) {
-      const random = sequence(step / 100, (step * 7) % 100 / 100);
+      const random = sequence(step / 100, ((step * 7) % 100) / 100);
       expect(pickChannel(tiers, 0, [], random, gate)!.id).not.toBe(1);
     }
   });

@@ -53,7 +53,13 @@ export function planChatAttempt(
 ): ChatAttempt {
   const native = adaptor.nativeChat;
   const upstreamFormat: ChatFormat = native ? native.formatFor(upstreamModel) : 'openai';
-  const translation = new ChatTranslation(input.format, upstreamFormat, input.model, input.format === 'openai' ? input.clientAskedUsage : true, input.jsonArrayStream === true);
+  const translation = new ChatTranslation(
+    input.format,
+    upstreamFormat,
+    input.model,
+    input.format === 'openai' ? input.clientAskedUsage : true,
+    input.jsonArrayStream === true,
+  );
   const warnings = [...(input.warnings ?? [])];
   if (!native) {
     // An Anthropic or Gemini client on an OpenAI-wire channel: the canonical request is OpenAI's.
@@ -166,13 +172,20 @@ function outboundContext(options: OptionService, format: NativeChatFormat, upstr
  * gemini.thinking_adapter_budget_tokens_percentage of the output cap (the model decides when the
  * call sets none), `<model>-nothinking` not at all.
  */
-function geminiThinkingSuffix(options: OptionService, model: string, maxTokens: number | undefined): { model: string; thinkingBudgetTokens: number | undefined } {
+function geminiThinkingSuffix(
+  options: OptionService,
+  model: string,
+  maxTokens: number | undefined,
+): { model: string; thinkingBudgetTokens: number | undefined } {
   const adapter = geminiThinkingAdapter(options);
   if (!adapter.enabled) return { model, thinkingBudgetTokens: undefined };
   const budgeted = /-thinking-(\d+)$/.exec(model);
   if (budgeted) return { model: model.slice(0, budgeted.index), thinkingBudgetTokens: Number(budgeted[1]) };
   if (model.endsWith(THINKING_SUFFIX)) {
-    return { model: model.slice(0, -THINKING_SUFFIX.length), thinkingBudgetTokens: maxTokens === undefined ? -1 : Math.floor(maxTokens * adapter.budgetPercentage) };
+    return {
+      model: model.slice(0, -THINKING_SUFFIX.length),
+      thinkingBudgetTokens: maxTokens === undefined ? -1 : Math.floor(maxTokens * adapter.budgetPercentage),
+    };
   }
   if (model.endsWith(NO_THINKING_SUFFIX)) return { model: model.slice(0, -NO_THINKING_SUFFIX.length), thinkingBudgetTokens: 0 };
   return { model, thinkingBudgetTokens: undefined };

@@ -16,7 +16,10 @@ function relay(reader: { push(chunk: Buffer): Buffer | readonly Buffer[]; finish
 }
 
 describe('an Anthropic stream passed through to an Anthropic client', () => {
-  const sse = mockAnthropicSse({ text: 'Das ist ein Test mit Umlauten: äöü.', usage: { input: 40, output: 12, cacheRead: 100, cacheWrite: 20 }, pieceLength: 3 }, 'claude-x');
+  const sse = mockAnthropicSse(
+    { text: 'Das ist ein Test mit Umlauten: äöü.', usage: { input: 40, output: 12, cacheRead: 100, cacheWrite: 20 }, pieceLength: 3 },
+    'claude-x',
+  );
   const translation = new ChatTranslation('anthropic', 'anthropic', 'claude-x', true);
 
   for (const size of [1, 7, 64, 100_000]) {

@@ -290,7 +290,8 @@ export class ChatTranslation {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
     const untouched = this.passThrough && !check && !this.jsonArray;
     // The client's own SSE format, bytes forwarded as they come: read only for usage.
-    if (untouched && frames === undefined) return new PassThroughSseReader(decoder, () => codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage }));
+    if (untouched && frames === undefined)
+      return new PassThroughSseReader(decoder, () => codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage }));
     let encoder = untouched ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
     if (encoder && this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);

@@ -125,12 +125,14 @@ export async function deliverBuffered(options: DeliverOptions, settings: Buffere
     // response_format text/srt/vtt: the body is the transcript.
     completionTexts = [body.toString('utf8')];
   }
-  if (translation && answer !== undefined) return deliverTranslated(options, translation, answer as Record<string, unknown>, body, contentType, firstResponseMs);
+  if (translation && answer !== undefined)
+    return deliverTranslated(options, translation, answer as Record<string, unknown>, body, contentType, firstResponseMs);
   const usage = answer === undefined ? undefined : adaptor.parseUsage(endpoint, answer);
   if (usage === undefined && answer !== undefined) completionTexts = adaptor.completionText(endpoint, answer);
   // After usage and text are read: billing counts what the upstream generated, words and all.
   const check = options.completionCheck;
-  const sensitiveWords = check && answer !== undefined && CHECKED_ENDPOINTS.has(endpoint) ? checkAnswer(check, endpoint, answer as Record<string, unknown>) : undefined;
+  const sensitiveWords =
+    check && answer !== undefined && CHECKED_ENDPOINTS.has(endpoint) ? checkAnswer(check, endpoint, answer as Record<string, unknown>) : undefined;
   const found = sensitiveWords !== undefined && sensitiveWords.length > 0;
   // With StopOnSensitiveEnabled the caller gets new-api's refusal instead; without it, the answer masked.
   const refusal = found && check?.stop ? sensitiveAnswerRefusal(sensitiveWords) : undefined;

@@ -88,20 +88,27 @@ describe('image tokens of a prompt', () => {
     const images = counter(400);
     const started = performance.now();
     const tokens = await images.tokens(
-      [image(`${host.url}/slow.png`), image(`${host.url}/gone.png`), image(`${host.url}/page.html`), image('data:image/png;base64,bm90IGFuIGltYWdl'), image('')],
+      [
+        image(`${host.url}/slow.png`),
+        image(`${host.url}/gone.png`),
+        image(`${host.url}/page.html`),
+        image('data:image/png;base64,bm90IGFuIGltYWdl'),
+        image(''),
+      ],
       'gpt-4o',
     );
     expect(performance.now() - started).toBeLessThan(1500);
     expect(tokens).toBe(5 * 3 * 85);
     // The slow fetch ends at its own limit, just after the prompt stopped waiting for it.
-    await expect.poll(() => failures.map((error) => (error as Error).message).sort(), { timeout: 2000 }).toEqual([
-      expect.stringContaining('HTTP 404'),
-      expect.stringContaining('timed out after 400 ms'),
-    ]);
+    await expect
+      .poll(() => failures.map((error) => (error as Error).message).sort(), { timeout: 2000 })
+      .toEqual([expect.stringContaining('HTTP 404'), expect.stringContaining('timed out after 400 ms')]);
   });
 
   it('fetches through the worker when one is set, and its key stays out of what is logged', async () => {
-    const worker = await new LocalServer((_request, response) => response.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream failed for key ${KEY}`)).start();
+    const worker = await new LocalServer((_request, response) =>
+      response.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream failed for key ${KEY}`),
+    ).start();
     try {
       await app.context.options.set('WorkerUrl', worker.url);
       await app.context.options.set('WorkerValidKey', KEY);

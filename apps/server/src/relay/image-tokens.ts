@@ -31,10 +31,7 @@ const MAX_CACHED_URL = 2048;
 /** Base64 characters decoded at a time from a data: URL until the size shows up. */
 const BASE64_STEP = 64 * 1024;
 
-type Rule =
-  | { kind: 'flat'; tokens: number }
-  | { kind: 'tiles'; base: number; tile: number }
-  | { kind: 'patches'; multiplier: number };
+type Rule = { kind: 'flat'; tokens: number } | { kind: 'tiles'; base: number; tile: number } | { kind: 'patches'; multiplier: number };
 
 /** The model families of new-api's IsOpenAITextModel. */
 const OPENAI_TEXT_MODELS = ['gpt-', 'o1', 'o3', 'o4', 'chatgpt'];
@@ -52,7 +49,8 @@ export function imageRuleFor(model: string): Rule {
   if (!OPENAI_TEXT_MODELS.some((family) => lower.includes(family))) return { kind: 'flat', tokens: 520 };
   for (const [test, multiplier] of PATCH_MODELS) if (test(lower)) return { kind: 'patches', multiplier };
   if (lower.startsWith('gpt-4o-mini')) return { kind: 'tiles', base: 2833, tile: 5667 };
-  if (lower.startsWith('gpt-5-chat-latest') || (lower.startsWith('gpt-5') && !lower.includes('mini') && !lower.includes('nano'))) return { kind: 'tiles', base: 70, tile: 140 };
+  if (lower.startsWith('gpt-5-chat-latest') || (lower.startsWith('gpt-5') && !lower.includes('mini') && !lower.includes('nano')))
+    return { kind: 'tiles', base: 70, tile: 140 };
   if (lower.startsWith('o1') || lower.startsWith('o3')) return { kind: 'tiles', base: 75, tile: 150 };
   if (lower.includes('computer-use-preview')) return { kind: 'tiles', base: 65, tile: 129 };
   return { kind: 'tiles', base: 85, tile: 170 };

@@ -90,7 +90,12 @@ export class MeteredChatDecoder implements StreamDecoder {
 
   private closing(): ChatChunk[] {
     const last = this.last;
-    const head = { id: last?.id ?? 'chatcmpl-metered', object: 'chat.completion.chunk' as const, created: last?.created ?? Math.floor(Date.now() / 1000), model: last?.model ?? '' };
+    const head = {
+      id: last?.id ?? 'chatcmpl-metered',
+      object: 'chat.completion.chunk' as const,
+      created: last?.created ?? Math.floor(Date.now() / 1000),
+      model: last?.model ?? '',
+    };
     const chunks: ChatChunk[] = [];
     if (this.open.size > 0) {
       chunks.push({ ...head, choices: [...this.open].map((index) => ({ index, delta: {}, finish_reason: 'length' as const })) });

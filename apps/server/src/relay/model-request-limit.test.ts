@@ -67,7 +67,13 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     env.upstream.respond((_request, response) => {
       calls += 1;
       if (calls === 2) sendJson(response, 500, { error: { message: 'boom', type: 'server_error' } });
-      else sendJson(response, 200, { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+      else
+        sendJson(response, 200, {
+          id: 'x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1 },
+        });
     });
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(500);
@@ -111,7 +117,11 @@ describe('model request limits on one node (SQLite, in memory)', () => {
   it('leaves the console playground (a session, no API key) unlimited, as new-api does', async () => {
     await setLimits(env, { enabled: true, count: 1, success: 1 });
     const { user, token } = await caller();
-    await env.context.db.kysely.updateTable('users').set({ password: await hashPassword('playground-pass') }).where('id', '=', user.id).execute();
+    await env.context.db.kysely
+      .updateTable('users')
+      .set({ password: await hashPassword('playground-pass') })
+      .where('id', '=', user.id)
+      .execute();
     const headers = await env.test.login(user.username, 'playground-pass');
     expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, token.apiKey)).status).toBe(429);

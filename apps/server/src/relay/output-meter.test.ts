@@ -12,7 +12,8 @@ const TEXTS = {
 };
 
 /** The text in pieces of `size` characters, as a stream delivers it. */
-const piecesOf = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
+const piecesOf = (text: string, size: number): string[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
 
 describe('OutputMeter', () => {
   it('counts a text streamed in pieces as the whole text counts, not as the sum of its pieces', async () => {

@@ -14,7 +14,9 @@ function tailOf(text: string, size = 1000): string {
 
 describe('usage from the end of an oversized answer', () => {
   it('reads the usage an embeddings answer ends with, after megabytes of vectors', () => {
-    const vectors = Array.from({ length: 2000 }, (_, index) => `{"object":"embedding","index":${index},"embedding":[${'0.0123456789,'.repeat(100)}0.5]}`).join(',');
+    const vectors = Array.from({ length: 2000 }, (_, index) => `{"object":"embedding","index":${index},"embedding":[${'0.0123456789,'.repeat(100)}0.5]}`).join(
+      ',',
+    );
     const answer = `{"object":"list","data":[${vectors}],"model":"text-embedding-3-large","usage":{"prompt_tokens":81234,"total_tokens":81234}}`;
     expect(answer.length).toBeGreaterThan(2_000_000);
     expect(usageFromTail(tailOf(answer), adaptor, 'embeddings')).toEqual({ promptTokens: 81234, completionTokens: 0 });

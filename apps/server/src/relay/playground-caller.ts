@@ -11,8 +11,7 @@ import type { RelayRequestBody } from './relay-input.js';
 /** The playground's token id: none. The call is billed to the user alone, as new-api does. */
 export const PLAYGROUND_TOKEN_ID = 0;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The caller of `POST /pg/chat/completions`: the console's signed-in user (session cookie and

@@ -26,7 +26,11 @@ afterAll(async () => {
 /** A signed-in user with a channel in its own group (and, if asked, in another); its console headers. */
 async function signedInUser(options: { quota?: number; alsoIn?: string } = {}) {
   const user = await seedUser(env.context, { quota: options.quota ?? 100_000_000 });
-  await env.context.db.kysely.updateTable('users').set({ password: await hashPassword(PASSWORD) }).where('id', '=', user.id).execute();
+  await env.context.db.kysely
+    .updateTable('users')
+    .set({ password: await hashPassword(PASSWORD) })
+    .where('id', '=', user.id)
+    .execute();
   const groups = options.alsoIn ? [user.group, options.alsoIn] : [user.group];
   const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups });
   const headers = await env.test.login(user.username, PASSWORD);
@@ -80,7 +84,13 @@ describe('POST /pg/chat/completions', () => {
     const expected = Math.round(0.075 * (20 + 30 * 4));
     const after = await userRow(user.id);
     expect(after.logs).toHaveLength(1);
-    expect(after.logs[0]).toMatchObject({ token_name: `playground-${user.group}`, group: user.group, model_name: 'gpt-4o-mini', channel_id: channelId, is_stream: 1 });
+    expect(after.logs[0]).toMatchObject({
+      token_name: `playground-${user.group}`,
+      group: user.group,
+      model_name: 'gpt-4o-mini',
+      channel_id: channelId,
+      is_stream: 1,
+    });
     expect(Number(after.logs[0]!.token_id)).toBe(0);
     expect(Number(after.logs[0]!.quota)).toBe(expected);
     expect([100_000_000 - after.quota, after.used, after.requests]).toEqual([expected, expected, 1]);
@@ -113,7 +123,11 @@ describe('POST /pg/chat/completions', () => {
     expect(JSON.parse(anonymous.text)).toHaveProperty('error.message');
     expect((await playground({ ...headers, 'new-api-user': String(user.id + 1) }, chat())).status).toBe(401);
 
-    await env.context.db.kysely.updateTable('users').set({ access_token: `pgtoken${user.id}x` }).where('id', '=', user.id).execute();
+    await env.context.db.kysely
+      .updateTable('users')
+      .set({ access_token: `pgtoken${user.id}x` })
+      .where('id', '=', user.id)
+      .execute();
     const withAccessToken = await playground({ authorization: `pgtoken${user.id}x`, 'new-api-user': String(user.id) }, chat());
     expect(withAccessToken.status).toBe(401);
     expect(JSON.parse(withAccessToken.text).error.message).toContain('access token');

@@ -123,7 +123,13 @@ function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
     const served = await burst(nodes, token.apiKey, model, 300, { max_tokens: COMPLETION });
     const after = await books(ids);
     expect(served).toBe(100);
-    expect([after.unpaid, after.logQuotaSum, after.tokenUsed, after.tokenRemain, 1_000_000_000 - after.userQuota]).toEqual([0, 100 * COST, 100 * COST, 0, 100 * COST]);
+    expect([after.unpaid, after.logQuotaSum, after.tokenUsed, after.tokenRemain, 1_000_000_000 - after.userQuota]).toEqual([
+      0,
+      100 * COST,
+      100 * COST,
+      0,
+      100 * COST,
+    ]);
   });
 
   it('serves every call the balance pays for when the calls set no max_tokens, capping the output of those it cannot pay for in full', async () => {
@@ -142,7 +148,11 @@ function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
       expect(served).toBe(100);
       expect([after.logs.length, after.unpaid, after.logQuotaSum, after.userQuota]).toEqual([100, 0, 100 * COST, 0]);
       // Every call went upstream with the limit the balance paid for, the last one exactly its answer.
-      const limits = nodes.flatMap(({ env }) => env.upstream.requests.filter((request) => request.json?.model === model).map((request) => Number(request.json?.max_completion_tokens ?? request.json?.max_tokens)));
+      const limits = nodes.flatMap(({ env }) =>
+        env.upstream.requests
+          .filter((request) => request.json?.model === model)
+          .map((request) => Number(request.json?.max_completion_tokens ?? request.json?.max_tokens)),
+      );
       expect(limits).toHaveLength(100);
       expect(Math.min(...limits)).toBe(COMPLETION);
       expect(after.logs.every((log) => JSON.parse(log.other).output_cap > 0)).toBe(true);

@@ -25,7 +25,12 @@ async function chat(authorization: string | undefined, body: Record<string, unkn
 
 async function userWithChannel(options: { quota?: number; role?: number; models?: string[] } = {}) {
   const user = await seedUser(env.context, { quota: options.quota, role: options.role });
-  const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: options.models ?? ['gpt-4o-mini'], groups: [user.group] });
+  const channelId = await seedChannel(env.context, {
+    key: unique('key'),
+    baseUrl: env.upstream.url,
+    models: options.models ?? ['gpt-4o-mini'],
+    groups: [user.group],
+  });
   return { user, channelId };
 }
 

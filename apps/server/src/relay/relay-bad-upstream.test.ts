@@ -213,7 +213,8 @@ describe('a 200 answer that is not JSON', () => {
 
 /** A chat answer of about `size` bytes: one long content, then `usage` (unless null), written in 64 KiB pieces. */
 function hugeAnswer(size: number, usage: object | null) {
-  const head = '{"id":"chatcmpl-huge","object":"chat.completion","created":1700000000,"model":"mock-model","choices":[{"index":0,"message":{"role":"assistant","content":"';
+  const head =
+    '{"id":"chatcmpl-huge","object":"chat.completion","created":1700000000,"model":"mock-model","choices":[{"index":0,"message":{"role":"assistant","content":"';
   const tail = `"},"finish_reason":"stop"}]${usage ? `,"usage":${JSON.stringify(usage)}` : ''},"system_fingerprint":"fp_mock"}`;
   const piece = Buffer.from('lorem ipsum '.repeat(Math.ceil(65536 / 12)).slice(0, 65536));
   const pieces = Math.ceil((size - head.length - tail.length) / piece.length);

@@ -53,7 +53,13 @@ function balanceSetSuite(start: () => Promise<Cluster>) {
       expect.soft(shown.remain_quota).toBe(1_000);
       if (cluster.firstEnv) expect.soft((await cluster.firstEnv.runtime.cache.tokens.load(payerOf.key))?.remainQuota).toBe(1_000);
     });
-    expect(books).toMatchObject({ tokenRemain: 1_000 - CALLS * COST, tokenUsed: CALLS * COST, logQuotaSum: CALLS * COST, userQuota: START - CALLS * COST, tokenStatus: 1 });
+    expect(books).toMatchObject({
+      tokenRemain: 1_000 - CALLS * COST,
+      tokenUsed: CALLS * COST,
+      logQuotaSum: CALLS * COST,
+      userQuota: START - CALLS * COST,
+      tokenStatus: 1,
+    });
   });
 
   it('an unlimited token edited while calls are in flight keeps remain_quota as written and the user pays', async () => {
@@ -62,7 +68,13 @@ function balanceSetSuite(start: () => Promise<Cluster>) {
     const books = await callsAround(cluster, payerOf, async () => {
       await consoleCall(cluster.urls[0]!, owner, 'PUT', '/api/token/', { id: payerOf.tokenId, remain_quota: 1_000 });
     });
-    expect(books).toMatchObject({ tokenRemain: 1_000, tokenUsed: CALLS * COST, userQuota: START - CALLS * COST, userUsed: CALLS * COST, logQuotaSum: CALLS * COST });
+    expect(books).toMatchObject({
+      tokenRemain: 1_000,
+      tokenUsed: CALLS * COST,
+      userQuota: START - CALLS * COST,
+      userUsed: CALLS * COST,
+      logQuotaSum: CALLS * COST,
+    });
   });
 }
 

@@ -34,7 +34,9 @@ async function post(path: string, apiKey: string, body: Record<string, unknown>)
 
 const chatBody = (extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra });
 const answerWithUsage = (prompt: number, completion: number) =>
-  env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion })));
+  env.upstream.respond((_request, response) =>
+    sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion })),
+  );
 
 /** A model of its own, priced per token, that no answer has taught a prompt margin yet. */
 async function priceFreshModel(ratio: number, completionRatio: number): Promise<string> {
@@ -46,7 +48,12 @@ async function priceFreshModel(ratio: number, completionRatio: number): Promise<
 async function payer(options: { quota?: number; tokenQuota?: number; group?: string; models?: string[] } = {}) {
   const user = await seedUser(env.context, { quota: options.quota ?? 1_000_000_000, group: options.group });
   const token = await seedToken(env.context, user.id, options.tokenQuota === undefined ? {} : { remainQuota: options.tokenQuota, unlimited: false });
-  const channelId = await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: options.models ?? ['gpt-4o-mini'], groups: [user.group] });
+  const channelId = await seedChannel(env.context, {
+    key: unique('key'),
+    baseUrl: env.upstream.url,
+    models: options.models ?? ['gpt-4o-mini'],
+    groups: [user.group],
+  });
   return { user, token, channelId, ids: { userId: user.id, tokenId: token.id, channelIds: [channelId] } };
 }
 
@@ -107,7 +114,13 @@ describe('quota arithmetic', () => {
     expect(other).toMatchObject({ model_ratio: 0.075, completion_ratio: 4, group_ratio: GROUP_RATIO, model_price: -1, is_model_mapped: false });
     expect(other.admin_info.use_channel).toEqual([String(channelId)]);
     expect(typeof other.frt).toBe('number');
-    expect(after.logs[0]).toMatchObject({ type: 2, group: ratioGroup, username: user.username, token_name: 'test token', content: expect.stringContaining('模型倍率 0.075') });
+    expect(after.logs[0]).toMatchObject({
+      type: 2,
+      group: ratioGroup,
+      username: user.username,
+      token_name: 'test token',
+      content: expect.stringContaining('模型倍率 0.075'),
+    });
   });
 
   it('reserves the prompt as the upstream counts it and max_tokens at the real price of the model, then refunds the difference', async () => {
@@ -151,7 +164,13 @@ describe('quota arithmetic', () => {
     // A stream from a vendor that takes no stream_options (Mistral) and reports no usage.
     const mistralUser = await seedUser(env.context);
     const mistralToken = await seedToken(env.context, mistralUser.id);
-    await seedChannel(env.context, { type: 42, key: unique('mistral'), baseUrl: env.upstream.url, models: ['mistral-small-latest'], groups: [mistralUser.group] });
+    await seedChannel(env.context, {
+      type: 42,
+      key: unique('mistral'),
+      baseUrl: env.upstream.url,
+      models: ['mistral-small-latest'],
+      groups: [mistralUser.group],
+    });
     env.upstream.respond((recorded, response) => {
       expect(recorded.json!.stream_options).toBeUndefined();
       response.writeHead(200, { 'content-type': 'text/event-stream' });

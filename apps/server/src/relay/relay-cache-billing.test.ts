@@ -54,7 +54,12 @@ async function expectCharged(relay: RelayTestEnv, ids: { userId: number; tokenId
   expect([1_000_000 - after.userQuota, after.userUsed, 500_000 - after.tokenRemain, after.tokenUsed, after.channelUsed.get(ids.channelIds[0]!)]).toEqual(
     Array(5).fill(expected),
   );
-  return after.logs.map((log) => ({ quota: Number(log.quota), prompt: Number(log.prompt_tokens), completion: Number(log.completion_tokens), other: JSON.parse(log.other) }));
+  return after.logs.map((log) => ({
+    quota: Number(log.quota),
+    prompt: Number(log.prompt_tokens),
+    completion: Number(log.completion_tokens),
+    other: JSON.parse(log.other),
+  }));
 }
 
 const chatUsage = (prompt: number, cached: number | undefined, completion: number) => ({
@@ -87,7 +92,13 @@ describe('cache ratio billing (SQLite)', () => {
     const logs = await expectCharged(env, ids, 2100);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ quota: 2100, prompt: 1000, completion: 100 });
-    expect(logs[0]!.other).toMatchObject({ cache_tokens: 800, cache_ratio: CACHE_RATIO, model_ratio: MODEL_RATIO, completion_ratio: COMPLETION_RATIO, group_ratio: GROUP_RATIO });
+    expect(logs[0]!.other).toMatchObject({
+      cache_tokens: 800,
+      cache_ratio: CACHE_RATIO,
+      model_ratio: MODEL_RATIO,
+      completion_ratio: COMPLETION_RATIO,
+      group_ratio: GROUP_RATIO,
+    });
   });
 
   it('chat, stream: the final usage chunk’s cached tokens are billed the same way', async () => {
@@ -203,7 +214,9 @@ describe('cache ratio billing on postgres', () => {
       sendJson(response, 200, chatCompletionBody('ok', chatUsage(1000, 800, 100)));
     });
     expect((await post(node, '/v1/chat/completions', token.apiKey, { model: cachedModel, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
-    expect((await post(node, '/v1/chat/completions', token.apiKey, { model: cachedModel, stream: true, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    expect(
+      (await post(node, '/v1/chat/completions', token.apiKey, { model: cachedModel, stream: true, messages: [{ role: 'user', content: 'hi' }] })).status,
+    ).toBe(200);
     const logs = await expectCharged(node, ids, 2100 + 1746);
     expect(logs.map((log) => [log.quota, log.other.cache_tokens, log.other.cache_ratio])).toEqual([
       [2100, 800, CACHE_RATIO],

@@ -68,7 +68,11 @@ describe('cloud providers through the relay', () => {
     await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: 1 }));
     const models = [bedrockModel, vertexGeminiModel, vertexClaudeModel, cohereModel, rerankModel];
     await setOption(env.context, 'ModelRatio', JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries(models.map((model) => [model, MODEL_RATIO])) }));
-    await setOption(env.context, 'CompletionRatio', JSON.stringify({ ...DEFAULT_COMPLETION_RATIO, ...Object.fromEntries(models.map((model) => [model, COMPLETION_RATIO])) }));
+    await setOption(
+      env.context,
+      'CompletionRatio',
+      JSON.stringify({ ...DEFAULT_COMPLETION_RATIO, ...Object.fromEntries(models.map((model) => [model, COMPLETION_RATIO])) }),
+    );
     await setOption(env.context, 'CacheRatio', JSON.stringify(Object.fromEntries(models.map((model) => [model, CACHE_RATIO]))));
     await setOption(env.context, 'CreateCacheRatio', JSON.stringify({ [bedrockModel]: CREATE_CACHE_RATIO, [vertexClaudeModel]: CREATE_CACHE_RATIO }));
     const user = await seedUser(env.context, { quota: 10_000_000, group });
@@ -139,7 +143,8 @@ describe('cloud providers through the relay', () => {
     cohere: { model: () => cohereModel, mock: () => cohere, writesCache: false },
   };
   const lastRequest = (target: Target): MockRequestRecord => TARGETS[target].mock().requests.at(-1)!;
-  const script = (target: Target, turn: MockTurn | ((body: unknown) => MockTurn)) => TARGETS[target].mock().setScript(typeof turn === 'function' ? turn : () => turn);
+  const script = (target: Target, turn: MockTurn | ((body: unknown) => MockTurn)) =>
+    TARGETS[target].mock().setScript(typeof turn === 'function' ? turn : () => turn);
 
   /** Where each upstream was called, and with what credentials. */
   function expectUpstreamCall(target: Target, stream: boolean) {
@@ -222,13 +227,28 @@ describe('cloud providers through the relay', () => {
         const completion = await client.chat.completions.create({ model: model(), messages, max_tokens: 64 });
         expect(completion.choices[0]!.message.content).toBe('Hi there, friend.');
         expect(completion.choices[0]!.finish_reason).toBe('stop');
-        expect(completion.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: 12, total_tokens: prompt + 12, prompt_tokens_details: { cached_tokens: 400 } });
+        expect(completion.usage).toMatchObject({
+          prompt_tokens: prompt,
+          completion_tokens: 12,
+          total_tokens: prompt + 12,
+          prompt_tokens_details: { cached_tokens: 400 },
+        });
         expectUpstreamCall(target, false);
         let log = await expectBilled(expectedQuota(usage));
         expect([Number(log.prompt_tokens), Number(log.completion_tokens), log.model_name]).toEqual([prompt, 12, model()]);
-        expect(JSON.parse(log.other)).toMatchObject({ cache_tokens: 400, cache_ratio: CACHE_RATIO, ...(writesCache ? { cache_creation_tokens: 200, cache_creation_ratio: CREATE_CACHE_RATIO } : {}) });
+        expect(JSON.parse(log.other)).toMatchObject({
+          cache_tokens: 400,
+          cache_ratio: CACHE_RATIO,
+          ...(writesCache ? { cache_creation_tokens: 200, cache_creation_ratio: CREATE_CACHE_RATIO } : {}),
+        });
 
-        const stream = await client.chat.completions.create({ model: model(), messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+          model: model(),
+          messages,
+          max_tokens: 64,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         let text = '';
         let reported: OpenAI.CompletionUsage | null | undefined;
         let finish: string | null | undefined;
@@ -266,8 +286,12 @@ describe('cloud providers through the relay', () => {
         expect(second.choices[0]!.message.content).toBe('Lyon: 18 °C.');
         expectToolResult(target, lastRequest(target).body);
         // The call streamed: the client assembles it from the pieces the relay re-encoded.
-        const streamed = await client.chat.completions.stream({ model: model(), messages: messages.slice(0, 1), tools, stream_options: { include_usage: true } }).finalChatCompletion();
-        expect(streamed.choices[0]!.message.tool_calls).toMatchObject([{ id: 'call_weather_1', function: { name: 'get_weather', arguments: '{"city":"Lyon"}' } }]);
+        const streamed = await client.chat.completions
+          .stream({ model: model(), messages: messages.slice(0, 1), tools, stream_options: { include_usage: true } })
+          .finalChatCompletion();
+        expect(streamed.choices[0]!.message.tool_calls).toMatchObject([
+          { id: 'call_weather_1', function: { name: 'get_weather', arguments: '{"city":"Lyon"}' } },
+        ]);
         expect(streamed.usage).toMatchObject({ prompt_tokens: 55, completion_tokens: 11 });
         await expectBilled(2 * expectedQuota({ input: 55, output: 11 }) + expectedQuota({ input: 70, output: 5 }));
       });
@@ -294,7 +318,11 @@ describe('cloud providers through the relay', () => {
         expect(message.usage).toMatchObject({ input_tokens: 120, output_tokens: 30, cache_read_input_tokens: 2000, cache_creation_input_tokens: 800 });
         expectUpstreamCall(target, false);
         // The client's fields reach Claude as sent (cache_control included).
-        expect(lastRequest(target).body).toMatchObject({ max_tokens: 256, system: [{ text: 'You are terse.', cache_control: { type: 'ephemeral' } }], messages: request.messages });
+        expect(lastRequest(target).body).toMatchObject({
+          max_tokens: 256,
+          system: [{ text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+          messages: request.messages,
+        });
         let log = await expectBilled(expectedQuota(usage));
         expect([Number(log.prompt_tokens), Number(log.completion_tokens)]).toEqual([120 + 2000 + 800, 30]);
         expect(JSON.parse(log.other)).toMatchObject({ cache_tokens: 2000, cache_creation_tokens: 800, cache_creation_ratio: CREATE_CACHE_RATIO });
@@ -308,7 +336,9 @@ describe('cloud providers through the relay', () => {
         });
         const events = (await raw.text()).split('\n\n').filter((event) => event.trim() !== '');
         expect(raw.headers.get('content-type')).toMatch(/^text\/event-stream/);
-        expect(events[0], `the first event an Anthropic client got from ${target} (bytes: ${JSON.stringify(events[0]?.slice(0, 40))})`).toMatch(/^event: message_start\ndata: \{/);
+        expect(events[0], `the first event an Anthropic client got from ${target} (bytes: ${JSON.stringify(events[0]?.slice(0, 40))})`).toMatch(
+          /^event: message_start\ndata: \{/,
+        );
         expect(events.at(-1)).toMatch(/^event: message_stop\ndata: /);
         await expectBilled(expectedQuota(usage));
         const stream = client.messages.stream({ ...request, messages: [{ role: 'user', content: 'Count to three' }] });
@@ -361,7 +391,11 @@ describe('cloud providers through the relay', () => {
 
   describe('Cohere rerank on /v1/rerank', () => {
     it('passes the request to /v2/rerank with the channel’s model and bills the counted query and documents', async () => {
-      const documents = ['Carson City is the capital city of the American state of Nevada.', 'Washington, D.C. is the capital of the United States.', 'Capital punishment has existed in the United States.'];
+      const documents = [
+        'Carson City is the capital city of the American state of Nevada.',
+        'Washington, D.C. is the capital of the United States.',
+        'Capital punishment has existed in the United States.',
+      ];
       const query = 'What is the capital of the United States?';
       const response = await fetch(`${env.gateway}/v1/rerank`, {
         method: 'POST',

@@ -18,7 +18,13 @@ async function setup(options: { modelLimits?: string[]; modelMapping?: Record<st
   const user = await seedUser(env.context);
   const token = await seedToken(env.context, user.id, { modelLimits: options.modelLimits });
   const key = unique('key');
-  const channelId = await seedChannel(env.context, { key, baseUrl: env.upstream.url, models: MODELS, groups: [user.group], modelMapping: options.modelMapping });
+  const channelId = await seedChannel(env.context, {
+    key,
+    baseUrl: env.upstream.url,
+    models: MODELS,
+    groups: [user.group],
+    modelMapping: options.modelMapping,
+  });
   const client = new OpenAI({ apiKey: token.apiKey, baseURL: `${env.gateway}/v1`, maxRetries: 0 });
   return { user, token, key, channelId, client, ids: { userId: user.id, tokenId: token.id } };
 }
@@ -119,7 +125,11 @@ describe('endpoints', () => {
 
   it('emulates the OpenAI billing dashboard for the token', async () => {
     const { token } = await setup();
-    await env.context.db.kysely.updateTable('tokens').set({ unlimited_quota: 0, remain_quota: 250_000, used_quota: 250_000 }).where('id', '=', token.id).execute();
+    await env.context.db.kysely
+      .updateTable('tokens')
+      .set({ unlimited_quota: 0, remain_quota: 250_000, used_quota: 250_000 })
+      .where('id', '=', token.id)
+      .execute();
     env.context.changes.emit('token', token.key);
     for (const prefix of ['', '/v1']) {
       const subscription = await request(`${env.gateway}${prefix}/dashboard/billing/subscription`, { headers: { authorization: `Bearer ${token.apiKey}` } });

@@ -55,7 +55,15 @@ async function heldFor(apiKey: string, imageUrl: string, userId: number, tokenId
     body: JSON.stringify({
       model: 'gpt-4o-mini',
       max_tokens: 100,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe it.' }, { type: 'image_url', image_url: { url: imageUrl, detail: 'high' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe it.' },
+            { type: 'image_url', image_url: { url: imageUrl, detail: 'high' } },
+          ],
+        },
+      ],
     }),
   });
   expect(response.statusCode).toBe(200);

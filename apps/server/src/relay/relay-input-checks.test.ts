@@ -12,7 +12,19 @@ let env: RelayTestEnv;
 let apiKey: string;
 let channelKey: string;
 
-const MODELS = ['gpt-4o-mini', 'dall-e-2', 'dall-e-3', 'gpt-3.5-turbo-instruct', 'gpt-4.1', 'text-embedding-3-small', 'tts-1', 'omni-moderation-latest', 'rerank-model', 'claude-x', 'gemini-x'];
+const MODELS = [
+  'gpt-4o-mini',
+  'dall-e-2',
+  'dall-e-3',
+  'gpt-3.5-turbo-instruct',
+  'gpt-4.1',
+  'text-embedding-3-small',
+  'tts-1',
+  'omni-moderation-latest',
+  'rerank-model',
+  'claude-x',
+  'gemini-x',
+];
 
 beforeAll(async () => {
   env = await startRelayTestEnv();
@@ -69,7 +81,14 @@ describe('OpenAI-format endpoints', () => {
     const before = env.upstream.requestsWithKey(channelKey).length;
     const answer = await post(path, body);
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ error: { message: expect.stringContaining(`${field} `), type: 'invalid_request_error', param: null, code: expect.stringMatching(/^invalid_(type|value)$/) } });
+    expect(answer.json).toEqual({
+      error: {
+        message: expect.stringContaining(`${field} `),
+        type: 'invalid_request_error',
+        param: null,
+        code: expect.stringMatching(/^invalid_(type|value)$/),
+      },
+    });
     expect(env.upstream.requestsWithKey(channelKey).length).toBe(before);
   });
 
@@ -125,7 +144,15 @@ describe('checkOpenAIFields', () => {
   it('passes a well-typed body and every field left out', () => {
     expect(() => checkOpenAIFields({})).not.toThrow();
     expect(() =>
-      checkOpenAIFields({ model: 'm', stream: true, n: 2, max_tokens: 1, max_completion_tokens: 5, max_output_tokens: 9, stream_options: { include_usage: false } }),
+      checkOpenAIFields({
+        model: 'm',
+        stream: true,
+        n: 2,
+        max_tokens: 1,
+        max_completion_tokens: 5,
+        max_output_tokens: 9,
+        stream_options: { include_usage: false },
+      }),
     ).not.toThrow();
   });
 });

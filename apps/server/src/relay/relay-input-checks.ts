@@ -10,13 +10,11 @@ import { badRequest, type AppError } from '../errors/app-error.js';
 
 const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isPositiveInteger = (value: unknown): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
-const wrongType = (field: string, zh: string, en: string): AppError =>
-  badRequest(`${field} 字段必须是${zh} (${field} must be ${en})`, 'request:invalid_type');
+const wrongType = (field: string, zh: string, en: string): AppError => badRequest(`${field} 字段必须是${zh} (${field} must be ${en})`, 'request:invalid_type');
 
 function checkPositiveInteger(field: string, value: unknown): void {
   if (value === undefined || value === null || isPositiveInteger(value)) return;

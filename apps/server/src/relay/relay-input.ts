@@ -7,9 +7,7 @@ import { checkNativeFields, checkOpenAIFields } from './relay-input-checks.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 
 /** A relay request body as the relay's content-type parsers hand it over. */
-export type RelayRequestBody =
-  | { kind: 'json'; raw: string; json: unknown }
-  | { kind: 'multipart'; raw: Buffer; contentType: string };
+export type RelayRequestBody = { kind: 'json'; raw: string; json: unknown } | { kind: 'multipart'; raw: Buffer; contentType: string };
 
 /** What the relay needs to know about a request before choosing a channel. */
 export interface RelayInput {
@@ -53,8 +51,7 @@ export interface UrlTarget {
   jsonArray?: boolean | undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function modelOf(value: unknown, spec: RelayEndpointSpec): string {
   if (typeof value === 'string' && value.trim() !== '') return value.trim();

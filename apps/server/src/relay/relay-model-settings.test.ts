@@ -32,7 +32,11 @@ describe('model settings through the relay', () => {
     await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: 1 }));
     const claudeModels = [claudeModel, `${claudeModel}-thinking`];
     const geminiModels = [geminiModel, `${geminiModel}-thinking-2048`, `${geminiModel}-nothinking`, `${geminiModel}-thinking`];
-    await setOption(env.context, 'ModelRatio', JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries([...claudeModels, ...geminiModels].map((model) => [model, 1])) }));
+    await setOption(
+      env.context,
+      'ModelRatio',
+      JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries([...claudeModels, ...geminiModels].map((model) => [model, 1])) }),
+    );
     const user = await seedUser(env.context, { quota: 10_000_000, group });
     const token = await seedToken(env.context, user.id, { remainQuota: 5_000_000, unlimited: false });
     await seedChannel(env.context, { type: 14, key: CLAUDE_KEY, baseUrl: claude.url, models: claudeModels, groups: [group] });
@@ -114,10 +118,12 @@ describe('model settings through the relay', () => {
     // A channel's own default API version (its other field) comes first.
     await env.context.db.kysely.updateTable('channels').set({ other: 'v1' }).where('id', '=', geminiChannel).execute();
     env.context.changes.emit('channels');
-    await expect.poll(async () => {
-      await ask(geminiModel);
-      return gemini.requests.at(-1)!.path;
-    }).toBe(`/v1/models/${geminiModel}:generateContent`);
+    await expect
+      .poll(async () => {
+        await ask(geminiModel);
+        return gemini.requests.at(-1)!.path;
+      })
+      .toBe(`/v1/models/${geminiModel}:generateContent`);
     await env.context.db.kysely.updateTable('channels').set({ other: '' }).where('id', '=', geminiChannel).execute();
     env.context.changes.emit('channels');
   });

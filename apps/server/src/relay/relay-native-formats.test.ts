@@ -57,7 +57,11 @@ describe('native protocols through the relay', () => {
     await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: 1 }));
     const models = [claudeModel, geminiModel, openaiModel];
     await setOption(env.context, 'ModelRatio', JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries(models.map((model) => [model, MODEL_RATIO])) }));
-    await setOption(env.context, 'CompletionRatio', JSON.stringify({ ...DEFAULT_COMPLETION_RATIO, ...Object.fromEntries(models.map((model) => [model, COMPLETION_RATIO])) }));
+    await setOption(
+      env.context,
+      'CompletionRatio',
+      JSON.stringify({ ...DEFAULT_COMPLETION_RATIO, ...Object.fromEntries(models.map((model) => [model, COMPLETION_RATIO])) }),
+    );
     await setOption(env.context, 'CacheRatio', JSON.stringify({ [claudeModel]: CACHE_RATIO, [geminiModel]: CACHE_RATIO }));
     await setOption(env.context, 'CreateCacheRatio', JSON.stringify({ [claudeModel]: CREATE_CACHE_RATIO }));
     const user = await seedUser(env.context, { quota: 10_000_000, group });
@@ -65,7 +69,13 @@ describe('native protocols through the relay', () => {
     apiKey = token.apiKey;
     const claudeChannel = await seedChannel(env.context, { type: 14, key: CLAUDE_KEY, baseUrl: claude.url, models: [claudeModel], groups: [group] });
     const geminiChannel = await seedChannel(env.context, { type: 24, key: GEMINI_KEY, baseUrl: gemini.url, models: [geminiModel], groups: [group] });
-    const openaiChannel = await seedChannel(env.context, { type: 1, key: unique('openai-key'), baseUrl: env.upstream.url, models: [openaiModel], groups: [group] });
+    const openaiChannel = await seedChannel(env.context, {
+      type: 1,
+      key: unique('openai-key'),
+      baseUrl: env.upstream.url,
+      models: [openaiModel],
+      groups: [group],
+    });
     ids = { userId: user.id, tokenId: token.id, channelIds: [claudeChannel, geminiChannel, openaiChannel] };
   });
   afterEach(() => {
@@ -114,7 +124,12 @@ describe('native protocols through the relay', () => {
       const log = await expectBilled(expectedQuota(usage));
       expect(Number(log.prompt_tokens)).toBe(120 + 2000 + 800);
       expect(Number(log.completion_tokens)).toBe(30);
-      expect(JSON.parse(log.other)).toMatchObject({ cache_tokens: 2000, cache_ratio: CACHE_RATIO, cache_creation_tokens: 800, cache_creation_ratio: CREATE_CACHE_RATIO });
+      expect(JSON.parse(log.other)).toMatchObject({
+        cache_tokens: 2000,
+        cache_ratio: CACHE_RATIO,
+        cache_creation_tokens: 800,
+        cache_creation_ratio: CREATE_CACHE_RATIO,
+      });
     });
 
     it('streams a Claude channel’s events through and bills the stream’s usage', async () => {
@@ -168,11 +183,27 @@ describe('native protocols through the relay', () => {
         } else sendJson(response, 200, JSON.parse(chatCompletionBody('Bonjour.', { prompt_tokens: 20, completion_tokens: 2, total_tokens: 22 })));
       });
       const client = anthropicClient();
-      const message = await client.messages.create({ model: openaiModel, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Say hello in French' }] });
-      expect(message).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Bonjour.' }], stop_reason: 'end_turn', usage: { input_tokens: 20, output_tokens: 2 } });
+      const message = await client.messages.create({
+        model: openaiModel,
+        max_tokens: 100,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'Say hello in French' }],
+      });
+      expect(message).toMatchObject({
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Bonjour.' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 20, output_tokens: 2 },
+      });
       await expectBilled(expectedQuota({ input: 20, output: 2 }));
 
-      const stream = client.messages.stream({ model: openaiModel, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Say hello in French' }] });
+      const stream = client.messages.stream({
+        model: openaiModel,
+        max_tokens: 100,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'Say hello in French' }],
+      });
       const final = await stream.finalMessage();
       expect(final.content).toEqual([{ type: 'text', text: 'Bonjour le monde' }]);
       expect(final.usage.output_tokens).toBe(3);
@@ -181,7 +212,10 @@ describe('native protocols through the relay', () => {
 
     it('runs a tool round trip on an OpenAI channel, streamed', async () => {
       env.upstream.respond((request, response) => {
-        const body = JSON.parse(request.body.toString()) as { messages: { role: string; tool_call_id?: string; content: unknown }[]; tools?: { function: { name: string } }[] };
+        const body = JSON.parse(request.body.toString()) as {
+          messages: { role: string; tool_call_id?: string; content: unknown }[];
+          tools?: { function: { name: string } }[];
+        };
         expect(body.tools?.[0]?.function.name).toBe('get_weather');
         const answered = body.messages.find((message) => message.role === 'tool');
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -203,7 +237,9 @@ describe('native protocols through the relay', () => {
       });
       const client = anthropicClient();
       const tools = [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema }];
-      const first = await client.messages.stream({ model: openaiModel, max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather in Lyon?' }] }).finalMessage();
+      const first = await client.messages
+        .stream({ model: openaiModel, max_tokens: 100, tools, messages: [{ role: 'user', content: 'Weather in Lyon?' }] })
+        .finalMessage();
       expect(first.stop_reason).toBe('tool_use');
       const call = first.content.find((block) => block.type === 'tool_use');
       expect(call).toMatchObject({ type: 'tool_use', id: 'call_abc', name: 'get_weather', input: { city: 'Lyon' } });
@@ -235,14 +271,21 @@ describe('native protocols through the relay', () => {
         status: 529,
         error: { type: 'error', error: { message: 'Overloaded' } },
       });
-      const bad = await fetch(`${env.gateway}/v1/messages`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ model: claudeModel, messages: 'hi' }) });
+      const bad = await fetch(`${env.gateway}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: claudeModel, messages: 'hi' }),
+      });
       expect(bad.status).toBe(400);
       expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
       await expectBilled(0);
     });
 
     it('counts tokens without billing', async () => {
-      const counted = await anthropicClient().messages.countTokens({ model: claudeModel, messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] });
+      const counted = await anthropicClient().messages.countTokens({
+        model: claudeModel,
+        messages: [{ role: 'user', content: 'How many tokens is this sentence?' }],
+      });
       expect(counted.input_tokens).toBeGreaterThan(5);
       expect(counted.input_tokens).toBeLessThan(20);
       await expectBilled(0);
@@ -277,11 +320,21 @@ describe('native protocols through the relay', () => {
         expect(completion.choices[0]!.finish_reason).toBe('stop');
         expect(completion.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 12 });
         const sent = lastRequest().body as Record<string, unknown>;
-        if (target === 'claude') expect(sent).toMatchObject({ model: claudeModel, system: 'Be kind.', max_tokens: 64, temperature: 0.5, stop_sequences: ['END'] });
-        else expect(sent).toMatchObject({ systemInstruction: { parts: [{ text: 'Be kind.' }] }, generationConfig: { maxOutputTokens: 64, temperature: 0.5, stopSequences: ['END'] } });
+        if (target === 'claude')
+          expect(sent).toMatchObject({ model: claudeModel, system: 'Be kind.', max_tokens: 64, temperature: 0.5, stop_sequences: ['END'] });
+        else
+          expect(sent).toMatchObject({
+            systemInstruction: { parts: [{ text: 'Be kind.' }] },
+            generationConfig: { maxOutputTokens: 64, temperature: 0.5, stopSequences: ['END'] },
+          });
         await expectBilled(expectedQuota(usage));
 
-        const stream = await client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'Greet me' }], stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+          model: model(),
+          messages: [{ role: 'user', content: 'Greet me' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         let text = '';
         let reported: OpenAI.CompletionUsage | null | undefined;
         for await (const chunk of stream) {
@@ -332,7 +385,8 @@ describe('native protocols through the relay', () => {
       await expectBilled(expectedQuota(usage));
 
       let text = '';
-      for await (const chunk of await client.models.generateContentStream({ model: geminiModel, contents: 'What colour is the sky?' })) text += chunk.text ?? '';
+      for await (const chunk of await client.models.generateContentStream({ model: geminiModel, contents: 'What colour is the sky?' }))
+        text += chunk.text ?? '';
       expect(text).toBe('Blue, mostly.');
       expect(gemini.requests.at(-1)!.path).toBe(`/v1beta/models/${geminiModel}:streamGenerateContent`);
       await expectBilled(expectedQuota(usage));
@@ -348,7 +402,11 @@ describe('native protocols through the relay', () => {
         } else sendJson(response, 200, JSON.parse(chatCompletionBody('Ciel bleu.', { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 })));
       });
       const client = googleClient();
-      const answer = await client.models.generateContent({ model: openaiModel, contents: 'Sky colour in French?', config: { systemInstruction: 'Answer in French.' } });
+      const answer = await client.models.generateContent({
+        model: openaiModel,
+        contents: 'Sky colour in French?',
+        config: { systemInstruction: 'Answer in French.' },
+      });
       expect(answer.text).toBe('Ciel bleu.');
       expect(answer.usageMetadata).toMatchObject({ promptTokenCount: 9, candidatesTokenCount: 3 });
       await expectBilled(expectedQuota({ input: 9, output: 3 }));
@@ -368,9 +426,15 @@ describe('native protocols through the relay', () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('application/json');
-      const elements = (await response.json()) as { candidates?: { content: { parts: { text?: string }[] } }[]; usageMetadata?: { promptTokenCount: number } }[];
+      const elements = (await response.json()) as {
+        candidates?: { content: { parts: { text?: string }[] } }[];
+        usageMetadata?: { promptTokenCount: number };
+      }[];
       expect(elements.length).toBeGreaterThan(2);
-      const text = elements.flatMap((element) => element.candidates ?? []).flatMap((candidate) => candidate.content.parts.map((part) => part.text ?? '')).join('');
+      const text = elements
+        .flatMap((element) => element.candidates ?? [])
+        .flatMap((candidate) => candidate.content.parts.map((part) => part.text ?? ''))
+        .join('');
       expect(text).toBe('Array of pieces.');
       expect(elements.at(-1)!.usageMetadata).toMatchObject({ promptTokenCount: 14, candidatesTokenCount: 5 });
       await expectBilled(expectedQuota(usage));
@@ -381,7 +445,11 @@ describe('native protocols through the relay', () => {
       const listed: string[] = [];
       for await (const model of await client.models.list()) listed.push(model.name ?? '');
       expect(listed).toEqual(expect.arrayContaining([`models/${claudeModel}`, `models/${geminiModel}`, `models/${openaiModel}`]));
-      const refused = await fetch(`${env.gateway}/v1beta/models/${geminiModel}:generateContent?key=sk-not-a-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"contents":[]}' });
+      const refused = await fetch(`${env.gateway}/v1beta/models/${geminiModel}:generateContent?key=sk-not-a-key`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"contents":[]}',
+      });
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
       const counted = await client.models.countTokens({ model: geminiModel, contents: 'How many tokens is this sentence?' });
@@ -423,7 +491,11 @@ describe('native protocols through the relay', () => {
 
     it('ends an OpenAI client’s stream from a Gemini channel at the word with StopOnSensitiveEnabled', async () => {
       await words(true);
-      gemini.setScript(() => ({ text: 'First part. Then secretword and much more text after it that never arrives.', usage: { input: 10, output: 30 }, pieceLength: 6 }));
+      gemini.setScript(() => ({
+        text: 'First part. Then secretword and much more text after it that never arrives.',
+        usage: { input: 10, output: 30 },
+        pieceLength: 6,
+      }));
       const stream = await openaiClient().chat.completions.create({ model: geminiModel, messages: [{ role: 'user', content: 'go' }], stream: true });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

@@ -94,7 +94,9 @@ const limitHonouringOpenAI = (): UpstreamHandler => {
         model: json.model,
         status: generated < LONG_ANSWER ? 'incomplete' : 'completed',
         incomplete_details: generated < LONG_ANSWER ? { reason: 'max_output_tokens' } : null,
-        output: [{ type: 'message', id: 'msg_cap', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: 'words', annotations: [] }] }],
+        output: [
+          { type: 'message', id: 'msg_cap', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: 'words', annotations: [] }] },
+        ],
         usage: { input_tokens: 8, output_tokens: generated, total_tokens: 8 + generated },
       });
     }
@@ -146,7 +148,9 @@ describe('a capped call on each protocol', () => {
   it('OpenAI chat on a vendor that knows only max_tokens (DeepSeek), lowering the max_tokens the caller sent', async () => {
     env.upstream.respond(limitHonouringOpenAI());
     const { model, apiKey, billed } = await capCase(43, env.upstream.url, unique('deepseek-key'));
-    const { data, response } = await openaiClient(apiKey).chat.completions.create({ model, max_tokens: 4_000, messages: [{ role: 'user', content: 'Go on.' }] }).withResponse();
+    const { data, response } = await openaiClient(apiKey)
+      .chat.completions.create({ model, max_tokens: 4_000, messages: [{ role: 'user', content: 'Go on.' }] })
+      .withResponse();
     const cap = capOf(response.headers);
     expect(data.choices[0]!.finish_reason).toBe('length');
     const sent = env.upstream.requests.at(-1)!.json!;
@@ -174,34 +178,37 @@ describe('a capped call on each protocol', () => {
     await billed(cap);
   });
 
-  it.each([false, true])('Anthropic messages on a Claude channel: max_tokens, stop_reason max_tokens, thinking kept inside the cap (stream %s)', async (stream) => {
-    claude.setScript((body) => cutAt((body as { max_tokens?: unknown }).max_tokens));
-    const { model, apiKey, billed } = await capCase(14, claude.url, CLAUDE_KEY);
-    const client = new Anthropic({ apiKey, baseURL: env.gateway, maxRetries: 0 });
-    const request = {
-      model,
-      max_tokens: 20_000,
-      thinking: { type: 'enabled' as const, budget_tokens: 10_000 },
-      messages: [{ role: 'user' as const, content: 'Think hard.' }],
-    };
-    let cap: number;
-    if (stream) {
-      const { data, response } = await client.messages.create({ ...request, stream: true }).withResponse();
-      cap = capOf(response.headers);
-      const stops: (string | null)[] = [];
-      for await (const event of data) if (event.type === 'message_delta') stops.push(event.delta.stop_reason);
-      expect(stops).toEqual(['max_tokens']);
-    } else {
-      const { data, response } = await client.messages.create(request).withResponse();
-      cap = capOf(response.headers);
-      expect([data.stop_reason, data.usage.output_tokens]).toEqual(['max_tokens', cap]);
-    }
-    const sent = claude.requests.at(-1)!.body as { max_tokens: number; thinking?: { budget_tokens: number } };
-    expect(sent.max_tokens).toBe(cap);
-    // Below twice Claude's smallest budget (1024) thinking cannot fit beside an answer: it is dropped.
-    expect(sent.thinking).toBeUndefined();
-    await billed(cap);
-  });
+  it.each([false, true])(
+    'Anthropic messages on a Claude channel: max_tokens, stop_reason max_tokens, thinking kept inside the cap (stream %s)',
+    async (stream) => {
+      claude.setScript((body) => cutAt((body as { max_tokens?: unknown }).max_tokens));
+      const { model, apiKey, billed } = await capCase(14, claude.url, CLAUDE_KEY);
+      const client = new Anthropic({ apiKey, baseURL: env.gateway, maxRetries: 0 });
+      const request = {
+        model,
+        max_tokens: 20_000,
+        thinking: { type: 'enabled' as const, budget_tokens: 10_000 },
+        messages: [{ role: 'user' as const, content: 'Think hard.' }],
+      };
+      let cap: number;
+      if (stream) {
+        const { data, response } = await client.messages.create({ ...request, stream: true }).withResponse();
+        cap = capOf(response.headers);
+        const stops: (string | null)[] = [];
+        for await (const event of data) if (event.type === 'message_delta') stops.push(event.delta.stop_reason);
+        expect(stops).toEqual(['max_tokens']);
+      } else {
+        const { data, response } = await client.messages.create(request).withResponse();
+        cap = capOf(response.headers);
+        expect([data.stop_reason, data.usage.output_tokens]).toEqual(['max_tokens', cap]);
+      }
+      const sent = claude.requests.at(-1)!.body as { max_tokens: number; thinking?: { budget_tokens: number } };
+      expect(sent.max_tokens).toBe(cap);
+      // Below twice Claude's smallest budget (1024) thinking cannot fit beside an answer: it is dropped.
+      expect(sent.thinking).toBeUndefined();
+      await billed(cap);
+    },
+  );
 
   it('Anthropic messages on an OpenAI channel: the converted request carries the cap', async () => {
     env.upstream.respond(limitHonouringOpenAI());
@@ -214,26 +221,29 @@ describe('a capped call on each protocol', () => {
     await billed(cap);
   });
 
-  it.each([false, true])('Gemini generateContent on a Gemini channel: generationConfig.maxOutputTokens, finishReason MAX_TOKENS (stream %s)', async (stream) => {
-    gemini.setScript((body) => cutAt((body as { generationConfig?: { maxOutputTokens?: unknown } }).generationConfig?.maxOutputTokens));
-    const { model, apiKey, billed } = await capCase(24, gemini.url, GEMINI_KEY);
-    const client = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: env.gateway } });
-    const finishes: string[] = [];
-    if (stream) {
-      for await (const chunk of await client.models.generateContentStream({ model, contents: 'Write at length.' })) {
-        for (const candidate of chunk.candidates ?? []) if (candidate.finishReason) finishes.push(candidate.finishReason);
+  it.each([false, true])(
+    'Gemini generateContent on a Gemini channel: generationConfig.maxOutputTokens, finishReason MAX_TOKENS (stream %s)',
+    async (stream) => {
+      gemini.setScript((body) => cutAt((body as { generationConfig?: { maxOutputTokens?: unknown } }).generationConfig?.maxOutputTokens));
+      const { model, apiKey, billed } = await capCase(24, gemini.url, GEMINI_KEY);
+      const client = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: env.gateway } });
+      const finishes: string[] = [];
+      if (stream) {
+        for await (const chunk of await client.models.generateContentStream({ model, contents: 'Write at length.' })) {
+          for (const candidate of chunk.candidates ?? []) if (candidate.finishReason) finishes.push(candidate.finishReason);
+        }
+      } else {
+        const answer = await client.models.generateContent({ model, contents: 'Write at length.' });
+        finishes.push(String(answer.candidates?.[0]?.finishReason));
       }
-    } else {
-      const answer = await client.models.generateContent({ model, contents: 'Write at length.' });
-      finishes.push(String(answer.candidates?.[0]?.finishReason));
-    }
-    expect(finishes).toEqual(['MAX_TOKENS']);
-    const sent = gemini.requests.at(-1)!.body as { generationConfig: { maxOutputTokens: number } };
-    const cap = sent.generationConfig.maxOutputTokens;
-    expect(cap).toBeGreaterThanOrEqual(128);
-    expect(cap).toBeLessThan(BALANCE / 2);
-    await billed(cap);
-  });
+      expect(finishes).toEqual(['MAX_TOKENS']);
+      const sent = gemini.requests.at(-1)!.body as { generationConfig: { maxOutputTokens: number } };
+      const cap = sent.generationConfig.maxOutputTokens;
+      expect(cap).toBeGreaterThanOrEqual(128);
+      expect(cap).toBeLessThan(BALANCE / 2);
+      await billed(cap);
+    },
+  );
 
   it('a rich payer is never capped: the request goes upstream as the client sent it', async () => {
     env.upstream.respond(limitHonouringOpenAI());
@@ -241,7 +251,9 @@ describe('a capped call on each protocol', () => {
     const rich = await seedUser(env.context, { quota: 1_000_000_000 });
     const token = await seedToken(env.context, rich.id);
     await seedChannel(env.context, { key: unique('openai-key'), baseUrl: env.upstream.url, models: [model], groups: [rich.group] });
-    const { data, response } = await openaiClient(token.apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data, response } = await openaiClient(token.apiKey)
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(response.headers.get('x-modelgate-output-capped')).toBeNull();
     expect(data.choices[0]!.finish_reason).toBe('stop');
     const sent = env.upstream.requests.at(-1)!.json!;

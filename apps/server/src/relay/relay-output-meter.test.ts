@@ -153,7 +153,8 @@ function completionsEvents(): string[] {
 /** The Responses API's events for one message of LONG_ANSWER tokens, numbered as OpenAI numbers them. */
 function responsesEvents(): string[] {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const event = (type: string, fields: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
   const response = { id: 'resp_ignore', object: 'response', created_at: 1_700_000_000, status: 'in_progress', model: 'mock-model', output: [], usage: null };
   const item = { id: 'msg_ignore', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
   const place = { item_id: item.id, output_index: 0, content_index: 0 };
@@ -206,7 +207,12 @@ describe('a capped stream whose upstream ignores the limit is ended at the cap',
     const { model, apiKey, billed } = await meterCase(1, env.upstream.url, unique('openai-key'));
     const before = env.upstream.abortedResponses;
     const { data, response } = await openaiClient(apiKey)
-      .chat.completions.create({ model, messages: [{ role: 'user', content: 'Tell me everything.' }], stream: true, stream_options: { include_usage: includeUsage } })
+      .chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Tell me everything.' }],
+        stream: true,
+        stream_options: { include_usage: includeUsage },
+      })
       .withResponse();
     const cap = capOf(response.headers);
     let text = '';
@@ -274,7 +280,9 @@ describe('a capped stream whose upstream ignores the limit is ended at the cap',
     const { model, apiKey, billed } = await meterCase(14, claude.url, CLAUDE_KEY);
     const before = claude.abortedResponses;
     const client = new Anthropic({ apiKey, baseURL: env.gateway, maxRetries: 0 });
-    const { data, response } = await client.messages.create({ model, max_tokens: 20_000, messages: [{ role: 'user', content: 'Go on and on.' }], stream: true }).withResponse();
+    const { data, response } = await client.messages
+      .create({ model, max_tokens: 20_000, messages: [{ role: 'user', content: 'Go on and on.' }], stream: true })
+      .withResponse();
     const cap = capOf(response.headers);
     const types: string[] = [];
     const stops: (string | null)[] = [];
@@ -330,7 +338,10 @@ describe('a capped stream whose upstream ignores the limit is ended at the cap',
     });
     expect(response.status).toBe(200);
     const cap = capOf(response.headers);
-    const elements = (await response.json()) as { candidates?: { content: { parts: { text?: string }[] }; finishReason?: string }[]; usageMetadata?: { candidatesTokenCount?: number } }[];
+    const elements = (await response.json()) as {
+      candidates?: { content: { parts: { text?: string }[] }; finishReason?: string }[];
+      usageMetadata?: { candidatesTokenCount?: number };
+    }[];
     const candidates = elements.flatMap((element) => element.candidates ?? []);
     const text = candidates.flatMap((candidate) => candidate.content.parts.map((part) => part.text ?? '')).join('');
     expect(candidates.flatMap((candidate) => candidate.finishReason ?? [])).toEqual(['MAX_TOKENS']);

@@ -134,7 +134,9 @@ function paidInFullSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
     const after = await books(ids);
     const ok = served.filter((call) => call.status === 200).length;
     const whole = after.logs.filter((log) => Number(log.completion_tokens) === 500).length;
-    console.info(`[paid-in-full ${dialect}] 200 calls on a balance of 80: ${ok} served (${whole} whole answers, ${ok - whole} cut at the cap), ${after.logQuotaSum} of ${balance} charged, ${200 - ok} refused`);
+    console.info(
+      `[paid-in-full ${dialect}] 200 calls on a balance of 80: ${ok} served (${whole} whole answers, ${ok - whole} cut at the cap), ${after.logQuotaSum} of ${balance} charged, ${200 - ok} refused`,
+    );
     expect([after.shortPaid, after.unpaid, after.overrun]).toEqual([0, 0, 0]);
     expect(after.logs).toHaveLength(ok);
     expect(whole).toBeLessThanOrEqual(80);
@@ -153,7 +155,9 @@ function paidInFullSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
     const after = await books(ids);
     const ok = served.filter((call) => call.status === 200).length;
     const whole = after.logs.filter((log) => Number(log.completion_tokens) === 100).length;
-    console.info(`[paid-in-full ${dialect}] 10x prompt, 300 calls on a balance of 30: ${ok} served (${whole} whole), ${after.logQuotaSum} of ${balance} charged, ${300 - ok} refused`);
+    console.info(
+      `[paid-in-full ${dialect}] 10x prompt, 300 calls on a balance of 30: ${ok} served (${whole} whole), ${after.logQuotaSum} of ${balance} charged, ${300 - ok} refused`,
+    );
     expect([after.shortPaid, after.unpaid, after.overrun]).toEqual([0, 0, 0]);
     expect(whole).toBeLessThanOrEqual(30);
     expect(ok).toBeGreaterThanOrEqual(29);
@@ -179,7 +183,9 @@ function paidInFullSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
     const longLogs = after.logs.filter((log) => Number(log.token_id) === limited.id);
     const whole = longLogs.filter((log) => Number(log.completion_tokens) === 2_000).length;
     const charged = longLogs.reduce((sum, log) => sum + Number(log.quota), 0);
-    console.info(`[paid-in-full ${dialect}] 50x longer answers, 300 calls on a balance of 19.5: ${ok} served (${whole} whole), ${charged} of ${balance} charged, ${300 - ok} refused`);
+    console.info(
+      `[paid-in-full ${dialect}] 50x longer answers, 300 calls on a balance of 19.5: ${ok} served (${whole} whole), ${charged} of ${balance} charged, ${300 - ok} refused`,
+    );
     expect([after.shortPaid, after.unpaid, after.overrun]).toEqual([0, 0, 0]);
     expect(whole).toBeLessThanOrEqual(19);
     expect(ok).toBeGreaterThanOrEqual(19);

@@ -57,7 +57,14 @@ describe('chat completions', () => {
     await env.runtime.drain();
     const after = await totals(env.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
     expect(after.logs).toHaveLength(2);
-    expect(after.logs[0]).toMatchObject({ model_name: 'gpt-4o-mini', prompt_tokens: 21, completion_tokens: 9, is_stream: 0, channel_id: channelId, token_id: token.id });
+    expect(after.logs[0]).toMatchObject({
+      model_name: 'gpt-4o-mini',
+      prompt_tokens: 21,
+      completion_tokens: 9,
+      is_stream: 0,
+      channel_id: channelId,
+      token_id: token.id,
+    });
   });
 
   it('streams chunk by chunk with SSE headers, forwarding the usage chunk only to clients that asked', async () => {

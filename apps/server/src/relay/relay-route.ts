@@ -22,7 +22,8 @@ function routeIn(index: ChannelIndex, caller: RelayCaller, input: RelayInput): R
     if (channel.status !== ChannelStatus.Enabled) {
       throw new AppError('channel:disabled', `渠道 #${channel.id} 已被禁用 (channel ${channel.id} is disabled)`, { status: 403 });
     }
-    if (!channel.adaptor) throw badRequest(`渠道 #${channel.id} 的类型暂不支持 (channel type ${channel.type} is not supported yet)`, 'channel:unsupported_type');
+    if (!channel.adaptor)
+      throw badRequest(`渠道 #${channel.id} 的类型暂不支持 (channel type ${channel.type} is not supported yet)`, 'channel:unsupported_type');
     return { pinned: channel };
   }
   const tiers = index.tiers(caller.group, input.model);

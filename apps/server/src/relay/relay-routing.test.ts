@@ -30,7 +30,13 @@ async function chat(apiKey: string, body: Record<string, unknown> = {}) {
 function failFor(keys: string[], status: number, error: object = { message: `failing with ${status}`, type: 'server_error' }) {
   env.upstream.respond(async (recorded, response) => {
     if (keys.includes(recorded.key)) sendJson(response, status, { error });
-    else sendJson(response, 200, { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `ok from ${recorded.key}` } }], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } });
+    else
+      sendJson(response, 200, {
+        id: 'x',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: `ok from ${recorded.key}` } }],
+        usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 },
+      });
   });
 }
 
@@ -39,7 +45,14 @@ async function group() {
   const token = await seedToken(env.context, user.id);
   const channel = async (options: { priority?: number; weight?: number; key?: string; baseUrl?: string } = {}) => {
     const key = options.key ?? unique('key');
-    const id = await seedChannel(env.context, { key, baseUrl: options.baseUrl ?? env.upstream.url, models: ['gpt-4o-mini'], groups: [user.group], priority: options.priority, weight: options.weight });
+    const id = await seedChannel(env.context, {
+      key,
+      baseUrl: options.baseUrl ?? env.upstream.url,
+      models: ['gpt-4o-mini'],
+      groups: [user.group],
+      priority: options.priority,
+      weight: options.weight,
+    });
     return { id, key };
   };
   return { user, token, channel };
@@ -72,7 +85,11 @@ describe('retries', () => {
     const failing = [await channel(), await channel(), await channel()];
     const good = await channel();
     await setOption(env.context, 'RetryTimes', 5);
-    failFor(failing.map((item) => item.key), 429, { message: 'rate limited', type: 'rate_limit_error' });
+    failFor(
+      failing.map((item) => item.key),
+      429,
+      { message: 'rate limited', type: 'rate_limit_error' },
+    );
     for (let round = 0; round < 5; round += 1) {
       const before = env.upstream.requests.length;
       const answer = await chat(token.apiKey);
@@ -87,7 +104,11 @@ describe('retries', () => {
     const { token, channel } = await group();
     const channels = [await channel(), await channel(), await channel()];
     await setOption(env.context, 'RetryTimes', 1);
-    failFor(channels.map((item) => item.key), 502, { message: 'bad gateway upstream', type: 'server_error' });
+    failFor(
+      channels.map((item) => item.key),
+      502,
+      { message: 'bad gateway upstream', type: 'server_error' },
+    );
     const before = env.upstream.requests.length;
     const answer = await chat(token.apiKey);
     expect(answer.status).toBe(502);
@@ -131,7 +152,13 @@ describe('per-channel settings', () => {
     const user = await seedUser(env.context);
     const token = await seedToken(env.context, user.id);
     const key = unique('key');
-    await seedChannel(env.context, { key, baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups: [user.group], modelMapping: { 'gpt-4o-mini': 'vendor-mini-2024' } });
+    await seedChannel(env.context, {
+      key,
+      baseUrl: env.upstream.url,
+      models: ['gpt-4o-mini'],
+      groups: [user.group],
+      modelMapping: { 'gpt-4o-mini': 'vendor-mini-2024' },
+    });
     expect((await chat(token.apiKey)).status).toBe(200);
     expect(env.upstream.requestsWithKey(key)[0]!.json!.model).toBe('vendor-mini-2024');
     await env.runtime.drain();
@@ -168,7 +195,13 @@ describe('per-channel settings', () => {
     const user = await seedUser(env.context);
     const token = await seedToken(env.context, user.id);
     const key = unique('custom');
-    await seedChannel(env.context, { type: 8, key, baseUrl: `${env.upstream.url}/gateway/{model}/chat/completions?tenant=7`, models: ['gpt-4o-mini'], groups: [user.group] });
+    await seedChannel(env.context, {
+      type: 8,
+      key,
+      baseUrl: `${env.upstream.url}/gateway/{model}/chat/completions?tenant=7`,
+      models: ['gpt-4o-mini'],
+      groups: [user.group],
+    });
     expect((await chat(token.apiKey)).status).toBe(200);
     expect(env.upstream.requestsWithKey(key)[0]!.url).toBe('/gateway/gpt-4o-mini/chat/completions?tenant=7');
   });

@@ -59,7 +59,10 @@ function readStream(text: string): { content: string; done: boolean; events: num
   let done = false;
   let events = 0;
   for (const event of text.split('\n\n')) {
-    const data = event.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+    const data = event
+      .split('\n')
+      .find((line) => line.startsWith('data: '))
+      ?.slice(6);
     if (data === undefined) continue;
     events += 1;
     if (data === '[DONE]') {
@@ -111,8 +114,24 @@ describe('prompt check (CheckSensitiveEnabled + CheckSensitiveOnPromptEnabled)',
     const { token, ids } = await payer();
     const calls = env.upstream.requests.length;
     const refusedBodies: [string, Record<string, unknown>][] = [
-      ['/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Smuggle CONTRABAND.' }, { role: 'user', content: 'hi' }] }],
-      ['/v1/chat/completions', chat([{ type: 'text', text: 'first part' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: 'about contraband' }])],
+      [
+        '/v1/chat/completions',
+        {
+          model: 'gpt-4o-mini',
+          messages: [
+            { role: 'system', content: 'Smuggle CONTRABAND.' },
+            { role: 'user', content: 'hi' },
+          ],
+        },
+      ],
+      [
+        '/v1/chat/completions',
+        chat([
+          { type: 'text', text: 'first part' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          { type: 'text', text: 'about contraband' },
+        ]),
+      ],
       ['/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: ['clean', 'Contraband goods'] }],
       ['/v1/embeddings', { model: 'text-embedding-3-small', input: ['one', 'two contraband'] }],
       ['/v1/responses', { model: 'gpt-4o-mini', instructions: 'speak of contraband', input: 'hi' }],
@@ -122,7 +141,11 @@ describe('prompt check (CheckSensitiveEnabled + CheckSensitiveOnPromptEnabled)',
     ];
     for (const [path, body] of refusedBodies) {
       const refused = await post(path, token.apiKey, body);
-      expect([path, refused.status, refused.json()]).toEqual([path, 400, expect.objectContaining({ error: expect.objectContaining({ code: 'sensitive_words_detected' }) })]);
+      expect([path, refused.status, refused.json()]).toEqual([
+        path,
+        400,
+        expect.objectContaining({ error: expect.objectContaining({ code: 'sensitive_words_detected' }) }),
+      ]);
     }
     expect(env.upstream.requests.length).toBe(calls);
     // Words spread over two messages are not one word; the image address is not prompt text.
@@ -130,7 +153,13 @@ describe('prompt check (CheckSensitiveEnabled + CheckSensitiveOnPromptEnabled)',
       model: 'gpt-4o-mini',
       messages: [
         { role: 'user', content: 'contra' },
-        { role: 'user', content: [{ type: 'text', text: 'band' }, { type: 'image_url', image_url: { url: 'https://example.com/contraband.png', detail: 'low' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'band' },
+            { type: 'image_url', image_url: { url: 'https://example.com/contraband.png', detail: 'low' } },
+          ],
+        },
       ],
     });
     expect(passes.status).toBe(200);
@@ -185,7 +214,9 @@ describe('answer check (CheckSensitiveEnabled + CheckSensitiveOnCompletionEnable
     env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('The secret is out.', usage)));
     const refused = await post('/v1/chat/completions', token.apiKey, chat('tell me'));
     expect(refused.status).toBe(400);
-    expect(refused.json()).toEqual({ error: { message: 'sensitive words detected: secret', type: 'new_api_error', param: null, code: 'sensitive_words_detected' } });
+    expect(refused.json()).toEqual({
+      error: { message: 'sensitive words detected: secret', type: 'new_api_error', param: null, code: 'sensitive_words_detected' },
+    });
     await env.runtime.drain();
     const after = await totals(env.context, ids);
     expect(after.logs.map((log) => Number(log.quota))).toEqual([charge]);
@@ -196,7 +227,9 @@ describe('answer check (CheckSensitiveEnabled + CheckSensitiveOnCompletionEnable
     const { token } = await payer();
     env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('The secret is out.', usage)));
     await sensitive({ enabled: true, completion: false, stop: true, words: 'secret' });
-    expect((await post('/v1/chat/completions', token.apiKey, chat('secret?'))).json()).toMatchObject({ choices: [{ message: { content: 'The secret is out.' } }] });
+    expect((await post('/v1/chat/completions', token.apiKey, chat('secret?'))).json()).toMatchObject({
+      choices: [{ message: { content: 'The secret is out.' } }],
+    });
     await sensitive({ enabled: false, completion: true });
     expect((await post('/v1/chat/completions', token.apiKey, chat('secret?'))).status).toBe(200);
   });

@@ -60,7 +60,6 @@ const CAPPABLE_ENDPOINTS: ReadonlySet<string> = new Set(['chat', 'completions', 
 /** The response header that tells a capped call's client the output limit it was sent with. */
 export const OUTPUT_CAP_HEADER = 'x-modelgate-output-capped';
 
-
 /** An answer delivered, with what billing it needs. */
 interface Delivered {
   reservation: Reservation;
@@ -72,7 +71,10 @@ interface Delivered {
   startedWall: number;
 }
 
-type AttemptResult = { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string } | { kind: 'failed'; error: AppError } | { kind: 'client_gone' };
+type AttemptResult =
+  | { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string }
+  | { kind: 'failed'; error: AppError }
+  | { kind: 'client_gone' };
 
 /**
  * The relay pipeline for one request: authenticate, price, reserve, choose a channel, forward
@@ -194,8 +196,6 @@ export class RelayService {
     throw sensitivePromptRefusal(word);
   }
 
-
-
   /**
    * The reservation (charge-service.ts): the call's cost at its output bound (max_tokens, else the
    * model's maximum output), its prompt at an upper bound. A payer whose lease covers the quick
@@ -298,11 +298,18 @@ export class RelayService {
     try {
       // Another client format, or a provider with its own: converted through the canonical shape.
       // Inside the try: an adaptor may refuse the channel's key while building the request.
-      chat = needsChatAttempt(input, adaptor) ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers) : undefined;
+      chat = needsChatAttempt(input, adaptor)
+        ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers)
+        : undefined;
       if (chat && chat.warnings.length > 0) {
-        this.deps.context.logger.warn({ channelId: channel.id, model: input.model, dropped: chat.warnings }, 'request fields the upstream format cannot carry were dropped');
+        this.deps.context.logger.warn(
+          { channelId: channel.id, model: input.model, dropped: chat.warnings },
+          'request fields the upstream format cannot carry were dropped',
+        );
       }
-      let upstreamRequest = chat ? chat.request : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model: input.model, upstreamModel, body: input.body, askStreamUsage });
+      let upstreamRequest = chat
+        ? chat.request
+        : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model: input.model, upstreamModel, body: input.body, askStreamUsage });
       // Vertex fetches (or reuses) an access token first.
       if (upstreamRequest instanceof Promise) upstreamRequest = await upstreamRequest;
       upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
@@ -364,7 +371,12 @@ export class RelayService {
       } else {
         // A stream request answered whole has no undici body timeout: the watchdog bounds it.
         const guard = input.stream ? this.watchdog : undefined;
-        delivery = await deliverBuffered(options, { maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes, fields: input.fields, watchdog: guard, translation: undefined });
+        delivery = await deliverBuffered(options, {
+          maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
+          fields: input.fields,
+          watchdog: guard,
+          translation: undefined,
+        });
       }
       if (meter?.exceeded) delivery.cutAtCap = true;
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
@@ -384,8 +396,6 @@ export class RelayService {
     }
   }
 
-
-
   /**
    * The output meter of a capped stream: the cap for each choice the call asks for, and the prompt
    * as counted for the reservation (counted now in the unexpected case it was not).
@@ -399,9 +409,12 @@ export class RelayService {
   private settle(call: Call, done: Delivered): void | Promise<void> {
     const usage = done.delivery.usage;
     // A stream cut at its cap may bill our own count of the prompt: that teaches no margin.
-    if (usage !== undefined && done.delivery.cutAtCap !== true) this.margins.record(call.input.model, usage.promptTokens, call.input.byteLength, done.reservation.countedPrompt);
+    if (usage !== undefined && done.delivery.cutAtCap !== true)
+      this.margins.record(call.input.model, usage.promptTokens, call.input.byteLength, done.reservation.countedPrompt);
     if (usage === undefined) {
-      return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts, this.deps.images).then((counted) => this.charge(call, done, counted));
+      return countedUsage(call.input.spec.endpoint, call.input.fields, done.delivery.completionTexts, this.deps.images).then((counted) =>
+        this.charge(call, done, counted),
+      );
     }
     return this.charge(call, done, usage);
   }
@@ -438,7 +451,10 @@ export class RelayService {
     }
     if (settlement.unpaid > 0) {
       metrics.unpaid(settlement.unpaid);
-      context.logger.error({ model: call.input.model, channelId: done.channel.id, unpaid: settlement.unpaid, held: done.reservation.held }, 'a call was charged less than it held: the ledger is wrong');
+      context.logger.error(
+        { model: call.input.model, channelId: done.channel.id, unpaid: settlement.unpaid, held: done.reservation.held },
+        'a call was charged less than it held: the ledger is wrong',
+      );
     }
     if (settlement.overrun > 0) {
       metrics.overrun(done.channel.id, settlement.overrun);

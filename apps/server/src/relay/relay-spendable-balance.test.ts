@@ -70,7 +70,12 @@ function twoNodeSuite(start: () => Promise<Cluster>) {
   it('the manage answer to an add or a subtract while calls are in flight is what the user can spend, every node counted', async () => {
     const payerOf = await seedPayer(cluster);
     const after = await callsAround(cluster, payerOf, async () => {
-      const added = await consoleCall<{ quota: number }>(console0, root, 'POST', '/api/user/manage', { id: payerOf.userId, action: 'add_quota', mode: 'add', value: 1_000_000 });
+      const added = await consoleCall<{ quota: number }>(console0, root, 'POST', '/api/user/manage', {
+        id: payerOf.userId,
+        action: 'add_quota',
+        mode: 'add',
+        value: 1_000_000,
+      });
       expect(added.quota).toBe(START + 1_000_000);
       const taken = await consoleCall<{ quota: number }>(console0, root, 'POST', '/api/user/manage', subtract(payerOf.userId, 1_000));
       expect(taken.quota).toBe(START + 1_000_000 - 1_000);
@@ -197,8 +202,18 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('one node that keeps its
 
       const now = Math.floor(Date.now() / 1000);
       const taskId = await insertReturningId(cluster.db, 'tasks', {
-        created_at: now, updated_at: now, task_id: `refund-${payerOf.tokenId}`, platform: 'suno', user_id: payerOf.userId, token_id: payerOf.tokenId,
-        channel_id: 0, quota: refundQuota, action: 'MUSIC', status: 'FAILURE', fail_reason: 'upstream failed', submit_time: now,
+        created_at: now,
+        updated_at: now,
+        task_id: `refund-${payerOf.tokenId}`,
+        platform: 'suno',
+        user_id: payerOf.userId,
+        token_id: payerOf.tokenId,
+        channel_id: 0,
+        quota: refundQuota,
+        action: 'MUSIC',
+        status: 'FAILURE',
+        fail_reason: 'upstream failed',
+        submit_time: now,
       });
       expect(await cluster.firstEnv!.runtime.tasks.refund('tasks', taskId)).toMatchObject({ quota: refundQuota });
       expect(await tokenStatus()).toBe(TokenStatus.Enabled);

@@ -109,7 +109,13 @@ describe('stream lifecycle', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(text).toContain('Half an');
     expect(text).not.toContain('[DONE]');
-    const lastEvent = JSON.parse(text.trim().split('\n\n').at(-1)!.replace(/^data: /, '')) as { error: { code: string; message: string } };
+    const lastEvent = JSON.parse(
+      text
+        .trim()
+        .split('\n\n')
+        .at(-1)!
+        .replace(/^data: /, ''),
+    ) as { error: { code: string; message: string } };
     expect(lastEvent.error.code).toBe('stream_timeout');
     await env.runtime.drain();
     const { logs } = await totals(env.context, ids);

@@ -92,7 +92,10 @@ describe('checkAnswer', () => {
   it('masks content, text and reasoning of every choice without stop; only names the words with it', () => {
     const answer = () => ({
       choices: [
-        { index: 0, message: { role: 'assistant', content: 'A Secret.', reasoning_content: 'secret stuff', tool_calls: [{ function: { arguments: '{"secret":1}' } }] } },
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'A Secret.', reasoning_content: 'secret stuff', tool_calls: [{ function: { arguments: '{"secret":1}' } }] },
+        },
         { index: 1, text: 'no secrets here' },
       ],
     });

@@ -224,7 +224,6 @@ export class SensitiveStreamReader implements StreamReader {
     if (this.check.stop) this.stopped = true;
     return Buffer.from(withData(event.raw.toString('utf8'), JSON.stringify(json)));
   }
-
 }
 
 /** An SSE event with its data lines replaced by one carrying `data`; its other fields kept. */

@@ -152,10 +152,10 @@ async function relayOneRead(sse: string, forwardUsage: boolean): Promise<OneRead
   }
 }
 
-describe('relayStream: the upstream\'s last bytes', () => {
+describe("relayStream: the upstream's last bytes", () => {
   const words = ['Hello', ' there', '!'];
 
-  it('leave with the response\'s end when usage is known: headers, events and the closing chunk in one write', async () => {
+  it("leave with the response's end when usage is known: headers, events and the closing chunk in one write", async () => {
     const sse = chatStream(words, true);
     const run = await relayOneRead(sse, true);
     expect(run.result.end).toBe('complete');

@@ -190,7 +190,8 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     watchdog.unwatch(watched);
   }
   if (!committed) {
-    if (end !== 'complete' || abort.clientLeft) return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords, last: [] };
+    if (end !== 'complete' || abort.clientLeft)
+      return { observation: reader.observation, end: abort.clientLeft ? 'client_gone' : end, committed, firstResponseMs, sensitiveWords, last: [] };
     // An upstream that ended cleanly without a byte answered an empty stream: that is passed on.
     commit();
   }

@@ -36,7 +36,15 @@ export async function createFreshDb(dialect: DialectName, { migrate = true } = {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-db-'));
     const sqlitePath = join(dir, 'test.db');
     const db = await connectDb({ sqlitePath, sqlDsn: '', migrate });
-    return { db, sqlDsn: '', sqlitePath, drop: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      db,
+      sqlDsn: '',
+      sqlitePath,
+      drop: async () => {
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   if (dialect === 'postgres') {
     const admin = new pg.Client({ connectionString: TEST_PG_URL });

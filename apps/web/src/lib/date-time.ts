@@ -3,8 +3,7 @@ const pad = (value: number) => String(value).padStart(2, '0');
 /** A Date as local "yyyy-MM-dd HH:mm:ss", the console's date format (spec 02 §5). */
 export function formatDateTime(date: Date): string {
   return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` + `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
   );
 }
 

@@ -4,7 +4,8 @@ import { embeddableUrl, isSafeImageUrl, isSafeLinkUrl, renderAdminContent, rende
 /** Every start tag in the output, e.g. ['p', 'a'], to assert which elements a browser would build. */
 const tagsOf = (html: string) => [...html.matchAll(/<([a-z][a-z0-9-]*)[\s>/]/gi)].map((match) => match[1]!.toLowerCase());
 /** Attributes of real tags only: text between &lt; and &gt; is not a tag. */
-const attributesOf = (html: string) => [...html.matchAll(/<[a-z][^<>]*>/gi)].flatMap((tag) => [...tag[0].matchAll(/\s([a-z-]+)=/gi)].map((match) => match[1]!.toLowerCase()));
+const attributesOf = (html: string) =>
+  [...html.matchAll(/<[a-z][^<>]*>/gi)].flatMap((tag) => [...tag[0].matchAll(/\s([a-z-]+)=/gi)].map((match) => match[1]!.toLowerCase()));
 
 describe('renderAdminContent (Notice, HomePageContent, About): as the admin wrote it', () => {
   it('renders Markdown headings, lists and links', () => {
@@ -76,7 +77,14 @@ describe('renderUntrustedMarkdown (users, models, upstreams): sanitised', () => 
   });
 
   it('removes javascript: links in every spelling, keeping their text', () => {
-    for (const target of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'javascript&#58;alert(1)', 'vbscript:x', 'data:text/html;base64,PHNjcmlwdD4=']) {
+    for (const target of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'java\tscript:alert(1)',
+      'javascript&#58;alert(1)',
+      'vbscript:x',
+      'data:text/html;base64,PHNjcmlwdD4=',
+    ]) {
       const html = renderUntrustedMarkdown(`[click](<${target}>)`);
       expect(html, target).not.toMatch(/href="\s*(java|vb)script:/i);
       expect(html, target).not.toMatch(/href="data:/i);

@@ -40,8 +40,7 @@ export function renderAdminHtml(html: string): string {
   return html;
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Browsers drop ASCII whitespace and control characters inside a scheme, so "java\tscript:" counts. */
 function schemeOf(address: string): string | null {

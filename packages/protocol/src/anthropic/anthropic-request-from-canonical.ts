@@ -42,7 +42,11 @@ function partToBlock(part: ChatContentPart, warnings: Warnings): AnthropicConten
     case 'file': {
       const data = DATA_URL.exec(part.file?.file_data ?? '');
       if (data?.[1] === 'application/pdf') {
-        return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data[2] ?? '' }, ...(part.file.filename ? { title: part.file.filename } : {}) };
+        return {
+          type: 'document',
+          source: { type: 'base64', media_type: 'application/pdf', data: data[2] ?? '' },
+          ...(part.file.filename ? { title: part.file.filename } : {}),
+        };
       }
       if (data?.[1]?.startsWith('text/')) {
         return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data[2] ?? '', 'base64').toString('utf8') } };
@@ -99,7 +103,12 @@ function toAnthropic(message: ChatMessage, index: number, warnings: Warnings): A
       if (message.reasoning_content) warnings.add('reasoning_content in the history dropped: Claude replays only signed thinking');
       const blocks = contentBlocks(message.content, warnings);
       for (const [callIndex, call] of (message.tool_calls ?? []).entries()) {
-        blocks.push({ type: 'tool_use', id: toolId(call.id, `toolu_${index}_${callIndex}`), name: call.function.name, input: parseArguments(call.function.arguments, warnings) });
+        blocks.push({
+          type: 'tool_use',
+          id: toolId(call.id, `toolu_${index}_${callIndex}`),
+          name: call.function.name,
+          input: parseArguments(call.function.arguments, warnings),
+        });
       }
       if (blocks.length === 0) return undefined;
       if (typeof message.content === 'string' && blocks.length === 1) return { role: 'assistant', content: message.content };

@@ -46,7 +46,10 @@ function mediaPart(block: Json, warnings: Warnings): ChatContentPart | undefined
   // document
   if (source.type === 'base64' && typeof source.data === 'string') {
     const title = str(block.title);
-    return { type: 'file', file: { file_data: `data:${str(source.media_type) ?? 'application/pdf'};base64,${source.data}`, ...(title ? { filename: title } : {}) } };
+    return {
+      type: 'file',
+      file: { file_data: `data:${str(source.media_type) ?? 'application/pdf'};base64,${source.data}`, ...(title ? { filename: title } : {}) },
+    };
   }
   if (source.type === 'text' && typeof source.data === 'string') return { type: 'text', text: source.data };
   warnings.add(`document source of type ${String(source.type)} dropped: only base64 and text documents convert`);
@@ -156,7 +159,11 @@ function tools(value: unknown, warnings: Warnings): ChatTool[] | undefined {
     const description = str(tool.description);
     converted.push({
       type: 'function',
-      function: { name: tool.name, ...(description ? { description } : {}), parameters: isJsonObject(tool.input_schema) ? tool.input_schema : { type: 'object', properties: {} } },
+      function: {
+        name: tool.name,
+        ...(description ? { description } : {}),
+        parameters: isJsonObject(tool.input_schema) ? tool.input_schema : { type: 'object', properties: {} },
+      },
     });
   }
   return converted.length > 0 ? converted : undefined;

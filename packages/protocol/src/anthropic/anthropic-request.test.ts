@@ -23,7 +23,9 @@ describe('anthropicRequestToCanonical', () => {
 
   it('maps tools, tool_choice with disable_parallel_tool_use, and tool results (answers before the text that follows them)', () => {
     const tools = anthropicRequestToCanonical(toolUseRequest).value;
-    expect(tools.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.input_schema } }]);
+    expect(tools.tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.input_schema } },
+    ]);
     expect(tools.tool_choice).toBe('auto');
     expect(tools.parallel_tool_calls).toBe(false);
 
@@ -32,7 +34,13 @@ describe('anthropicRequestToCanonical', () => {
       {
         role: 'assistant',
         content: "I'll check the current weather in San Francisco for you.",
-        tool_calls: [{ id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } }],
+        tool_calls: [
+          {
+            id: 'toolu_01A09q90qw90lq917835lq9',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+          },
+        ],
       },
       { role: 'tool', tool_call_id: 'toolu_01A09q90qw90lq917835lq9', content: '15 degrees' },
       { role: 'user', content: [{ type: 'text', text: 'Also, should I bring an umbrella?' }] },
@@ -42,12 +50,23 @@ describe('anthropicRequestToCanonical', () => {
   it('maps tool_choice any/tool/none, thinking to the nearest effort, stop_sequences, sampling, metadata and stream', () => {
     const base = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] };
     expect(anthropicRequestToCanonical({ ...base, tool_choice: { type: 'any' } }).value.tool_choice).toBe('required');
-    expect(anthropicRequestToCanonical({ ...base, tool_choice: { type: 'tool', name: 'get_weather' } }).value.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(anthropicRequestToCanonical({ ...base, tool_choice: { type: 'tool', name: 'get_weather' } }).value.tool_choice).toEqual({
+      type: 'function',
+      function: { name: 'get_weather' },
+    });
     expect(anthropicRequestToCanonical({ ...base, tool_choice: { type: 'none' } }).value.tool_choice).toBe('none');
     expect(anthropicRequestToCanonical(thinkingRequest).value.reasoning_effort).toBe('medium');
     expect(anthropicRequestToCanonical({ ...base, thinking: { type: 'enabled', budget_tokens: 1500 } }).value.reasoning_effort).toBe('low');
     expect(anthropicRequestToCanonical({ ...base, thinking: { type: 'enabled', budget_tokens: 32000 } }).value.reasoning_effort).toBe('high');
-    const full = anthropicRequestToCanonical({ ...base, stop_sequences: ['END'], temperature: 0.5, top_p: 0.9, top_k: 40, metadata: { user_id: 'u-1' }, stream: true }).value;
+    const full = anthropicRequestToCanonical({
+      ...base,
+      stop_sequences: ['END'],
+      temperature: 0.5,
+      top_p: 0.9,
+      top_k: 40,
+      metadata: { user_id: 'u-1' },
+      stream: true,
+    }).value;
     expect(full).toMatchObject({ stop: ['END'], temperature: 0.5, top_p: 0.9, top_k: 40, user: 'u-1', stream: true, stream_options: { include_usage: true } });
   });
 
@@ -64,7 +83,13 @@ describe('anthropicRequestToCanonical', () => {
             { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
           ],
         },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'ok' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+            { type: 'text', text: 'ok' },
+          ],
+        },
       ],
     });
     expect(value.messages[0]?.content).toEqual([
@@ -84,10 +109,26 @@ describe('anthropicRequestToCanonical', () => {
       tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }] },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'xyz' },
+            { type: 'tool_use', id: 't1', name: 'f', input: {} },
+          ],
+        },
         {
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: [{ type: 'text', text: 'boom' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              is_error: true,
+              content: [
+                { type: 'text', text: 'boom' },
+                { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+              ],
+            },
+          ],
         },
       ],
     });
@@ -115,9 +156,14 @@ describe('anthropicRequestToCanonical', () => {
     });
     expect(value.messages[1]).toEqual({ role: 'system', content: [{ type: 'text', text: 'Now answer in French.' }] });
     expect(value.reasoning_effort).toBe('high');
-    expect(value.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } });
+    expect(value.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'output', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+    });
     expect(anthropicRequestToCanonical({ model: 'm', messages: [], thinking: { type: 'adaptive' } }).value.reasoning_effort).toBe('medium');
-    expect(anthropicRequestToCanonical({ model: 'm', messages: [], thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).value.reasoning_effort).toBeUndefined();
+    expect(
+      anthropicRequestToCanonical({ model: 'm', messages: [], thinking: { type: 'disabled' }, output_config: { effort: 'low' } }).value.reasoning_effort,
+    ).toBeUndefined();
   });
 
   it('throws ConversionError with the place of the mistake for malformed requests', () => {
@@ -127,7 +173,9 @@ describe('anthropicRequestToCanonical', () => {
     expect(() => anthropicRequestToCanonical({ model: 'm', max_tokens: -1, messages: [] })).toThrow(/max_tokens/);
     expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'tool', content: 'x' }] })).toThrow(/messages\[0\]\.role/);
     expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'user', content: 5 }] })).toThrow(/messages\[0\]\.content/);
-    expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] })).toThrow(/messages\[0\]\.content\[0\]/);
+    expect(() => anthropicRequestToCanonical({ model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] })).toThrow(
+      /messages\[0\]\.content\[0\]/,
+    );
   });
 });
 
@@ -260,7 +308,13 @@ describe('anthropicRequestFromCanonical', () => {
     expect(fromContext.value.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
     expect(fromContext.value.max_tokens).toBe(8192);
     const assistantThinking = anthropicRequestFromCanonical(
-      { model: 'x', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', reasoning_content: 'c' }] },
+      {
+        model: 'x',
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b', reasoning_content: 'c' },
+        ],
+      },
       context,
     );
     expect(assistantThinking.value.messages[1]).toEqual({ role: 'assistant', content: 'b' });
@@ -270,7 +324,16 @@ describe('anthropicRequestFromCanonical', () => {
 
 describe('anthropicRequestFromCanonical: what Claude would refuse', () => {
   it('opens with a user turn and never sends empty user text (new-api\'s "..." placeholder)', () => {
-    const { value } = anthropicRequestFromCanonical({ model: 'x', messages: [{ role: 'assistant', content: 'Hello, how can I help?' }, { role: 'user', content: '' }] }, context);
+    const { value } = anthropicRequestFromCanonical(
+      {
+        model: 'x',
+        messages: [
+          { role: 'assistant', content: 'Hello, how can I help?' },
+          { role: 'user', content: '' },
+        ],
+      },
+      context,
+    );
     expect(value.messages).toEqual([
       { role: 'user', content: '...' },
       { role: 'assistant', content: 'Hello, how can I help?' },
@@ -279,7 +342,10 @@ describe('anthropicRequestFromCanonical: what Claude would refuse', () => {
   });
 
   it('uses adaptive thinking at the effort for Opus 4.7, which refuses budgets', () => {
-    const { value } = anthropicRequestFromCanonical({ model: 'x', reasoning_effort: 'medium', top_p: 0.5, messages: [{ role: 'user', content: 'hi' }] }, { ...context, model: 'claude-opus-4-7' });
+    const { value } = anthropicRequestFromCanonical(
+      { model: 'x', reasoning_effort: 'medium', top_p: 0.5, messages: [{ role: 'user', content: 'hi' }] },
+      { ...context, model: 'claude-opus-4-7' },
+    );
     expect(value.thinking).toEqual({ type: 'adaptive', display: 'summarized' });
     expect(value.output_config).toEqual({ effort: 'medium' });
     expect(value.max_tokens).toBe(8192);
@@ -295,7 +361,12 @@ describe('anthropicRequestFromCanonical: thinking inside a tool loop', () => {
       temperature: 0.4,
       messages: [
         { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: null, reasoning_content: 'I should call it', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'I should call it',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'w', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
       ],
     };
@@ -304,7 +375,10 @@ describe('anthropicRequestFromCanonical: thinking inside a tool loop', () => {
     expect(inLoop.value.temperature).toBe(0.4);
     expect(inLoop.warnings.some((warning) => warning.startsWith('thinking turned off'))).toBe(true);
 
-    const nextTurn = anthropicRequestFromCanonical({ ...loop, messages: [...loop.messages, { role: 'assistant', content: 'Sunny.' }, { role: 'user', content: 'Thanks' }] }, context);
+    const nextTurn = anthropicRequestFromCanonical(
+      { ...loop, messages: [...loop.messages, { role: 'assistant', content: 'Sunny.' }, { role: 'user', content: 'Thanks' }] },
+      context,
+    );
     expect(nextTurn.value.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
   });
 });
@@ -322,10 +396,19 @@ describe('round trip Anthropic → canonical → Anthropic', () => {
   });
 
   it('keeps thinking enabled (at the effort budget) and the system blocks', () => {
-    const back = roundTrip({ ...thinkingRequest, system: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] });
+    const back = roundTrip({
+      ...thinkingRequest,
+      system: [
+        { type: 'text', text: 'one' },
+        { type: 'text', text: 'two' },
+      ],
+    });
     expect(back.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
     expect(back.max_tokens).toBe(16000);
-    expect(back.system).toEqual([{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }]);
+    expect(back.system).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ]);
     expect(back.messages).toEqual(thinkingRequest.messages);
   });
 });

@@ -20,15 +20,30 @@ describe('anthropicResponseToCanonical', () => {
     const tools = anthropicResponseToCanonical(toolUseResponse, 'm');
     expect(tools.choices[0]?.finish_reason).toBe('tool_calls');
     expect(tools.choices[0]?.message.tool_calls).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+      },
     ]);
     const thinking = anthropicResponseToCanonical(thinkingResponse, 'm');
-    expect(thinking.choices[0]?.message).toEqual({ role: 'assistant', content: 'Based on my analysis...', reasoning_content: 'Let me analyze this step by step...' });
+    expect(thinking.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: 'Based on my analysis...',
+      reasoning_content: 'Let me analyze this step by step...',
+    });
   });
 
   it('maps every stop reason', () => {
     const finish = (stop_reason: string) => anthropicResponseToCanonical({ ...plainResponse, stop_reason }, 'm').choices[0]?.finish_reason;
-    expect(['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'tool_use', 'refusal'].map(finish)).toEqual(['stop', 'stop', 'stop', 'length', 'tool_calls', 'content_filter']);
+    expect(['end_turn', 'stop_sequence', 'pause_turn', 'max_tokens', 'tool_use', 'refusal'].map(finish)).toEqual([
+      'stop',
+      'stop',
+      'stop',
+      'length',
+      'tool_calls',
+      'content_filter',
+    ]);
   });
 });
 
@@ -40,12 +55,25 @@ describe('usage', () => {
       total_tokens: 165,
       prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 },
     });
-    expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: null })).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
-    expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } }).completion_tokens_details).toEqual({ reasoning_tokens: 30 });
+    expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: null })).toEqual({
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+    });
+    expect(anthropicUsageToChat({ input_tokens: 10, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } }).completion_tokens_details).toEqual({
+      reasoning_tokens: 30,
+    });
   });
 
   it('takes them back out for an Anthropic client', () => {
-    expect(chatUsageToAnthropic({ prompt_tokens: 160, completion_tokens: 5, total_tokens: 165, prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 } })).toEqual({
+    expect(
+      chatUsageToAnthropic({
+        prompt_tokens: 160,
+        completion_tokens: 5,
+        total_tokens: 165,
+        prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 },
+      }),
+    ).toEqual({
       input_tokens: 10,
       output_tokens: 5,
       cache_read_input_tokens: 100,

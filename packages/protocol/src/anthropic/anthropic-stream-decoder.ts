@@ -138,6 +138,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       this.roleSent = true;
       delta = { role: 'assistant', ...delta };
     }
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    };
   }
 }

@@ -56,10 +56,17 @@ describe('AnthropicStreamDecoder', () => {
       const result = assemble(chunks);
       expect(result.content).toBe("Okay, let's check the weather for San Francisco, CA:");
       expect(result.reasoning).toBe('The user wants the weather in San Francisco. I should call get_weather.');
-      expect(result.tools).toEqual([{ id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: '{"location": "San Francisco, CA", "unit": "fahrenheit"}' }]);
+      expect(result.tools).toEqual([
+        { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: '{"location": "San Francisco, CA", "unit": "fahrenheit"}' },
+      ]);
       expect(JSON.parse(result.tools[0]?.arguments ?? '')).toEqual({ location: 'San Francisco, CA', unit: 'fahrenheit' });
       expect(result.finish).toBe('tool_calls');
-      expect(result.usage).toEqual({ prompt_tokens: 3544, completion_tokens: 89, total_tokens: 3633, prompt_tokens_details: { cached_tokens: 2048, cached_creation_tokens: 1024 } });
+      expect(result.usage).toEqual({
+        prompt_tokens: 3544,
+        completion_tokens: 89,
+        total_tokens: 3633,
+        prompt_tokens_details: { cached_tokens: 2048, cached_creation_tokens: 1024 },
+      });
       expect(result.roles).toBe(1);
       expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
       expect(chunks.every((chunk) => chunk.id === 'msg_014p7gG3wDgGV9EUtLvnow3U' && chunk.model === 'claude-3-7-sonnet-20250219')).toBe(true);
@@ -74,12 +81,20 @@ describe('AnthropicStreamDecoder', () => {
     decoder.push('{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"input_tokens":7,"cache_read_input_tokens":3,"output_tokens":40}}');
     const owed = decoder.finish();
     expect(owed).toHaveLength(1);
-    expect(owed[0]?.usage).toEqual({ prompt_tokens: 10, completion_tokens: 40, total_tokens: 50, prompt_tokens_details: { cached_tokens: 3, cached_creation_tokens: 0 } });
+    expect(owed[0]?.usage).toEqual({
+      prompt_tokens: 10,
+      completion_tokens: 40,
+      total_tokens: 50,
+      prompt_tokens_details: { cached_tokens: 3, cached_creation_tokens: 0 },
+    });
     expect(decoder.finish()).toEqual([]);
   });
 
   it('reports an error event and ignores ping, unparsable data and unknown events', () => {
-    const { chunks, decoder } = decodeText(`event: ping\ndata: {"type":"ping"}\n\ndata: not json\n\nevent: x\ndata: {"type":"brand_new"}\n\n${streamErrorTranscript}`, [20]);
+    const { chunks, decoder } = decodeText(
+      `event: ping\ndata: {"type":"ping"}\n\ndata: not json\n\nevent: x\ndata: {"type":"brand_new"}\n\n${streamErrorTranscript}`,
+      [20],
+    );
     expect(decoder.error).toEqual({ message: 'Overloaded', type: 'overloaded_error' });
     expect(assemble(chunks).content).toBe('');
   });
@@ -122,10 +137,20 @@ describe('AnthropicStreamEncoder', () => {
     const events = parseEvents(text);
     expect(events.map((event) => event.event)).toEqual([
       'message_start',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
       'message_delta',
       'message_stop',
     ]);
@@ -142,18 +167,27 @@ describe('AnthropicStreamEncoder', () => {
   it('closes a stream with no usage at finish(), and writes an error event on failure', () => {
     const encoder = new AnthropicStreamEncoder('m');
     const text = encoder.push(chunkOf({ content: 'x' }, 'length')) + encoder.finish();
-    expect(parseEvents(text).map((event) => event.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(parseEvents(text).map((event) => event.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     expect(parseEvents(text)[4]?.data.delta).toEqual({ stop_reason: 'max_tokens', stop_sequence: null });
     const failing = new AnthropicStreamEncoder('m');
     failing.push(chunkOf({ content: 'x' }));
-    expect(failing.error('Overloaded', 'overloaded_error')).toBe('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n');
+    expect(failing.error('Overloaded', 'overloaded_error')).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    );
     expect(failing.finish()).toBe('');
   });
 
   it('round trip: random canonical streams, encoded then decoded, keep their content, thinking, tool calls, finish and usage', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
     for (let run = 0; run < 200; run++) {
       const chunks: ChatChunk[] = [];
       let toolCount = 0;
@@ -166,19 +200,31 @@ describe('AnthropicStreamEncoder', () => {
         if (kind === 'text') chunks.push(chunkOf({ content: piece }));
         else if (kind === 'thinking') chunks.push(chunkOf({ reasoning_content: piece }));
         else if (kind === 'tool-new' || toolCount === 0) {
-          chunks.push(chunkOf({ tool_calls: [{ index: toolCount, id: `call_${toolCount}`, type: 'function', function: { name: `fn${toolCount}`, arguments: piece } }] }));
+          chunks.push(
+            chunkOf({ tool_calls: [{ index: toolCount, id: `call_${toolCount}`, type: 'function', function: { name: `fn${toolCount}`, arguments: piece } }] }),
+          );
           toolCount++;
         } else chunks.push(chunkOf({ tool_calls: [{ index: toolCount - 1, function: { arguments: piece } }] }));
       }
       const finish = pick<ChatFinishReason>(['stop', 'length', 'tool_calls', 'content_filter']);
       chunks.push(chunkOf({}, finish));
-      const usage: ChatUsage = { prompt_tokens: 50 + run, completion_tokens: run, total_tokens: 50 + 2 * run, prompt_tokens_details: { cached_tokens: 1 + (run % 7), cached_creation_tokens: run % 3 } };
+      const usage: ChatUsage = {
+        prompt_tokens: 50 + run,
+        completion_tokens: run,
+        total_tokens: 50 + 2 * run,
+        prompt_tokens_details: { cached_tokens: 1 + (run % 7), cached_creation_tokens: run % 3 },
+      };
       chunks.push({ ...chunkOf({}), choices: [], usage });
 
       const encoder = new AnthropicStreamEncoder('gpt-4o');
       const text = chunks.map((chunk) => encoder.push(chunk)).join('') + encoder.finish();
       const cuts = [Math.floor(random() * text.length), Math.floor(random() * text.length)].sort((a, b) => a - b);
-      const decoded = assemble(decodeText(text, cuts.map((cut) => Buffer.byteLength(text.slice(0, cut)))).chunks);
+      const decoded = assemble(
+        decodeText(
+          text,
+          cuts.map((cut) => Buffer.byteLength(text.slice(0, cut))),
+        ).chunks,
+      );
       const expected = assemble(chunks);
       expect(decoded.content).toBe(expected.content);
       expect(decoded.reasoning).toBe(expected.reasoning);

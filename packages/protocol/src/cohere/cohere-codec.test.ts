@@ -28,13 +28,29 @@ describe('Cohere request from canonical', () => {
       stream: true,
       messages: [
         { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather here?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } }] },
-        { role: 'assistant', content: null, reasoning_content: 'I will look it up.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Toronto"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather here?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'I will look it up.',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Toronto"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":"20C"}' },
         { role: 'assistant', content: 'It is 20C.' },
         { role: 'user', content: 'Thanks' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+        },
+      ],
       tool_choice: 'required',
       max_tokens: 300,
       temperature: 0.3,
@@ -52,13 +68,28 @@ describe('Cohere request from canonical', () => {
       stream: true,
       messages: [
         { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather here?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } }] },
-        { role: 'assistant', tool_plan: 'I will look it up.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Toronto"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather here?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          tool_plan: 'I will look it up.',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Toronto"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":"20C"}' },
         { role: 'assistant', content: 'It is 20C.' },
         { role: 'user', content: 'Thanks' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+        },
+      ],
       tool_choice: 'REQUIRED',
       max_tokens: 300,
       temperature: 0.3,
@@ -79,7 +110,15 @@ describe('Cohere request from canonical', () => {
       logit_bias: { '50256': -100 },
       top_p: 1,
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'read this' }, { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBER' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'read this' },
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBER' } },
+          ],
+        },
+      ],
     });
     expect(value.p).toBe(0.99);
     expect(value.tool_choice).toBe('REQUIRED');
@@ -131,7 +170,8 @@ describe('Cohere answer to canonical', () => {
   });
 
   it('maps finish reasons and falls back to billed units', () => {
-    const answer = (finish_reason: string) => cohereCodec.responseToCanonical!({ finish_reason, message: { content: [] }, usage: { billed_units: { input_tokens: 5, output_tokens: 2 } } }, 'm');
+    const answer = (finish_reason: string) =>
+      cohereCodec.responseToCanonical!({ finish_reason, message: { content: [] }, usage: { billed_units: { input_tokens: 5, output_tokens: 2 } } }, 'm');
     expect(answer('MAX_TOKENS').choices[0]!.finish_reason).toBe('length');
     expect(answer('STOP_SEQUENCE').choices[0]!.finish_reason).toBe('stop');
     expect(answer('ERROR').choices[0]!.finish_reason).toBe('stop');
@@ -178,7 +218,12 @@ describe('Cohere stream decoder', () => {
 
   it('numbers two tool calls apart and reports a thinking delta as reasoning', () => {
     const decoder = cohereCodec.streamDecoder!('m');
-    const start = (index: number, id: string) => JSON.stringify({ type: 'tool-call-start', index, delta: { message: { tool_calls: { id, type: 'function', function: { name: 'f', arguments: '{}' } } } } });
+    const start = (index: number, id: string) =>
+      JSON.stringify({
+        type: 'tool-call-start',
+        index,
+        delta: { message: { tool_calls: { id, type: 'function', function: { name: 'f', arguments: '{}' } } } },
+      });
     const first = decoder.push(start(0, 'a'));
     const second = decoder.push(start(1, 'b'));
     expect(first.at(-1)!.choices[0]!.delta.tool_calls![0]!.index).toBe(0);

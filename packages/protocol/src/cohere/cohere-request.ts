@@ -45,7 +45,10 @@ function userContent(message: ChatMessage, index: number, warnings: string[]): C
         parts.push({ type: 'text', text: part.text });
         break;
       case 'image_url':
-        parts.push({ type: 'image_url', image_url: part.image_url.detail ? { url: part.image_url.url, detail: part.image_url.detail } : { url: part.image_url.url } });
+        parts.push({
+          type: 'image_url',
+          image_url: part.image_url.detail ? { url: part.image_url.url, detail: part.image_url.detail } : { url: part.image_url.url },
+        });
         break;
       case 'file':
       case 'input_audio':
@@ -73,7 +76,11 @@ function toCohereMessage(message: ChatMessage, index: number, warnings: string[]
       if (calls.length === 0) return { role: 'assistant', content: text };
       const assistant: CohereMessage = {
         role: 'assistant',
-        tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments || '{}' } })),
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.function.name, arguments: call.function.arguments || '{}' },
+        })),
       };
       // Cohere's own turns carry their reasoning before tool calls as tool_plan.
       const plan = message.reasoning_content || text;

@@ -71,7 +71,13 @@ export function cohereResponseToCanonical(answer: Json, model: string): ChatComp
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: completionMessage, finish_reason: toolCalls.length > 0 && answer.finish_reason === undefined ? 'tool_calls' : cohereFinishReason(answer.finish_reason) }],
+    choices: [
+      {
+        index: 0,
+        message: completionMessage,
+        finish_reason: toolCalls.length > 0 && answer.finish_reason === undefined ? 'tool_calls' : cohereFinishReason(answer.finish_reason),
+      },
+    ],
   };
   const usage = cohereUsage(answer.usage);
   if (usage) completion.usage = usage;

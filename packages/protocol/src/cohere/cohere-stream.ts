@@ -37,7 +37,13 @@ export class CohereStreamDecoder implements StreamDecoder {
   constructor(private readonly model: string) {}
 
   private chunk(delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatChunk {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    };
   }
 
   /** A delta chunk, preceded by the role chunk when the stream did not open with message-start. */
@@ -97,7 +103,14 @@ export class CohereStreamDecoder implements StreamDecoder {
         const index = this.toolIndex(parsed, true);
         const args = textField(call, 'function', 'arguments') ?? '';
         return this.emit({
-          tool_calls: [{ index, id: typeof call.id === 'string' ? call.id : `call_${index}`, type: 'function', function: { name: textField(call, 'function', 'name') ?? '', arguments: args } }],
+          tool_calls: [
+            {
+              index,
+              id: typeof call.id === 'string' ? call.id : `call_${index}`,
+              type: 'function',
+              function: { name: textField(call, 'function', 'name') ?? '', arguments: args },
+            },
+          ],
         });
       }
       case 'tool-call-delta': {

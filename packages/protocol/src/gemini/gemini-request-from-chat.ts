@@ -62,7 +62,8 @@ function contentPart(part: ChatContentPart, where: string, warnings: string[]): 
     case 'file': {
       const inline = part.file.file_data !== undefined ? parseDataUrl(part.file.file_data) : undefined;
       if (inline) return { inlineData: inline };
-      if (part.file.file_id) return { fileData: { mimeType: geminiMimeTypeFromAddress(part.file.filename ?? part.file.file_id, 'application/pdf'), fileUri: part.file.file_id } };
+      if (part.file.file_id)
+        return { fileData: { mimeType: geminiMimeTypeFromAddress(part.file.filename ?? part.file.file_id, 'application/pdf'), fileUri: part.file.file_id } };
       warnings.push(`${where}: a file part without data or a file id was dropped`);
       return undefined;
     }
@@ -225,7 +226,11 @@ export function chatRequestToGemini(request: ChatRequest, context: OutboundConte
       {
         functionDeclarations: tools.map((tool) => {
           const parameters = toolParameters(tool.function.parameters);
-          return { name: tool.function.name, ...(tool.function.description !== undefined ? { description: tool.function.description } : {}), ...(parameters ? { parameters } : {}) };
+          return {
+            name: tool.function.name,
+            ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+            ...(parameters ? { parameters } : {}),
+          };
         }),
       },
     ];

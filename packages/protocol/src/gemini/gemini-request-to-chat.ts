@@ -186,7 +186,11 @@ function readGenerationConfig(config: Json, request: ChatRequest, warnings: stri
   set('top_k', numberField(config, 'topK'));
   set('max_tokens', numberField(config, 'maxOutputTokens'));
   const stop = field(config, 'stopSequences');
-  if (Array.isArray(stop)) set('stop', stop.filter((item): item is string => typeof item === 'string'));
+  if (Array.isArray(stop))
+    set(
+      'stop',
+      stop.filter((item): item is string => typeof item === 'string'),
+    );
   set('n', numberField(config, 'candidateCount'));
   set('seed', numberField(config, 'seed'));
   set('presence_penalty', numberField(config, 'presencePenalty'));

@@ -49,7 +49,11 @@ describe('geminiRequestToChat', () => {
       role: 'assistant',
       content: null,
       tool_calls: [
-        { id: 'call_1_0', type: 'function', function: { name: 'schedule_meeting', arguments: '{"attendees":["Bob","Alice"],"date":"2025-03-27","time":"10:00","topic":"Q3 planning"}' } },
+        {
+          id: 'call_1_0',
+          type: 'function',
+          function: { name: 'schedule_meeting', arguments: '{"attendees":["Bob","Alice"],"date":"2025-03-27","time":"10:00","topic":"Q3 planning"}' },
+        },
       ],
     });
     expect(value.messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_1_0', content: '{"result":"Meeting scheduled."}' });
@@ -64,7 +68,13 @@ describe('geminiRequestToChat', () => {
           role: 'model',
           parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } } }, { functionCall: { id: 'w-2', name: 'weather', args: { city: 'Rome' } } }],
         },
-        { role: 'user', parts: [{ functionResponse: { id: 'w-2', name: 'weather', response: { temp: 20 } } }, { functionResponse: { name: 'weather', response: { temp: 15 } } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'w-2', name: 'weather', response: { temp: 20 } } },
+            { functionResponse: { name: 'weather', response: { temp: 15 } } },
+          ],
+        },
       ],
     });
     expect(value.messages.slice(2)).toEqual([
@@ -121,9 +131,11 @@ describe('geminiRequestToChat', () => {
   });
 
   it('maps thinking budgets to the nearest effort (-1 is medium, 0 none) and the calling modes to tool_choice', () => {
-    const effort = (thinkingBudget: number) => geminiRequestToChat({ contents: [], generationConfig: { thinkingConfig: { thinkingBudget } } }).value.reasoning_effort;
+    const effort = (thinkingBudget: number) =>
+      geminiRequestToChat({ contents: [], generationConfig: { thinkingConfig: { thinkingBudget } } }).value.reasoning_effort;
     expect([effort(-1), effort(0), effort(512), effort(6000), effort(32768)]).toEqual(['medium', undefined, 'low', 'medium', 'high']);
-    const choice = (functionCallingConfig: Record<string, unknown>) => geminiRequestToChat({ contents: [], toolConfig: { functionCallingConfig } }).value.tool_choice;
+    const choice = (functionCallingConfig: Record<string, unknown>) =>
+      geminiRequestToChat({ contents: [], toolConfig: { functionCallingConfig } }).value.tool_choice;
     expect([choice({ mode: 'AUTO' }), choice({ mode: 'NONE' }), choice({ mode: 'ANY' })]).toEqual(['auto', 'none', 'required']);
   });
 
@@ -138,16 +150,26 @@ describe('geminiRequestToChat', () => {
     });
     expect(value.reasoning_effort).toBe('high');
     expect(value.messages[1]).toEqual({ role: 'assistant', content: 'Done.' });
-    expect(warnings).toEqual(['contents[1].parts[0]: a model part of this kind has no OpenAI equivalent and was dropped', 'cachedContent has no OpenAI equivalent and was dropped']);
+    expect(warnings).toEqual([
+      'contents[1].parts[0]: a model part of this kind has no OpenAI equivalent and was dropped',
+      'cachedContent has no OpenAI equivalent and was dropped',
+    ]);
   });
 
   it('drops built-in tools with a warning and reads parametersJsonSchema as is', () => {
     const { value, warnings } = geminiRequestToChat({
       contents: [{ parts: [{ text: 'hi' }] }],
-      tools: [{ googleSearch: {} }, { codeExecution: {} }, { functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'object', additionalProperties: false } }] }],
+      tools: [
+        { googleSearch: {} },
+        { codeExecution: {} },
+        { functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'object', additionalProperties: false } }] },
+      ],
     });
     expect(value.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object', additionalProperties: false } } }]);
-    expect(warnings).toEqual(['tools: the googleSearch tool has no OpenAI equivalent and was dropped', 'tools: the codeExecution tool has no OpenAI equivalent and was dropped']);
+    expect(warnings).toEqual([
+      'tools: the googleSearch tool has no OpenAI equivalent and was dropped',
+      'tools: the codeExecution tool has no OpenAI equivalent and was dropped',
+    ]);
   });
 
   it('refuses what is not a request with a ConversionError naming the problem', () => {
@@ -237,7 +259,13 @@ describe('chatRequestToGemini', () => {
           function: {
             name: 'lookup',
             description: 'Looks up a thing',
-            parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false, properties: { q: { type: 'string', format: 'uri' } }, required: ['q'] },
+            parameters: {
+              $schema: 'http://json-schema.org/draft-07/schema#',
+              type: 'object',
+              additionalProperties: false,
+              properties: { q: { type: 'string', format: 'uri' } },
+              required: ['q'],
+            },
           },
         },
         { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
@@ -258,7 +286,10 @@ describe('chatRequestToGemini', () => {
       user: 'u-1',
       logprobs: true,
     };
-    const { value, warnings } = chatRequestToGemini(request, { ...context, safetyThreshold: (category) => (category === 'HARM_CATEGORY_CIVIC_INTEGRITY' ? 'BLOCK_NONE' : 'OFF') });
+    const { value, warnings } = chatRequestToGemini(request, {
+      ...context,
+      safetyThreshold: (category) => (category === 'HARM_CATEGORY_CIVIC_INTEGRITY' ? 'BLOCK_NONE' : 'OFF'),
+    });
     expect(value.tools).toEqual([
       {
         functionDeclarations: [
@@ -304,8 +335,11 @@ describe('chatRequestToGemini', () => {
 
   it('prefers the thinking budget the model name asked for, and maps each tool_choice string', () => {
     const base: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high' };
-    expect(chatRequestToGemini(base, { ...context, thinkingBudgetTokens: 3000 }).value.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } });
-    const mode = (tool_choice: ChatRequest['tool_choice']) => (chatRequestToGemini({ model: 'm', messages: [], tool_choice }, context).value.toolConfig as { functionCallingConfig: unknown }).functionCallingConfig;
+    expect(chatRequestToGemini(base, { ...context, thinkingBudgetTokens: 3000 }).value.generationConfig).toEqual({
+      thinkingConfig: { thinkingBudget: 3000, includeThoughts: true },
+    });
+    const mode = (tool_choice: ChatRequest['tool_choice']) =>
+      (chatRequestToGemini({ model: 'm', messages: [], tool_choice }, context).value.toolConfig as { functionCallingConfig: unknown }).functionCallingConfig;
     expect([mode('none'), mode('auto'), mode('required')]).toEqual([{ mode: 'NONE' }, { mode: 'AUTO' }, { mode: 'ANY' }]);
   });
 

@@ -29,7 +29,11 @@ describe('geminiResponseToChat', () => {
           role: 'assistant',
           content: null,
           tool_calls: [
-            { id: 'call_fc-resp-1_0', type: 'function', function: { name: 'schedule_meeting', arguments: '{"attendees":["Bob","Alice"],"date":"2025-03-27","time":"10:00","topic":"Q3 planning"}' } },
+            {
+              id: 'call_fc-resp-1_0',
+              type: 'function',
+              function: { name: 'schedule_meeting', arguments: '{"attendees":["Bob","Alice"],"date":"2025-03-27","time":"10:00","topic":"Q3 planning"}' },
+            },
           ],
         },
         finish_reason: 'tool_calls',
@@ -62,31 +66,32 @@ describe('geminiResponseToChat', () => {
   it('maps each finish reason', () => {
     const reason = (finishReason: string) =>
       geminiResponseToChat({ candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason }] }, 'm').choices[0]!.finish_reason;
-    expect(['STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'MALFORMED_FUNCTION_CALL', 'OTHER'].map(reason)).toEqual([
-      'stop',
-      'length',
-      'content_filter',
-      'content_filter',
-      'content_filter',
-      'content_filter',
-      'content_filter',
-      'content_filter',
-      'stop',
-      'stop',
-    ]);
+    expect(
+      ['STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'MALFORMED_FUNCTION_CALL', 'OTHER'].map(reason),
+    ).toEqual(['stop', 'length', 'content_filter', 'content_filter', 'content_filter', 'content_filter', 'content_filter', 'content_filter', 'stop', 'stop']);
   });
 });
 
 describe('usage', () => {
   it('adds tool-use prompt tokens to the prompt and falls back to the total for the output', () => {
-    expect(geminiUsageToChat({ promptTokenCount: 10, toolUsePromptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 18 })).toEqual({ prompt_tokens: 15, completion_tokens: 3, total_tokens: 18 });
+    expect(geminiUsageToChat({ promptTokenCount: 10, toolUsePromptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 18 })).toEqual({
+      prompt_tokens: 15,
+      completion_tokens: 3,
+      total_tokens: 18,
+    });
     expect(geminiUsageToChat({ promptTokenCount: 10, totalTokenCount: 14 })).toEqual({ prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 });
     expect(geminiUsageToChat(undefined)).toBeUndefined();
   });
 
   it('goes back to usageMetadata with the reasoning share as thoughts', () => {
     expect(
-      chatUsageToGemini({ prompt_tokens: 12, completion_tokens: 386, total_tokens: 398, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 364 } }),
+      chatUsageToGemini({
+        prompt_tokens: 12,
+        completion_tokens: 386,
+        total_tokens: 398,
+        prompt_tokens_details: { cached_tokens: 4 },
+        completion_tokens_details: { reasoning_tokens: 364 },
+      }),
     ).toEqual({ promptTokenCount: 12, candidatesTokenCount: 22, thoughtsTokenCount: 364, cachedContentTokenCount: 4, totalTokenCount: 398 });
   });
 });
@@ -100,7 +105,12 @@ describe('chatResponseToGemini', () => {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: 'Calling.', reasoning_content: 'Need data.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+        message: {
+          role: 'assistant',
+          content: 'Calling.',
+          reasoning_content: 'Need data.',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+        },
         finish_reason: 'tool_calls',
       },
       { index: 1, message: { role: 'assistant', content: 'Cut' }, finish_reason: 'length' },
@@ -112,7 +122,10 @@ describe('chatResponseToGemini', () => {
     expect(chatResponseToGemini(completion)).toEqual({
       candidates: [
         {
-          content: { role: 'model', parts: [{ text: 'Need data.', thought: true }, { text: 'Calling.' }, { functionCall: { id: 'call_1', name: 'f', args: { a: 1 } } }] },
+          content: {
+            role: 'model',
+            parts: [{ text: 'Need data.', thought: true }, { text: 'Calling.' }, { functionCall: { id: 'call_1', name: 'f', args: { a: 1 } } }],
+          },
           index: 0,
           finishReason: 'STOP',
         },

@@ -57,7 +57,13 @@ describe('GeminiStreamDecoder', () => {
   it('decodes the documented transcript whole, and split at awkward points (inside \\r\\n and inside the emoji)', () => {
     const emoji = transcript.indexOf(Buffer.from('☀'));
     const firstEnd = transcript.indexOf('\r\n\r\n');
-    for (const cuts of [[], [1, 2, 3], [firstEnd + 1, firstEnd + 3], [emoji + 1, emoji + 2], Array.from({ length: transcript.length - 1 }, (_, index) => index + 1)]) {
+    for (const cuts of [
+      [],
+      [1, 2, 3],
+      [firstEnd + 1, firstEnd + 3],
+      [emoji + 1, emoji + 2],
+      Array.from({ length: transcript.length - 1 }, (_, index) => index + 1),
+    ]) {
       const chunks = decode(transcript, cuts);
       const collected = collect(chunks);
       expect(collected.text).toBe(expectedText);
@@ -73,11 +79,18 @@ describe('GeminiStreamDecoder', () => {
 
   it('decodes thoughts, whole function calls with running indexes, and finishes with tool_calls', () => {
     const stream = sse(
-      { candidates: [{ content: { role: 'model', parts: [{ text: 'Planning the calls.', thought: true }] }, index: 0 }], usageMetadata: { promptTokenCount: 20, totalTokenCount: 20 }, responseId: 'r1' },
+      {
+        candidates: [{ content: { role: 'model', parts: [{ text: 'Planning the calls.', thought: true }] }, index: 0 }],
+        usageMetadata: { promptTokenCount: 20, totalTokenCount: 20 },
+        responseId: 'r1',
+      },
       {
         candidates: [
           {
-            content: { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } } }, { functionCall: { id: 'g-2', name: 'weather', args: { city: 'Rome' } } }] },
+            content: {
+              role: 'model',
+              parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } } }, { functionCall: { id: 'g-2', name: 'weather', args: { city: 'Rome' } } }],
+            },
             finishReason: 'STOP',
             index: 0,
           },
@@ -121,10 +134,20 @@ describe('GeminiStreamEncoder', () => {
     { ...base, choices: [{ index: 0, delta: { reasoning_content: 'Think.' }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { content: 'Hello ' }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { content: 'world' }, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }] }, finish_reason: null }] },
+    {
+      ...base,
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }] }, finish_reason: null },
+      ],
+    },
     { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'time', arguments: '{}' } }] }, finish_reason: null }] },
+    {
+      ...base,
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'time', arguments: '{}' } }] }, finish_reason: null },
+      ],
+    },
     { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
     { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20, completion_tokens_details: { reasoning_tokens: 2 } } },
   ];
@@ -143,7 +166,9 @@ describe('GeminiStreamEncoder', () => {
       usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, thoughtsTokenCount: 2, totalTokenCount: 20 },
     });
     expect(responses.filter((response) => 'usageMetadata' in response)).toHaveLength(1);
-    expect(responses.flatMap((response) => ((response.candidates ?? []) as { content: { parts: unknown[] } }[]).flatMap((candidate) => candidate.content.parts))).toEqual([
+    expect(
+      responses.flatMap((response) => ((response.candidates ?? []) as { content: { parts: unknown[] } }[]).flatMap((candidate) => candidate.content.parts)),
+    ).toEqual([
       { text: 'Think.', thought: true },
       { text: 'Hello ' },
       { text: 'world' },
@@ -166,7 +191,8 @@ describe('GeminiStreamEncoder', () => {
 
   it('separates whole calls from upstreams that leave the index out', () => {
     const encoder = geminiCodec.streamEncoder!('m', { includeUsage: false });
-    const call = (id: string, name: string) => [{ id, type: 'function' as const, function: { name, arguments: '{}' } }] as unknown as ChatChunk['choices'][0]['delta']['tool_calls'];
+    const call = (id: string, name: string) =>
+      [{ id, type: 'function' as const, function: { name, arguments: '{}' } }] as unknown as ChatChunk['choices'][0]['delta']['tool_calls'];
     const text =
       encoder.push({ ...base, choices: [{ index: 0, delta: { tool_calls: call('c1', 'a') }, finish_reason: null }] }) +
       encoder.push({ ...base, choices: [{ index: 0, delta: { tool_calls: call('c2', 'b') }, finish_reason: 'tool_calls' }] }) +
@@ -184,9 +210,16 @@ describe('GeminiStreamEncoder', () => {
     expect(JSON.parse(encoder.finish().slice(6))).toMatchObject({ candidates: [{ finishReason: 'STOP', index: 0 }] });
 
     const cut = geminiCodec.streamEncoder!('m', { includeUsage: false });
-    cut.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"x":1}' } }] }, finish_reason: null }] });
-    expect(JSON.parse(cut.finish().slice(6))).toMatchObject({ candidates: [{ content: { parts: [{ functionCall: { id: 'c', name: 'f', args: { x: 1 } } }] } }] });
+    cut.push({
+      ...base,
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"x":1}' } }] }, finish_reason: null }],
+    });
+    expect(JSON.parse(cut.finish().slice(6))).toMatchObject({
+      candidates: [{ content: { parts: [{ functionCall: { id: 'c', name: 'f', args: { x: 1 } } }] } }],
+    });
 
-    expect(encoder.error('upstream went away', 'upstream_error')).toBe('data: {"error":{"code":500,"message":"upstream went away","status":"INTERNAL"}}\r\n\r\n');
+    expect(encoder.error('upstream went away', 'upstream_error')).toBe(
+      'data: {"error":{"code":500,"message":"upstream went away","status":"INTERNAL"}}\r\n\r\n',
+    );
   });
 });

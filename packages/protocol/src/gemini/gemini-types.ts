@@ -131,6 +131,11 @@ export function parseGeminiRequest(body: unknown): Json & { contents: { role?: s
   const parsed = geminiRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const where = issue ? issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('').replace(/^\./, '') : '';
+  const where = issue
+    ? issue.path
+        .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+        .join('')
+        .replace(/^\./, '')
+    : '';
   throw new ConversionError(`Invalid Gemini request: ${where || 'body'} ${issue?.message ?? 'is malformed'}`);
 }

@@ -80,7 +80,9 @@ export interface ChatRequest {
   tool_choice?: ChatToolChoice | undefined;
   parallel_tool_calls?: boolean | undefined;
   reasoning_effort?: ReasoningEffort | undefined;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean } } | undefined;
+  response_format?:
+    | { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean } }
+    | undefined;
   user?: string | undefined;
   [field: string]: unknown;
 }

@@ -2,8 +2,7 @@ import type { ChatCodec, StreamDecoder, StreamEncoder } from '../convert/codec.j
 import { ConversionError } from '../convert/codec.js';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './chat-types.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * OpenAI chat streams as canonical chunks: each event's JSON is already one. `[DONE]` and events

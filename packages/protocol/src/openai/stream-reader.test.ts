@@ -52,7 +52,8 @@ describe('OpenAIStreamReader', () => {
   });
 
   it('reads usage events of every shape in a chunk of whole events: one data line (non-ASCII text too), named, without the space', () => {
-    const onChoice = (text: string, prompt: number) => chunk({ choices: [{ index: 0, delta: { content: text }, usage: { prompt_tokens: prompt, completion_tokens: 1 } }] });
+    const onChoice = (text: string, prompt: number) =>
+      chunk({ choices: [{ index: 0, delta: { content: text }, usage: { prompt_tokens: prompt, completion_tokens: 1 } }] });
     const cases: [string, string, number][] = [
       [onChoice('狐狸 ✓', 7), '狐狸 ✓', 7],
       [`event: message\n${onChoice('named', 8)}`, 'named', 8],
@@ -124,18 +125,58 @@ describe('OpenAIStreamReader: usage chunks of every shape', () => {
     usage: { prompt_tokens: 24, completion_tokens: 96, total_tokens: 120, prompt_tokens_details: { cached_tokens: 8, audio_tokens: 0 } },
   };
   const cases: [string, string, { usage: unknown; dropped: boolean; text: string; error?: string }][] = [
-    ['OpenAI\'s, usage last', chunk(openaiLast), { usage: { promptTokens: 24, completionTokens: 96, cachedTokens: 8 }, dropped: true, text: '' }],
-    ['a key after usage (OpenAI\'s obfuscation)', chunk({ ...openaiLast, obfuscation: 'x{"}]' }), { usage: { promptTokens: 24, completionTokens: 96, cachedTokens: 8 }, dropped: true, text: '' }],
-    ['usage before choices', chunk({ id: 'c', usage: { prompt_tokens: 5, completion_tokens: 1 }, choices: [] }), { usage: { promptTokens: 5, completionTokens: 1 }, dropped: true, text: '' }],
-    ['strings with braces, quotes and backslashes', chunk({ id: 'a"{[\\', choices: [], model: '}]}', usage: { prompt_tokens: 2, completion_tokens: 3, note: '"}' } }), { usage: { promptTokens: 2, completionTokens: 3 }, dropped: true, text: '' }],
-    ['usage with choices (Moonshot-style, on the choice)', chunk({ choices: [{ index: 0, delta: { content: 'hi' }, usage: { prompt_tokens: 4, completion_tokens: 1 } }] }), { usage: { promptTokens: 4, completionTokens: 1 }, dropped: false, text: 'hi' }],
-    ['empty choices inside another object, usage nested too', chunk({ x_vendor: { choices: [], usage: { prompt_tokens: 9, completion_tokens: 9 } }, choices: [{ index: 0, delta: { content: 'a' } }] }), { usage: undefined, dropped: false, text: 'a' }],
-    ['usage nested beside top-level empty choices', chunk({ choices: [], x_vendor: { usage: { prompt_tokens: 9, completion_tokens: 9 } } }), { usage: undefined, dropped: false, text: '' }],
-    ['an error beside usage', chunk({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 }, error: { message: 'quota' } }), { usage: { promptTokens: 1, completionTokens: 1 }, dropped: true, text: '', error: 'quota' }],
+    ["OpenAI's, usage last", chunk(openaiLast), { usage: { promptTokens: 24, completionTokens: 96, cachedTokens: 8 }, dropped: true, text: '' }],
+    [
+      "a key after usage (OpenAI's obfuscation)",
+      chunk({ ...openaiLast, obfuscation: 'x{"}]' }),
+      { usage: { promptTokens: 24, completionTokens: 96, cachedTokens: 8 }, dropped: true, text: '' },
+    ],
+    [
+      'usage before choices',
+      chunk({ id: 'c', usage: { prompt_tokens: 5, completion_tokens: 1 }, choices: [] }),
+      { usage: { promptTokens: 5, completionTokens: 1 }, dropped: true, text: '' },
+    ],
+    [
+      'strings with braces, quotes and backslashes',
+      chunk({ id: 'a"{[\\', choices: [], model: '}]}', usage: { prompt_tokens: 2, completion_tokens: 3, note: '"}' } }),
+      { usage: { promptTokens: 2, completionTokens: 3 }, dropped: true, text: '' },
+    ],
+    [
+      'usage with choices (Moonshot-style, on the choice)',
+      chunk({ choices: [{ index: 0, delta: { content: 'hi' }, usage: { prompt_tokens: 4, completion_tokens: 1 } }] }),
+      { usage: { promptTokens: 4, completionTokens: 1 }, dropped: false, text: 'hi' },
+    ],
+    [
+      'empty choices inside another object, usage nested too',
+      chunk({ x_vendor: { choices: [], usage: { prompt_tokens: 9, completion_tokens: 9 } }, choices: [{ index: 0, delta: { content: 'a' } }] }),
+      { usage: undefined, dropped: false, text: 'a' },
+    ],
+    [
+      'usage nested beside top-level empty choices',
+      chunk({ choices: [], x_vendor: { usage: { prompt_tokens: 9, completion_tokens: 9 } } }),
+      { usage: undefined, dropped: false, text: '' },
+    ],
+    [
+      'an error beside usage',
+      chunk({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 }, error: { message: 'quota' } }),
+      { usage: { promptTokens: 1, completionTokens: 1 }, dropped: true, text: '', error: 'quota' },
+    ],
     ['a usage object that counts nothing', chunk({ choices: [], usage: {} }), { usage: undefined, dropped: false, text: '' }],
-    ['output/input token names', chunk({ choices: [], usage: { input_tokens: 7, output_tokens: 2 } }), { usage: { promptTokens: 7, completionTokens: 2 }, dropped: true, text: '' }],
-    ['two usage keys (the last wins, as in JSON.parse)', 'data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1},"usage":{"prompt_tokens":6,"completion_tokens":4}}\n\n', { usage: { promptTokens: 6, completionTokens: 4 }, dropped: true, text: '' }],
-    ['spaces after the colons', 'data: {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}\n\n', { usage: { promptTokens: 3, completionTokens: 2 }, dropped: true, text: '' }],
+    [
+      'output/input token names',
+      chunk({ choices: [], usage: { input_tokens: 7, output_tokens: 2 } }),
+      { usage: { promptTokens: 7, completionTokens: 2 }, dropped: true, text: '' },
+    ],
+    [
+      'two usage keys (the last wins, as in JSON.parse)',
+      'data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1},"usage":{"prompt_tokens":6,"completion_tokens":4}}\n\n',
+      { usage: { promptTokens: 6, completionTokens: 4 }, dropped: true, text: '' },
+    ],
+    [
+      'spaces after the colons',
+      'data: {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}\n\n',
+      { usage: { promptTokens: 3, completionTokens: 2 }, dropped: true, text: '' },
+    ],
     ['broken JSON', 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":\n\n', { usage: undefined, dropped: false, text: '' }],
   ];
 

@@ -37,9 +37,9 @@ describe('normaliseUsage: cached prompt tokens', () => {
 describe('normaliseUsage: prompt tokens written to the cache', () => {
   it('reads prompt_tokens_details.cached_creation_tokens beside cached_tokens, both shares of the prompt', () => {
     // A Claude answer (input 100, cache read 2000, cache write 300) as the canonical shape carries it.
-    expect(
-      normaliseUsage({ prompt_tokens: 2400, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 2000, cached_creation_tokens: 300 } }),
-    ).toEqual({ promptTokens: 2400, completionTokens: 50, cachedTokens: 2000, cacheCreationTokens: 300 });
+    expect(normaliseUsage({ prompt_tokens: 2400, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 2000, cached_creation_tokens: 300 } })).toEqual(
+      { promptTokens: 2400, completionTokens: 50, cachedTokens: 2000, cacheCreationTokens: 300 },
+    );
     expect(normaliseUsage({ prompt_tokens: 400, completion_tokens: 5, prompt_tokens_details: { cached_creation_tokens: 300 } })).toEqual({
       promptTokens: 400,
       completionTokens: 5,
@@ -55,11 +55,16 @@ describe('normaliseUsage: prompt tokens written to the cache', () => {
   });
 
   it('clamps reads and writes together to the prompt: reads first, writes up to what is left', () => {
-    expect(
-      normaliseUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 70, cached_creation_tokens: 50 } }),
-    ).toEqual({ promptTokens: 100, completionTokens: 1, cachedTokens: 70, cacheCreationTokens: 30 });
-    expect(
-      normaliseUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 } }),
-    ).toEqual({ promptTokens: 100, completionTokens: 1, cachedTokens: 100 });
+    expect(normaliseUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 70, cached_creation_tokens: 50 } })).toEqual({
+      promptTokens: 100,
+      completionTokens: 1,
+      cachedTokens: 70,
+      cacheCreationTokens: 30,
+    });
+    expect(normaliseUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 50 } })).toEqual({
+      promptTokens: 100,
+      completionTokens: 1,
+      cachedTokens: 100,
+    });
   });
 });

@@ -19,8 +19,7 @@ export interface TokenUsage {
 type Json = Record<string, unknown>;
 
 /** A finite, non-negative count; anything else (null, strings, negatives) is no count. */
-const countOf = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+const countOf = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
 
 const detailOf = (details: unknown, field: string): number | undefined =>
   details !== null && typeof details === 'object' && !Array.isArray(details) ? countOf((details as Json)[field]) : undefined;

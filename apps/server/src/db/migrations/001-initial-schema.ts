@@ -13,8 +13,7 @@ export function initialSchema(dialect: DialectName): Migration {
     if (dialect === 'mysql') return builder.addColumn('id', 'bigint', (col) => col.primaryKey().autoIncrement());
     return builder.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement());
   };
-  const int = (builder: Builder, name: string, fallback = 0): Builder =>
-    builder.addColumn(name, 'bigint', (col) => col.notNull().defaultTo(fallback));
+  const int = (builder: Builder, name: string, fallback = 0): Builder => builder.addColumn(name, 'bigint', (col) => col.notNull().defaultTo(fallback));
   const text = (builder: Builder, name: string): Builder =>
     // MySQL 8 only accepts a TEXT default as an expression; MariaDB takes either form.
     builder.addColumn(name, 'text', (col) => col.notNull().defaultTo(dialect === 'mysql' ? sql`('')` : ''));

@@ -47,9 +47,16 @@ describe.each(DIALECTS)('migration 002 on %s', (dialect) => {
       last_seen_at: 1,
       expires_at: 2,
     });
-    expect(await db.kysely.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst()).toMatchObject({ ip: '', user_agent: '', expires_at: 2 });
+    expect(await db.kysely.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirst()).toMatchObject({
+      ip: '',
+      user_agent: '',
+      expires_at: 2,
+    });
     await expect(
-      db.kysely.insertInto('sessions').values({ token_hash: 'a'.repeat(64), user_id: 2, created_at: 1, last_seen_at: 1, expires_at: 2 }).execute(),
+      db.kysely
+        .insertInto('sessions')
+        .values({ token_hash: 'a'.repeat(64), user_id: 2, created_at: 1, last_seen_at: 1, expires_at: 2 })
+        .execute(),
     ).rejects.toThrow();
   });
 });

@@ -10,8 +10,19 @@ describe.each(DIALECTS)('migration 005-quota-data-key on %s', (dialect) => {
       const migration = quotaDataKey(dialect);
       // The database as new-api may leave it: the key not there yet, a race's duplicate rows.
       await migration.down!(kysely);
-      const row = (model_name: string, count: number) => ({ user_id: 1, username: 'u', model_name, created_at: 3600, token_used: count * 10, count, quota: count * 100 });
-      await kysely.insertInto('quota_data').values([row('m', 1), row('m', 2), row('other', 4), row('m', 3)]).execute();
+      const row = (model_name: string, count: number) => ({
+        user_id: 1,
+        username: 'u',
+        model_name,
+        created_at: 3600,
+        token_used: count * 10,
+        count,
+        quota: count * 100,
+      });
+      await kysely
+        .insertInto('quota_data')
+        .values([row('m', 1), row('m', 2), row('other', 4), row('m', 3)])
+        .execute();
       await migration.up(kysely);
 
       const rows = await kysely.selectFrom('quota_data').select(['model_name', 'count', 'quota', 'token_used']).orderBy('model_name').execute();

@@ -8,7 +8,10 @@ import type { Kysely, Migration } from 'kysely';
 export function quotaReminders(): Migration {
   return {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('users').addColumn('quota_reminded_at', 'bigint', (col) => col.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('quota_reminded_at', 'bigint', (col) => col.notNull().defaultTo(0))
+        .execute();
     },
     async down(db: Kysely<any>) {
       await db.schema.alterTable('users').dropColumn('quota_reminded_at').execute();

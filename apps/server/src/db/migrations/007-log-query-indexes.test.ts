@@ -39,8 +39,15 @@ describe.each(DIALECTS)('migration 007-log-query-indexes on %s', (dialect) => {
       expect(after.idx_logs_user_id_covering).toEqual(['user_id', 'id', 'type', 'created_at', 'quota']);
       expect(after.idx_logs_created_at_covering).toEqual(['created_at', 'type', 'quota']);
       expect(Object.keys(after).sort()).toEqual([
-        'idx_logs_channel_id_covering', 'idx_logs_created_at_covering', 'idx_logs_group_covering', 'idx_logs_model_name_covering',
-        'idx_logs_token_id', 'idx_logs_token_name_covering', 'idx_logs_type_covering', 'idx_logs_user_id_covering', 'idx_logs_username_covering',
+        'idx_logs_channel_id_covering',
+        'idx_logs_created_at_covering',
+        'idx_logs_group_covering',
+        'idx_logs_model_name_covering',
+        'idx_logs_token_id',
+        'idx_logs_token_name_covering',
+        'idx_logs_type_covering',
+        'idx_logs_user_id_covering',
+        'idx_logs_username_covering',
       ]);
 
       await logQueryIndexes(dialect).down!(kysely);

@@ -14,8 +14,14 @@ export function taskRefunds(): Migration {
   return {
     async up(db: Kysely<any>) {
       for (const table of ['midjourneys', 'tasks']) {
-        await db.schema.alterTable(table).addColumn('token_id', 'integer', (col) => col.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable(table).addColumn('refunded', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn('token_id', 'integer', (col) => col.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn('refunded', 'integer', (col) => col.notNull().defaultTo(0))
+          .execute();
         await db.schema.createIndex(`idx_${table}_status_submit`).on(table).columns(['status', 'submit_time']).execute();
       }
     },

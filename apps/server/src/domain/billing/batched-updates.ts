@@ -24,7 +24,13 @@ export async function lockRowsInIdOrder(executor: Kysely<Database>, dialect: Dia
   if (dialect === 'sqlite') return;
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   for (let start = 0; start < sorted.length; start += IDS_PER_LOCK) {
-    await executor.selectFrom(table).select('id').where('id', 'in', sorted.slice(start, start + IDS_PER_LOCK)).orderBy('id').forUpdate().execute();
+    await executor
+      .selectFrom(table)
+      .select('id')
+      .where('id', 'in', sorted.slice(start, start + IDS_PER_LOCK))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
   }
 }
 

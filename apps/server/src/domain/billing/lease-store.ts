@@ -211,7 +211,8 @@ export class LeaseStore {
         const amount = Number(lease.amount);
         // Conditional on the amount read, so a second reclaimer of an orphan cannot give it twice.
         const cleared = await trx.deleteFrom('quota_leases').where('id', '=', lease.id).where('amount', '=', amount).executeTakeFirst();
-        if (Number(cleared.numDeletedRows) === 1 && amount !== 0) refunds.push({ kind: Number(lease.kind) as LeaseKind, entityId: Number(lease.entity_id), amount });
+        if (Number(cleared.numDeletedRows) === 1 && amount !== 0)
+          refunds.push({ kind: Number(lease.kind) as LeaseKind, entityId: Number(lease.entity_id), amount });
       }
       // Users before tokens, by id: the lock order of takes and flushes.
       refunds.sort((a, b) => a.kind - b.kind || a.entityId - b.entityId);
@@ -262,7 +263,15 @@ export class LeaseStore {
     for (const [account, amount] of ordered) await this.debit(trx, account, amount);
     const rows = new Map<LeaseAccount, number>();
     for (const account of held) {
-      rows.set(account, await insertReturningId(this.db, 'quota_leases', { holder: this.holder, kind: account.kind, entity_id: account.entityId, amount: account.granted }, trx));
+      rows.set(
+        account,
+        await insertReturningId(
+          this.db,
+          'quota_leases',
+          { holder: this.holder, kind: account.kind, entity_id: account.entityId, amount: account.granted },
+          trx,
+        ),
+      );
     }
     return rows;
   }

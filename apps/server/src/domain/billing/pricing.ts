@@ -26,8 +26,7 @@ export interface ModelPricing {
 
 type NumberMap = Record<string, number>;
 
-const lookup = (map: NumberMap, key: string): number | undefined =>
-  Object.hasOwn(map, key) && typeof map[key] === 'number' ? map[key] : undefined;
+const lookup = (map: NumberMap, key: string): number | undefined => (Object.hasOwn(map, key) && typeof map[key] === 'number' ? map[key] : undefined);
 
 export function groupRatioOf(options: OptionService, group: string): number {
   return lookup(options.json<NumberMap>('GroupRatio'), group) ?? 1;
@@ -59,7 +58,15 @@ export function resolvePricing(options: OptionService, model: string, group: str
 }
 
 /** The options resolvePricing reads: a change to any of them drops its cache. */
-const PRICING_OPTIONS: ReadonlySet<string> = new Set(['GroupRatio', 'ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio', 'CreateCacheRatio', 'SelfUseModeEnabled']);
+const PRICING_OPTIONS: ReadonlySet<string> = new Set([
+  'GroupRatio',
+  'ModelPrice',
+  'ModelRatio',
+  'CompletionRatio',
+  'CacheRatio',
+  'CreateCacheRatio',
+  'SelfUseModeEnabled',
+]);
 
 /**
  * resolvePricing's answers per group and model, one cache per option service (the relay asks on
@@ -86,7 +93,8 @@ function pricingOf(options: OptionService, model: string, group: string, acceptU
   const price = lookup(options.json<NumberMap>('ModelPrice'), model);
   const cacheRatio = lookup(options.json<NumberMap>('CacheRatio'), model) ?? 1;
   const createCacheRatio = lookup(options.json<NumberMap>('CreateCacheRatio'), model) ?? CREATE_CACHE_RATIO_FALLBACK;
-  if (price !== undefined) return { pricing: { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, createCacheRatio, groupRatio }, explicit: true };
+  if (price !== undefined)
+    return { pricing: { modelPrice: price, modelRatio: 0, completionRatio: 1, cacheRatio, createCacheRatio, groupRatio }, explicit: true };
   let modelRatio = lookup(options.json<NumberMap>('ModelRatio'), model);
   const explicit = modelRatio !== undefined;
   if (modelRatio === undefined && (acceptUnpriced || options.bool('SelfUseModeEnabled'))) modelRatio = SELF_USE_MODEL_RATIO;

@@ -155,19 +155,38 @@ export class QuotaLedger implements UnflushedQuota {
           await lockRowsInIdOrder(trx, dialect, 'users', users.keys());
           await lockRowsInIdOrder(trx, dialect, 'tokens', tokens.keys());
           await lockRowsInIdOrder(trx, dialect, 'channels', channels.keys());
-          await updateRowsById(trx, dialect, 'users', [...users.keys()], [
-            { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
-            { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
-            { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
-          ], yieldToEventLoop);
-          await updateRowsById(trx, dialect, 'tokens', [...tokens.keys()], [
-            { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
-            { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
-            { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
-          ], yieldToEventLoop);
-          await updateRowsById(trx, dialect, 'channels', [...channels.keys()], [
-            { column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) },
-          ], yieldToEventLoop);
+          await updateRowsById(
+            trx,
+            dialect,
+            'users',
+            [...users.keys()],
+            [
+              { column: 'quota', kind: 'add', valueOf: (id) => users.get(id)?.quota },
+              { column: 'used_quota', kind: 'add', valueOf: (id) => users.get(id)?.usedQuota },
+              { column: 'request_count', kind: 'add', valueOf: (id) => users.get(id)?.requestCount },
+            ],
+            yieldToEventLoop,
+          );
+          await updateRowsById(
+            trx,
+            dialect,
+            'tokens',
+            [...tokens.keys()],
+            [
+              { column: 'remain_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.remainQuota },
+              { column: 'used_quota', kind: 'add', valueOf: (id) => tokens.get(id)?.usedQuota },
+              { column: 'accessed_time', kind: 'set', valueOf: (id) => tokens.get(id)?.accessedTime || undefined },
+            ],
+            yieldToEventLoop,
+          );
+          await updateRowsById(
+            trx,
+            dialect,
+            'channels',
+            [...channels.keys()],
+            [{ column: 'used_quota', kind: 'add', valueOf: (id) => channels.get(id) }],
+            yieldToEventLoop,
+          );
         }
         await yieldToEventLoop();
         await this.writeLogs(trx, rows);

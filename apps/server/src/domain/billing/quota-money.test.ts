@@ -25,9 +25,24 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     return { userId, tokenId, limitedToken: true };
   };
   const balances = async (payer: { userId: number; tokenId: number }) => {
-    const user = await fresh.db.kysely.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', payer.userId).executeTakeFirstOrThrow();
-    const token = await fresh.db.kysely.selectFrom('tokens').select(['remain_quota', 'used_quota', 'accessed_time']).where('id', '=', payer.tokenId).executeTakeFirstOrThrow();
-    return { quota: Number(user.quota), userUsed: Number(user.used_quota), requests: Number(user.request_count), remain: Number(token.remain_quota), tokenUsed: Number(token.used_quota), accessed: Number(token.accessed_time) };
+    const user = await fresh.db.kysely
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', payer.userId)
+      .executeTakeFirstOrThrow();
+    const token = await fresh.db.kysely
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota', 'accessed_time'])
+      .where('id', '=', payer.tokenId)
+      .executeTakeFirstOrThrow();
+    return {
+      quota: Number(user.quota),
+      userUsed: Number(user.used_quota),
+      requests: Number(user.request_count),
+      remain: Number(token.remain_quota),
+      tokenUsed: Number(token.used_quota),
+      accessed: Number(token.accessed_time),
+    };
   };
 
   const storeFor = (name: string) => new LeaseStore(fresh.db, `${name}/${Math.random().toString(36).slice(2, 8)}`, name);
@@ -45,11 +60,26 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     const payer = await newPayer(100, 1000);
     const user = book.account(LeaseKind.User, payer.userId);
     const token = book.account(LeaseKind.Token, payer.tokenId);
-    expect(await store.take([{ account: token, amount: 60 }, { account: user, amount: 60 }])).toBeUndefined();
+    expect(
+      await store.take([
+        { account: token, amount: 60 },
+        { account: user, amount: 60 },
+      ]),
+    ).toBeUndefined();
     expect(await balances(payer)).toMatchObject({ quota: 40, remain: 940 });
-    expect(await leaseRows(store.holder)).toEqual(expect.arrayContaining([{ kind: 1, entity: payer.userId, amount: 60 }, { kind: 2, entity: payer.tokenId, amount: 60 }]));
+    expect(await leaseRows(store.holder)).toEqual(
+      expect.arrayContaining([
+        { kind: 1, entity: payer.userId, amount: 60 },
+        { kind: 2, entity: payer.tokenId, amount: 60 },
+      ]),
+    );
     // The user cannot cover 50: the token's part is not taken either.
-    expect(await store.take([{ account: token, amount: 50 }, { account: user, amount: 50 }])).toBe('user');
+    expect(
+      await store.take([
+        { account: token, amount: 50 },
+        { account: user, amount: 50 },
+      ]),
+    ).toBe('user');
     expect(await store.take([{ account: token, amount: 2000 }])).toBe('token');
     expect(await balances(payer)).toMatchObject({ quota: 40, remain: 940 });
   });
@@ -71,7 +101,12 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     await dead.register();
     const book = new LeaseBook();
     const payer = await newPayer(1000, 1000);
-    expect(await dead.take([{ account: book.account(LeaseKind.Token, payer.tokenId), amount: 300 }, { account: book.account(LeaseKind.User, payer.userId), amount: 300 }])).toBeUndefined();
+    expect(
+      await dead.take([
+        { account: book.account(LeaseKind.Token, payer.tokenId), amount: 300 },
+        { account: book.account(LeaseKind.User, payer.userId), amount: 300 },
+      ]),
+    ).toBeUndefined();
     // A live neighbour does not take a fresh process's leases.
     expect((await storeFor('node-c').reclaimDead(60)).holders).toBe(0);
     expect(await balances(payer)).toMatchObject({ quota: 700, remain: 700 });
@@ -90,7 +125,12 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     const payer = await newPayer(1000, 1000);
     const user = ledger.leases.account(LeaseKind.User, payer.userId);
     const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
-    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    expect(
+      await store.take([
+        { account: token, amount: 400 },
+        { account: user, amount: 400 },
+      ]),
+    ).toBeUndefined();
     user.granted += 400;
     token.granted += 400;
     // A call charged 150 from both leases; its counters wait in the batch.
@@ -124,7 +164,12 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     const payer = await newPayer(1000, 1000);
     const user = ledger.leases.account(LeaseKind.User, payer.userId);
     const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
-    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    expect(
+      await store.take([
+        { account: token, amount: 400 },
+        { account: user, amount: 400 },
+      ]),
+    ).toBeUndefined();
     for (const account of [user, token]) {
       account.granted += 250;
       account.charged += 150;
@@ -164,13 +209,43 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     // One more than int4 can hold.
     ledger.addUser(payers[0]!.userId, { usedQuota: 3_000_000_000 });
     ledger.logs.push({
-      user_id: payers[0]!.userId, created_at: 1, type: 2, content: '', username: 'u', token_name: 't', model_name: 'm', quota: 5,
-      prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0, channel_id: 0, channel_name: '', token_id: 0, group: 'default', ip: '', other: '{}',
+      user_id: payers[0]!.userId,
+      created_at: 1,
+      type: 2,
+      content: '',
+      username: 'u',
+      token_name: 't',
+      model_name: 'm',
+      quota: 5,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      use_time: 0,
+      is_stream: 0,
+      channel_id: 0,
+      channel_name: '',
+      token_id: 0,
+      group: 'default',
+      ip: '',
+      other: '{}',
     });
     const result = await ledger.flush();
     expect(result).toEqual({ users: 350, tokens: 350, channels: 0, logs: 1 });
-    expect(await balances(payers[0]!)).toEqual({ quota: 10_000_000_000, userUsed: 3_000_000_001, requests: 1, remain: 10_000_000_000, tokenUsed: 1, accessed: 1_700_000_000 });
-    expect(await balances(payers[349]!)).toEqual({ quota: 10_000_000_000, userUsed: 350, requests: 1, remain: 10_000_000_000, tokenUsed: 350, accessed: 1_700_000_349 });
+    expect(await balances(payers[0]!)).toEqual({
+      quota: 10_000_000_000,
+      userUsed: 3_000_000_001,
+      requests: 1,
+      remain: 10_000_000_000,
+      tokenUsed: 1,
+      accessed: 1_700_000_000,
+    });
+    expect(await balances(payers[349]!)).toEqual({
+      quota: 10_000_000_000,
+      userUsed: 350,
+      requests: 1,
+      remain: 10_000_000_000,
+      tokenUsed: 350,
+      accessed: 1_700_000_349,
+    });
     const logs = await fresh.db.kysely.selectFrom('logs').select('quota').where('user_id', '=', payers[0]!.userId).execute();
     expect(logs.map((log) => Number(log.quota))).toEqual([5]);
   });
@@ -182,11 +257,23 @@ async function outsideTransaction(dialect: 'postgres' | 'mysql', dsn: string) {
     const client = new pg.Client({ connectionString: dsn });
     await client.connect();
     await client.query('BEGIN');
-    return { run: async (text: string) => void (await client.query(text)), end: async () => { await client.query('COMMIT'); await client.end(); } };
+    return {
+      run: async (text: string) => void (await client.query(text)),
+      end: async () => {
+        await client.query('COMMIT');
+        await client.end();
+      },
+    };
   }
   const connection = await createConnection(dsn);
   await connection.query('BEGIN');
-  return { run: async (text: string) => void (await connection.query(text)), end: async () => { await connection.query('COMMIT'); await connection.end(); } };
+  return {
+    run: async (text: string) => void (await connection.query(text)),
+    end: async () => {
+      await connection.query('COMMIT');
+      await connection.end();
+    },
+  };
 }
 
 describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s', (dialect) => {
@@ -207,7 +294,12 @@ describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s',
     const tokenId = await insertReturningId(db, 'tokens', { user_id: userId, key: 'lock-order', created_time: 0, remain_quota: 1000 });
     const user = ledger.leases.account(LeaseKind.User, userId);
     const token = ledger.leases.account(LeaseKind.Token, tokenId);
-    expect(await store.take([{ account: token, amount: 400 }, { account: user, amount: 400 }])).toBeUndefined();
+    expect(
+      await store.take([
+        { account: token, amount: 400 },
+        { account: user, amount: 400 },
+      ]),
+    ).toBeUndefined();
     for (const account of [user, token]) {
       account.granted += 250;
       account.charged += 150;
@@ -217,7 +309,11 @@ describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s',
     const [low, high] = [user.rowId!, token.rowId!].sort((a, b) => a - b);
     // The lower row's live version now sits after the higher one in the table, where a plain
     // multi-row UPDATE meets it second.
-    await db.kysely.updateTable('quota_leases').set((eb) => ({ amount: eb('amount', '+', 0) })).where('id', '=', low!).execute();
+    await db.kysely
+      .updateTable('quota_leases')
+      .set((eb) => ({ amount: eb('amount', '+', 0) }))
+      .where('id', '=', low!)
+      .execute();
 
     // A take elsewhere has locked the lower row; the flush starts and must wait for it with the
     // higher row still free, so the take can lock that one next and finish.
@@ -237,7 +333,12 @@ describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s',
     // Nothing lost: the charges left the lease rows, the rest stayed there or went back.
     const rows = await db.kysely.selectFrom('quota_leases').select(['entity_id', 'kind', 'amount']).where('holder', '=', store.holder).execute();
     const heldBy = (kind: LeaseKind) => rows.filter((row) => Number(row.kind) === kind).reduce((sum, row) => sum + Number(row.amount), 0);
-    const balance = await db.kysely.selectFrom('users').innerJoin('tokens', 'tokens.user_id', 'users.id').select(['users.quota', 'tokens.remain_quota']).where('users.id', '=', userId).executeTakeFirstOrThrow();
+    const balance = await db.kysely
+      .selectFrom('users')
+      .innerJoin('tokens', 'tokens.user_id', 'users.id')
+      .select(['users.quota', 'tokens.remain_quota'])
+      .where('users.id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect([Number(balance.quota) + heldBy(LeaseKind.User), Number(balance.remain_quota) + heldBy(LeaseKind.Token)]).toEqual([850, 850]);
   });
 
@@ -250,7 +351,11 @@ describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s',
       await insertReturningId(db, 'users', { username: 'lock-low', password: 'x', quota: 0, created_at: 0 }),
       await insertReturningId(db, 'users', { username: 'lock-high', password: 'x', quota: 0, created_at: 0 }),
     ];
-    await db.kysely.updateTable('users').set((eb) => ({ used_quota: eb('used_quota', '+', 0) })).where('id', '=', low!).execute();
+    await db.kysely
+      .updateTable('users')
+      .set((eb) => ({ used_quota: eb('used_quota', '+', 0) }))
+      .where('id', '=', low!)
+      .execute();
     ledger.addUser(high!, { usedQuota: 5, requestCount: 1 });
     ledger.addUser(low!, { usedQuota: 7, requestCount: 1 });
     // Another node's flush has locked the lower user and goes on to the higher one.
@@ -271,4 +376,3 @@ describe.each(['postgres', 'mysql'] as const)('row lock order of flushes on %s',
     expect(used.map((row) => Number(row.used_quota))).toEqual([8, 6]);
   });
 });
-

@@ -33,7 +33,10 @@ export function abilityRowsFor(channel: AbilitySource): Insertable<AbilitiesTabl
 
 export async function insertAbilities(executor: Kysely<Database>, rows: Insertable<AbilitiesTable>[]): Promise<void> {
   for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-    await executor.insertInto('abilities').values(rows.slice(start, start + INSERT_CHUNK)).execute();
+    await executor
+      .insertInto('abilities')
+      .values(rows.slice(start, start + INSERT_CHUNK))
+      .execute();
   }
 }
 

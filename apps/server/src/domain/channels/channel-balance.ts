@@ -72,9 +72,7 @@ export async function fetchBalance(channel: BalanceChannel, options: { timeoutMs
     case 'openai': {
       const subscription = await getUpstreamJson(call, `${base}/v1/dashboard/billing/subscription`, headers, subscriptionSchema);
       // Accounts without a payment method are prepaid grants: count usage from 100 days back.
-      const start = subscription.has_payment_method
-        ? `${now.toISOString().slice(0, 7)}-01`
-        : dateOnly(new Date(now.getTime() - 100 * 24 * 3600 * 1000));
+      const start = subscription.has_payment_method ? `${now.toISOString().slice(0, 7)}-01` : dateOnly(new Date(now.getTime() - 100 * 24 * 3600 * 1000));
       const usageUrl = `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${dateOnly(now)}`;
       const usage = await getUpstreamJson(call, usageUrl, headers, usageSchema);
       return subscription.hard_limit_usd - usage.total_usage / 100;

@@ -56,7 +56,16 @@ export function splitList(value: string | readonly string[] | null | undefined):
 
 const integer = (label: string) =>
   z
-    .union([z.number(), z.string().trim().regex(/^-?\d+$/, `${label}必须是整数`)], { error: `${label}必须是整数` })
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .trim()
+          .regex(/^-?\d+$/, `${label}必须是整数`),
+      ],
+      { error: `${label}必须是整数` },
+    )
     .transform(Number)
     .pipe(z.number().int(`${label}必须是整数`).safe(`${label}超出范围`));
 

@@ -77,7 +77,13 @@ export interface ModelSource {
 }
 
 const openAiModels = z.object({ data: z.array(z.object({ id: z.string() })) });
-const geminiModels = z.object({ models: z.array(z.object({ name: z.string() })).optional().default([]), nextPageToken: z.string().optional() });
+const geminiModels = z.object({
+  models: z
+    .array(z.object({ name: z.string() }))
+    .optional()
+    .default([]),
+  nextPageToken: z.string().optional(),
+});
 const ollamaModels = z.object({ models: z.array(z.object({ name: z.string() })) });
 
 const WHAT = '获取模型列表';

@@ -57,7 +57,14 @@ describe.each(DIALECTS)('channel repository on %s', (dialect) => {
       channel({ name: 'Other', group: 'default', models: 'o3', status: 2, tag: 't' }),
     ]);
     expect(await abilities()).toEqual(
-      [`${a}:vip_1/claude-3/e1/p2/w0/`, `${a}:vip_1/gpt-4o/e1/p2/w0/`, `${a}:default/claude-3/e1/p2/w0/`, `${a}:default/gpt-4o/e1/p2/w0/`, `${b}:vipX1/gpt-4o/e1/p1/w0/`, `${c}:default/o3/e0/p0/w0/t`].sort(),
+      [
+        `${a}:vip_1/claude-3/e1/p2/w0/`,
+        `${a}:vip_1/gpt-4o/e1/p2/w0/`,
+        `${a}:default/claude-3/e1/p2/w0/`,
+        `${a}:default/gpt-4o/e1/p2/w0/`,
+        `${b}:vipX1/gpt-4o/e1/p1/w0/`,
+        `${c}:default/o3/e0/p0/w0/t`,
+      ].sort(),
     );
     expect(await names({ group: 'vip_1' })).toEqual(['100% Pure']);
     expect(await names({ group: 'default' })).toEqual(['100% Pure', 'Other']);
@@ -101,7 +108,15 @@ describe.each(DIALECTS)('channel repository on %s', (dialect) => {
     const models = Array.from({ length: 30 }, (_, index) => `m${index}`).join(',');
     const [wide] = await repository.insertMany([channel({ name: 'wide', group: groups, models })]);
     const countFor = async (id: number) =>
-      Number((await fresh.db.kysely.selectFrom('abilities').select((eb) => eb.fn.countAll<number>().as('n')).where('channel_id', '=', id).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await fresh.db.kysely
+            .selectFrom('abilities')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('channel_id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await countFor(wide!)).toBe(1200);
     await repository.update(wide!, { models: `${models},m30` });
     expect(await countFor(wide!)).toBe(1240);

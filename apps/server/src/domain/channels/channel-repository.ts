@@ -62,7 +62,12 @@ function filterBy(filter: ChannelFilter, { withType = true } = {}) {
     if (group) {
       // group is a comma list: match a whole element, not a substring of another group's name.
       conditions.push(
-        eb.or([eb('group', '=', group), like('group', likePrefix(`${group},`)), like('group', likeSuffix(`,${group}`)), like('group', likeContains(`,${group},`))]),
+        eb.or([
+          eb('group', '=', group),
+          like('group', likePrefix(`${group},`)),
+          like('group', likeSuffix(`,${group}`)),
+          like('group', likeContains(`,${group},`)),
+        ]),
       );
     }
     const model = filter.model?.trim();
@@ -78,8 +83,7 @@ interface SortKey {
   id: number;
   priority: number;
 }
-const compareBy = (idSort: boolean) => (a: SortKey, b: SortKey) =>
-  idSort ? b.id - a.id : b.priority - a.priority || b.id - a.id;
+const compareBy = (idSort: boolean) => (a: SortKey, b: SortKey) => (idSort ? b.id - a.id : b.priority - a.priority || b.id - a.id);
 
 /** Channel rows and their abilities. Every write that touches both does so in one transaction. */
 export class ChannelRepository {
@@ -152,9 +156,15 @@ export class ChannelRepository {
       for (const channel of channels) ids.push(await insertReturningId(this.db, 'channels', channel as Insertable<ChannelsTable>, trx));
       // Rows left under a reused id by an imported database would break the primary key.
       for (let start = 0; start < ids.length; start += 500) {
-        await trx.deleteFrom('abilities').where('channel_id', 'in', ids.slice(start, start + 500)).execute();
+        await trx
+          .deleteFrom('abilities')
+          .where('channel_id', 'in', ids.slice(start, start + 500))
+          .execute();
       }
-      await insertAbilities(trx, channels.flatMap((channel, index) => abilityRowsFor({ ...channel, id: ids[index]! })));
+      await insertAbilities(
+        trx,
+        channels.flatMap((channel, index) => abilityRowsFor({ ...channel, id: ids[index]! })),
+      );
       return ids;
     });
   }

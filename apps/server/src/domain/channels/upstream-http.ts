@@ -28,16 +28,10 @@ export const upstreamFailure = (call: UpstreamCall, detail: string) =>
  * GETs a JSON document from a provider's management API and checks its shape. Every failure,
  * a silent or vanished upstream included, becomes an upstreamFailure naming what went wrong.
  */
-export async function getUpstreamJson<T extends z.ZodType>(
-  call: UpstreamCall,
-  url: string,
-  headers: Record<string, string>,
-  schema: T,
-): Promise<z.output<T>> {
+export async function getUpstreamJson<T extends z.ZodType>(call: UpstreamCall, url: string, headers: Record<string, string>, schema: T): Promise<z.output<T>> {
   const deadline = AbortSignal.timeout(call.timeoutMs);
   const origin = new URL(url).origin;
-  const failed = (error: unknown) =>
-    upstreamFailure(call, describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs: call.timeoutMs, origin }));
+  const failed = (error: unknown) => upstreamFailure(call, describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs: call.timeoutMs, origin }));
   let response: Awaited<ReturnType<typeof request>>;
   try {
     response = await request(url, { method: 'GET', headers: { accept: 'application/json', ...headers }, signal: deadline });
@@ -88,4 +82,8 @@ function upstreamMessage(text: string, secrets: readonly string[]): string {
 }
 
 /** The first key of a channel that holds several, one per line. */
-export const firstKey = (key: string): string => key.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
+export const firstKey = (key: string): string =>
+  key
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line !== '') ?? '';

@@ -75,7 +75,9 @@ describe('consume log row', () => {
 
   it('names the prices in the content, and the listed words the answer held', () => {
     expect(consumeLogRow(record()).content).toBe('模型倍率 0.075，补全倍率 4，分组倍率 1');
-    expect(consumeLogRow(record({ pricing: { modelRatio: 0, completionRatio: 1, groupRatio: 0.8, modelPrice: 0.02 } })).content).toBe('模型价格 0.02，分组倍率 0.8');
+    expect(consumeLogRow(record({ pricing: { modelRatio: 0, completionRatio: 1, groupRatio: 0.8, modelPrice: 0.02 } })).content).toBe(
+      '模型价格 0.02，分组倍率 0.8',
+    );
     expect(consumeLogRow(record({ sensitiveWords: ['foo', 'bar'] })).content).toBe('模型倍率 0.075，补全倍率 4，分组倍率 1，敏感词：foo, bar');
   });
 
@@ -84,6 +86,11 @@ describe('consume log row', () => {
     const second = consumeLogRow(record({ firstResponseMs: 900, triedChannelIds: [2, 4], upstreamModel: 'other-model' }));
     expect(JSON.parse(first.other)).toMatchObject({ frt: 5, is_model_mapped: false, admin_info: { use_channel: ['1'] } });
     expect(JSON.parse(first.other)).not.toHaveProperty('upstream_model_name');
-    expect(JSON.parse(second.other)).toMatchObject({ frt: 900, is_model_mapped: true, upstream_model_name: 'other-model', admin_info: { use_channel: ['2', '4'] } });
+    expect(JSON.parse(second.other)).toMatchObject({
+      frt: 900,
+      is_model_mapped: true,
+      upstream_model_name: 'other-model',
+      admin_info: { use_channel: ['2', '4'] },
+    });
   });
 });

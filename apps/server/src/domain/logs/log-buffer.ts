@@ -103,7 +103,10 @@ export function createLogWriter(db: Db): LogWriter {
   return async (executor, rows) => {
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
       if (start > 0) await yieldToEventLoop();
-      await executor.insertInto('logs').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+      await executor
+        .insertInto('logs')
+        .values(rows.slice(start, start + ROWS_PER_INSERT))
+        .execute();
     }
   };
 }
@@ -111,7 +114,9 @@ export function createLogWriter(db: Db): LogWriter {
 function sqliteLogWriter(database: SqliteDatabase): LogWriter {
   let insert: Statement | undefined;
   return async (_executor, rows) => {
-    insert ??= database.prepare(`insert into logs (${LOG_COLUMNS.map((column) => `"${column}"`).join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`);
+    insert ??= database.prepare(
+      `insert into logs (${LOG_COLUMNS.map((column) => `"${column}"`).join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`,
+    );
     for (let index = 0; index < rows.length; index += 1) {
       if (index > 0 && index % ROWS_PER_INSERT === 0) await yieldToEventLoop();
       const row = rows[index]!;

@@ -13,26 +13,29 @@ const paging = { page: 1, pageSize: 10, offset: 0 };
 
 /** 400 rows over ten days up to NOW, a few of them in the last minute; types mixed. */
 function rows(): LogInsert[] {
-  return Array.from({ length: 400 }, (_, index): LogInsert => ({
-    user_id: 1 + (index % 4),
-    created_at: index < 390 ? NOW - 10 * 86_400 + index * 2_000 : NOW - 50 + index - 390,
-    type: index % 9 === 0 ? LogType.TopUp : LogType.Consume,
-    content: '',
-    username: `u${1 + (index % 4)}`,
-    token_name: `t${index % 3}`,
-    model_name: ['gpt-4o', 'gpt-4o-mini', 'claude'][index % 5 % 3]!,
-    quota: 1 + ((index * 37) % 101),
-    prompt_tokens: index,
-    completion_tokens: index % 7,
-    use_time: 1,
-    is_stream: 0,
-    channel_id: 1 + (index % 2),
-    channel_name: '',
-    token_id: 1,
-    group: index % 6 === 0 ? 'vip' : 'default',
-    ip: '',
-    other: '{}',
-  }));
+  return Array.from(
+    { length: 400 },
+    (_, index): LogInsert => ({
+      user_id: 1 + (index % 4),
+      created_at: index < 390 ? NOW - 10 * 86_400 + index * 2_000 : NOW - 50 + index - 390,
+      type: index % 9 === 0 ? LogType.TopUp : LogType.Consume,
+      content: '',
+      username: `u${1 + (index % 4)}`,
+      token_name: `t${index % 3}`,
+      model_name: ['gpt-4o', 'gpt-4o-mini', 'claude'][(index % 5) % 3]!,
+      quota: 1 + ((index * 37) % 101),
+      prompt_tokens: index,
+      completion_tokens: index % 7,
+      use_time: 1,
+      is_stream: 0,
+      channel_id: 1 + (index % 2),
+      channel_name: '',
+      token_id: 1,
+      group: index % 6 === 0 ? 'vip' : 'default',
+      ip: '',
+      other: '{}',
+    }),
+  );
 }
 
 /** Each filter with what it selects; stat ignores `type`, pages honour it. */
@@ -46,10 +49,22 @@ const filters: [string, Partial<LogFilter>, (row: LogInsert) => boolean][] = [
   ['model pattern matching nothing', { modelName: 'nothing%' }, () => false],
   ['channel', { channel: 2 }, (row) => row.channel_id === 2],
   ['group', { group: 'vip' }, (row) => row.group === 'vip'],
-  ['range', { startTimestamp: NOW - 5 * 86_400, endTimestamp: NOW - 2 * 86_400 }, (row) => row.created_at >= NOW - 5 * 86_400 && row.created_at <= NOW - 2 * 86_400],
+  [
+    'range',
+    { startTimestamp: NOW - 5 * 86_400, endTimestamp: NOW - 2 * 86_400 },
+    (row) => row.created_at >= NOW - 5 * 86_400 && row.created_at <= NOW - 2 * 86_400,
+  ],
   ['type + range', { type: LogType.Consume, startTimestamp: NOW - 86_400 }, (row) => row.type === LogType.Consume && row.created_at >= NOW - 86_400],
-  ['own + model + since', { userId: 3, modelName: 'claude', startTimestamp: NOW - 7 * 86_400 }, (row) => row.user_id === 3 && row.model_name === 'claude' && row.created_at >= NOW - 7 * 86_400],
-  ['own + type + token', { userId: 1, type: LogType.Consume, tokenName: 't0' }, (row) => row.user_id === 1 && row.type === LogType.Consume && row.token_name === 't0'],
+  [
+    'own + model + since',
+    { userId: 3, modelName: 'claude', startTimestamp: NOW - 7 * 86_400 },
+    (row) => row.user_id === 3 && row.model_name === 'claude' && row.created_at >= NOW - 7 * 86_400,
+  ],
+  [
+    'own + type + token',
+    { userId: 1, type: LogType.Consume, tokenName: 't0' },
+    (row) => row.user_id === 1 && row.type === LogType.Consume && row.token_name === 't0',
+  ],
 ];
 
 describe.each(DIALECTS)('log pages and stats on %s', (dialect) => {
@@ -75,7 +90,12 @@ describe.each(DIALECTS)('log pages and stats on %s', (dialect) => {
     const matching = seeded.map((row, index) => ({ row, id: ids[index]! })).filter(({ row }) => selects(row));
     const page = await query.page(filter, paging);
     expect(page.total).toBe(matching.length);
-    expect(page.items.map((row) => Number(row.id))).toEqual(matching.map(({ id }) => id).reverse().slice(0, 10));
+    expect(page.items.map((row) => Number(row.id))).toEqual(
+      matching
+        .map(({ id }) => id)
+        .reverse()
+        .slice(0, 10),
+    );
 
     // The stat counts consume rows only, whatever type the page asked for.
     const consumed = seeded.filter((row) => row.type === LogType.Consume && selects({ ...row, type: filter.type || row.type }));
@@ -110,10 +130,13 @@ describe('the SQLite plans of the log counts and sums', () => {
   async function plansOf(call: () => Promise<unknown>): Promise<string[]> {
     statements.length = 0;
     await call();
-    return statements.filter((statement) => /^select (count|sum)/.test(statement.sql)).map((statement) =>
-      (fresh.db.sqlite!.prepare(`explain query plan ${statement.sql}`).all(...(statement.parameters as unknown[])) as { detail: string }[])
-        .map((step) => step.detail).join('; '),
-    );
+    return statements
+      .filter((statement) => /^select (count|sum)/.test(statement.sql))
+      .map((statement) =>
+        (fresh.db.sqlite!.prepare(`explain query plan ${statement.sql}`).all(...(statement.parameters as unknown[])) as { detail: string }[])
+          .map((step) => step.detail)
+          .join('; '),
+      );
   }
 
   it.each(filters)('%s: the count and the sum read a covering index, the last minute the created_at index', async (name, partial) => {
@@ -133,10 +156,18 @@ describe('the SQLite plans of the log counts and sums', () => {
 
   it('every column the filters read is in the covering indexes (migration 007)', () => {
     const indexed = fresh.db.sqlite!.prepare("select name from pragma_index_list('logs')").all() as { name: string }[];
-    expect(indexed.map((row) => row.name)).toEqual(expect.arrayContaining([
-      'idx_logs_username_covering', 'idx_logs_token_name_covering', 'idx_logs_model_name_covering', 'idx_logs_channel_id_covering',
-      'idx_logs_group_covering', 'idx_logs_type_covering', 'idx_logs_user_id_covering', 'idx_logs_created_at_covering',
-    ]));
+    expect(indexed.map((row) => row.name)).toEqual(
+      expect.arrayContaining([
+        'idx_logs_username_covering',
+        'idx_logs_token_name_covering',
+        'idx_logs_model_name_covering',
+        'idx_logs_channel_id_covering',
+        'idx_logs_group_covering',
+        'idx_logs_type_covering',
+        'idx_logs_user_id_covering',
+        'idx_logs_created_at_covering',
+      ]),
+    );
     expect(indexed.map((row) => row.name)).not.toContain('idx_logs_user_type_id');
   });
 });

@@ -143,8 +143,11 @@ export class LogQuery {
   async page(filter: LogFilter, paging: Paging): Promise<{ items: LogRow[]; total: number }> {
     const db = this.db.kysely;
     const counting = await this.forAggregates(filter);
-    const counted = await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total'))
-      .where((eb) => listConditions(eb, counting, this.db.dialect)).executeTakeFirst();
+    const counted = await db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where((eb) => listConditions(eb, counting, this.db.dialect))
+      .executeTakeFirst();
     const total = Number(counted?.total ?? 0);
     // A pattern's page walks the newest rows with the LIKE; with nothing to find it would walk all.
     if (total === 0) return { items: [], total };
@@ -157,12 +160,25 @@ export class LogQuery {
     // deep page sorts and skips ids instead of whole rows. (`in` rather than a join: SQLite may
     // reorder a join to scan the whole table; the derived table is for MySQL, which refuses LIMIT
     // directly inside IN.)
-    const items = await db.selectFrom('logs').selectAll()
-      .where('id', 'in', (eb) => eb.selectFrom(
-        eb.selectFrom('logs').select('id').where((inner) => listConditions(inner, filter, this.db.dialect))
-          .orderBy(newestFirst, 'desc').limit(paging.pageSize).offset(paging.offset).as('page'),
-      ).select('page.id'))
-      .orderBy('id', 'desc').execute();
+    const items = await db
+      .selectFrom('logs')
+      .selectAll()
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom(
+            eb
+              .selectFrom('logs')
+              .select('id')
+              .where((inner) => listConditions(inner, filter, this.db.dialect))
+              .orderBy(newestFirst, 'desc')
+              .limit(paging.pageSize)
+              .offset(paging.offset)
+              .as('page'),
+          )
+          .select('page.id'),
+      )
+      .orderBy('id', 'desc')
+      .execute();
     return { items, total };
   }
 
@@ -196,22 +212,17 @@ export class LogQuery {
       // Every column it reads is in each filter's covering index (migration 007): an index-only
       // sum. Nearly every row is a consume row, so SQLite is kept from choosing the type index
       // over the filter's own (or the time range's).
-      db.selectFrom('logs')
+      db
+        .selectFrom('logs')
         .select(sql<number | string | null>`sum(quota)`.as('quota'))
         .where((eb) => eb.and([...commonConditions(eb, summing), ...timeConditions(eb, filter), eb(columnRef('type', sqlite), '=', LogType.Consume)]))
         .executeTakeFirst(),
       // The last minute is a short range of the created_at index whatever the other filters
       // select; SQLite is told so by hiding the rest (it would otherwise walk a filter's rows).
-      db.selectFrom('logs')
-        .select([
-          (eb) => eb.fn.countAll<number>().as('rpm'),
-          sql<number | string | null>`sum(prompt_tokens) + sum(completion_tokens)`.as('tpm'),
-        ])
-        .where((eb) => eb.and([
-          ...commonConditions(eb, filter, sqlite),
-          eb(columnRef('type', sqlite), '=', LogType.Consume),
-          eb('created_at', '>=', now - 60),
-        ]))
+      db
+        .selectFrom('logs')
+        .select([(eb) => eb.fn.countAll<number>().as('rpm'), sql<number | string | null>`sum(prompt_tokens) + sum(completion_tokens)`.as('tpm')])
+        .where((eb) => eb.and([...commonConditions(eb, filter, sqlite), eb(columnRef('type', sqlite), '=', LogType.Consume), eb('created_at', '>=', now - 60)]))
         .executeTakeFirst(),
     ]);
     return { quota: Number(spent?.quota ?? 0), rpm: Number(recent?.rpm ?? 0), tpm: Number(recent?.tpm ?? 0) };
@@ -224,33 +235,34 @@ export class LogQuery {
   async search(keyword: string, userId?: number): Promise<LogRow[]> {
     const type = /^\d{1,9}$/.test(keyword) ? Number(keyword) : undefined;
     if (userId !== undefined && type === undefined) return [];
-    return this.db.kysely.selectFrom('logs').selectAll()
+    return this.db.kysely
+      .selectFrom('logs')
+      .selectAll()
       .where((eb) => {
         if (userId !== undefined) return eb.and([eb('user_id', '=', userId), eb('type', '=', type ?? -1)]);
         const contentPrefix = like('content', likePrefix(keyword));
         return type === undefined ? contentPrefix : eb.or([eb('type', '=', type), contentPrefix]);
       })
-      .orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
+      .orderBy('id', 'desc')
+      .limit(MAX_RECENT_ITEMS)
+      .execute();
   }
 
   /** The newest logs of one API key (new-api's public lookup); undefined when no token has this key. */
   async byTokenKey(key: string): Promise<LogRow[] | undefined> {
     const token = await this.db.kysely.selectFrom('tokens').select('id').where('key', '=', key).executeTakeFirst();
     if (!token) return undefined;
-    return this.db.kysely.selectFrom('logs').selectAll().where('token_id', '=', Number(token.id))
-      .orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
+    return this.db.kysely.selectFrom('logs').selectAll().where('token_id', '=', Number(token.id)).orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
   }
 
   /** Deletes the rows older than the timestamp, in batches so no statement holds the table long. */
   async deleteBefore(targetTimestamp: number, batchSize = 10_000): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = await this.db.kysely.selectFrom('logs').select('id')
-        .where('created_at', '<', targetTimestamp).orderBy('id').limit(batchSize).execute();
+      const batch = await this.db.kysely.selectFrom('logs').select('id').where('created_at', '<', targetTimestamp).orderBy('id').limit(batchSize).execute();
       if (batch.length === 0) return removed;
       const lastId = Number(batch[batch.length - 1]!.id);
-      const result = await this.db.kysely.deleteFrom('logs')
-        .where('created_at', '<', targetTimestamp).where('id', '<=', lastId).executeTakeFirst();
+      const result = await this.db.kysely.deleteFrom('logs').where('created_at', '<', targetTimestamp).where('id', '<=', lastId).executeTakeFirst();
       removed += Number(result.numDeletedRows);
       if (batch.length < batchSize) return removed;
     }

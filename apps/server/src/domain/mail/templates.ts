@@ -1,7 +1,6 @@
 import type { MailMessage } from './mailer.js';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /** The mail carrying an email verification code (texts as new-api words them). */
 export function verificationCodeMail(systemName: string, to: string, code: string, validMinutes: number): MailMessage {

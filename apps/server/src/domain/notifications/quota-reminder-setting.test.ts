@@ -223,7 +223,12 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('the quota reminder foll
 
   it('logs a failed webhook without its secret or address, gives the claim back, and another process delivers later', async () => {
     const user = await member(env, upstream, 3000, 'retry@example.com');
-    await user.saveSetting({ notify_type: 'webhook', quota_warning_threshold: 4000, webhook_url: `${receiver.url}/flaky?token=url-secret-77`, webhook_secret: SECRET });
+    await user.saveSetting({
+      notify_type: 'webhook',
+      quota_warning_threshold: 4000,
+      webhook_url: `${receiver.url}/flaky?token=url-secret-77`,
+      webhook_secret: SECRET,
+    });
     receiver.status = 500;
     const warn = vi.spyOn(env.context.logger, 'warn');
     const before = receiver.deliveries.length;

@@ -136,9 +136,7 @@ export class QuotaReminders {
 
   private enqueue(userIds: Set<number>): void {
     if (userIds.size === 0) return;
-    this.work = this.work
-      .then(() => this.check(userIds))
-      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'quota reminder check failed'));
+    this.work = this.work.then(() => this.check(userIds)).catch((error: unknown) => this.deps.logger.error({ err: error }, 'quota reminder check failed'));
   }
 
   private async check(userIds: Set<number>): Promise<void> {
@@ -196,7 +194,11 @@ export class QuotaReminders {
       .selectFrom('quota_leases')
       .select(['entity_id', (eb) => eb.fn.sum('amount').as('amount')])
       .where('kind', '=', LeaseKind.User)
-      .where('entity_id', 'in', users.map((user) => Number(user.id)))
+      .where(
+        'entity_id',
+        'in',
+        users.map((user) => Number(user.id)),
+      )
       .groupBy('entity_id')
       .execute();
     const leased = new Map(leases.map((row) => [Number(row.entity_id), Number(row.amount)]));
@@ -268,7 +270,12 @@ function destinationOf(candidate: Candidate, mailOn: boolean): Destination | und
 export function quotaNotice(remaining: string, exhausted: boolean, topUpLink: string | undefined): Notice {
   const prompt = exhausted ? '您的额度已用尽' : '您的额度即将用尽';
   if (topUpLink === undefined) {
-    return { type: QUOTA_NOTICE_TYPE, title: prompt, content: '{{value}}，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。', values: [prompt, remaining] };
+    return {
+      type: QUOTA_NOTICE_TYPE,
+      title: prompt,
+      content: '{{value}}，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。',
+      values: [prompt, remaining],
+    };
   }
   return {
     type: QUOTA_NOTICE_TYPE,

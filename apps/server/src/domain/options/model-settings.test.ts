@@ -89,7 +89,10 @@ describe('after the options change', () => {
   });
 
   it('safety: the category’s entry, else "default" (an empty entry counts as none)', async () => {
-    await options.set('gemini.safety_settings', JSON.stringify({ default: 'BLOCK_ONLY_HIGH', HARM_CATEGORY_CIVIC_INTEGRITY: 'BLOCK_NONE', HARM_CATEGORY_HATE_SPEECH: '' }));
+    await options.set(
+      'gemini.safety_settings',
+      JSON.stringify({ default: 'BLOCK_ONLY_HIGH', HARM_CATEGORY_CIVIC_INTEGRITY: 'BLOCK_NONE', HARM_CATEGORY_HATE_SPEECH: '' }),
+    );
     const threshold = geminiSafetyThreshold(options);
     expect(threshold('HARM_CATEGORY_CIVIC_INTEGRITY')).toBe('BLOCK_NONE');
     expect(threshold('HARM_CATEGORY_HATE_SPEECH')).toBe('BLOCK_ONLY_HIGH');
@@ -120,7 +123,11 @@ describe('after the options change', () => {
       ['claude.thinking_adapter_budget_tokens_percentage', '1.5', 'claude.thinking_adapter_budget_tokens_percentage 不能大于 1'],
       ['claude.thinking_adapter_budget_tokens_percentage', '0.05', 'claude.thinking_adapter_budget_tokens_percentage 不能小于 0.1'],
       ['claude.thinking_adapter_enabled', 'yes', 'claude.thinking_adapter_enabled 必须是 true 或 false'],
-      ['gemini.safety_settings', '{"default": "NONE"}', 'gemini.safety_settings 中 default 的值 NONE 不是可用的取值（OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE、HARM_BLOCK_THRESHOLD_UNSPECIFIED）'],
+      [
+        'gemini.safety_settings',
+        '{"default": "NONE"}',
+        'gemini.safety_settings 中 default 的值 NONE 不是可用的取值（OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE、HARM_BLOCK_THRESHOLD_UNSPECIFIED）',
+      ],
       ['gemini.safety_settings', '["OFF"]', 'gemini.safety_settings 必须是 JSON 对象'],
       ['gemini.version_settings', '{"default": "../v1"}', 'gemini.version_settings 中 default 的值 ../v1 不是合法的版本号（如 v1、v1beta）'],
       ['gemini.supported_imagine_models', '[1]', 'gemini.supported_imagine_models 必须是字符串组成的 JSON 数组'],

@@ -24,9 +24,7 @@ export class RedemptionService {
     let query = this.db.kysely.selectFrom('redemptions').where('deleted_at', 'is', null);
     if (keyword) {
       const id = /^\d+$/.test(keyword) ? Number(keyword) : undefined;
-      query = query.where((eb) =>
-        id === undefined ? eb('name', 'like', `${keyword}%`) : eb.or([eb('id', '=', id), eb('name', 'like', `${keyword}%`)]),
-      );
+      query = query.where((eb) => (id === undefined ? eb('name', 'like', `${keyword}%`) : eb.or([eb('id', '=', id), eb('name', 'like', `${keyword}%`)])));
     }
     const [items, count] = await Promise.all([
       query.selectAll().orderBy('id', 'desc').limit(paging.pageSize).offset(paging.offset).execute(),
@@ -124,7 +122,11 @@ export class RedemptionService {
         throw new AppError('redemption:invalid', '无效的兑换码，或兑换码已被使用', { status: 400 });
       }
       const { quota } = await trx.selectFrom('redemptions').select('quota').where('key', '=', trimmed).executeTakeFirstOrThrow();
-      await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', user.id).execute();
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ quota: eb('quota', '+', quota) }))
+        .where('id', '=', user.id)
+        .execute();
       await recordUserLog(trx, { userId: user.id, username: user.username, type: LogType.TopUp, quota, content: describe(quota) });
       return { quota: Number(quota) };
     });

@@ -2,7 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { isRoutable, toRelayChannel, type ChannelRow } from './relay-channel.js';
 
 const row = (type: number, baseUrl: string, other = ''): ChannelRow =>
-  ({ id: 1, type, key: 'k', status: 1, priority: 0, weight: 1, base_url: baseUrl, models: 'm', group: 'default', model_mapping: '', status_code_mapping: '', auto_ban: 1, other, openai_organization: '', test_model: '', name: 'c' }) as unknown as ChannelRow;
+  ({
+    id: 1,
+    type,
+    key: 'k',
+    status: 1,
+    priority: 0,
+    weight: 1,
+    base_url: baseUrl,
+    models: 'm',
+    group: 'default',
+    model_mapping: '',
+    status_code_mapping: '',
+    auto_ban: 1,
+    other,
+    openai_organization: '',
+    test_model: '',
+    name: 'c',
+  }) as unknown as ChannelRow;
 
 describe('channels whose adaptor finds its own address', () => {
   it('AWS Claude (33) and Vertex AI (41) need no base URL; an empty origin tells the adaptor to use the cloud’s', () => {

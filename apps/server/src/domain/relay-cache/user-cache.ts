@@ -21,7 +21,9 @@ export interface CachedUser {
 }
 
 const RELOAD_CHUNK = 500;
-type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'> & { leased_elsewhere: number };
+type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'> & {
+  leased_elsewhere: number;
+};
 const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at', 'setting'] as const;
 
 function settingFlags(stored: string): Pick<CachedUser, 'acceptUnsetModelRatio' | 'recordIpLog'> {
@@ -56,7 +58,11 @@ export class UserCache {
       const cached = this.byId.get(id);
       if (cached) return cached;
       const generation = this.generation;
-      const row = await this.db.kysely.selectFrom('users').select([...COLUMNS, this.leasedElsewhere]).where('id', '=', id).executeTakeFirst();
+      const row = await this.db.kysely
+        .selectFrom('users')
+        .select([...COLUMNS, this.leasedElsewhere])
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!row) return undefined;
       return generation === this.generation ? this.store(row) : this.toUser(row);
     });
@@ -77,7 +83,11 @@ export class UserCache {
     const ids = [...this.byId.keys()];
     for (let start = 0; start < ids.length; start += RELOAD_CHUNK) {
       const chunk = ids.slice(start, start + RELOAD_CHUNK);
-      const rows = await this.db.kysely.selectFrom('users').select([...COLUMNS, this.leasedElsewhere]).where('id', 'in', chunk).execute();
+      const rows = await this.db.kysely
+        .selectFrom('users')
+        .select([...COLUMNS, this.leasedElsewhere])
+        .where('id', 'in', chunk)
+        .execute();
       const seen = new Set<number>();
       for (const row of rows) {
         seen.add(Number(row.id));

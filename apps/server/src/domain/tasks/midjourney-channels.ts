@@ -10,7 +10,11 @@ const MJ_TYPES: ReadonlySet<number> = new Set([ChannelType.Midjourney, ChannelTy
 
 /** Can take a Midjourney task: a Midjourney Proxy (Plus) channel, enabled, with a base URL and a key. */
 export const isMjUsable = (channel: RelayChannel | undefined): channel is RelayChannel =>
-  channel !== undefined && MJ_TYPES.has(channel.type) && channel.status === ChannelStatus.Enabled && channel.endpointProblem === undefined && channel.keys.length > 0;
+  channel !== undefined &&
+  MJ_TYPES.has(channel.type) &&
+  channel.status === ChannelStatus.Enabled &&
+  channel.endpointProblem === undefined &&
+  channel.keys.length > 0;
 
 export const upstreamOf = (channel: RelayChannel): MjUpstream => ({
   baseUrl: `${channel.endpoint.origin}${channel.endpoint.basePath}`,

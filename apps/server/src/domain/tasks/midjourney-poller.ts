@@ -92,7 +92,10 @@ export class MidjourneyPoller {
       const batch = tasks.slice(start, start + BATCH);
       let reported: MjTaskDto[];
       try {
-        reported = await this.client.listByCondition(upstreamOf(channel), batch.map((task) => task.mj_id));
+        reported = await this.client.listByCondition(
+          upstreamOf(channel),
+          batch.map((task) => task.mj_id),
+        );
       } catch (error) {
         const reason = error instanceof MjUpstreamUnreachable ? error.message : String(error);
         this.context.logger.warn({ channelId, reason }, 'midjourney poll: the proxy did not list its tasks');

@@ -82,7 +82,14 @@ export class MidjourneyRepository {
 
   /** A caller's own task by its upstream id (the first, should an id repeat). */
   byUserMjId(userId: number, mjId: string): Promise<MidjourneyRow | undefined> {
-    return this.db.kysely.selectFrom('midjourneys').selectAll().where('user_id', '=', userId).where('mj_id', '=', mjId).orderBy('id').limit(1).executeTakeFirst();
+    return this.db.kysely
+      .selectFrom('midjourneys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('mj_id', '=', mjId)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   byMjId(mjId: string): Promise<MidjourneyRow | undefined> {
@@ -91,7 +98,13 @@ export class MidjourneyRepository {
 
   byUserMjIds(userId: number, mjIds: readonly string[]): Promise<MidjourneyRow[]> {
     if (mjIds.length === 0) return Promise.resolve([]);
-    return this.db.kysely.selectFrom('midjourneys').selectAll().where('user_id', '=', userId).where('mj_id', 'in', [...mjIds]).orderBy('id').execute();
+    return this.db.kysely
+      .selectFrom('midjourneys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('mj_id', 'in', [...mjIds])
+      .orderBy('id')
+      .execute();
   }
 
   /** Tasks still running: progress not 100% (new-api's GetAllUnFinishTasks). */
@@ -102,7 +115,11 @@ export class MidjourneyRepository {
   /** Marks tasks that never got an upstream id as failed (new-api: nothing was charged for them). */
   async failWithoutId(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.kysely.updateTable('midjourneys').set({ status: 'FAILURE', progress: '100%' }).where('id', 'in', [...ids]).execute();
+    await this.db.kysely
+      .updateTable('midjourneys')
+      .set({ status: 'FAILURE', progress: '100%' })
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   /**

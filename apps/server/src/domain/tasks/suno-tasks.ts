@@ -172,7 +172,9 @@ export class SunoTasks {
     if (caller.pinnedChannelId !== undefined) {
       const channel = await channels.byId(caller.pinnedChannelId);
       if (!channel || channel.type !== ChannelType.SunoAPI) {
-        throw new AppError('channel:not_found', `渠道 #${caller.pinnedChannelId} 不存在或不是 Suno 渠道 (no Suno channel ${caller.pinnedChannelId})`, { status: 400 });
+        throw new AppError('channel:not_found', `渠道 #${caller.pinnedChannelId} 不存在或不是 Suno 渠道 (no Suno channel ${caller.pinnedChannelId})`, {
+          status: 400,
+        });
       }
       if (channel.status !== ChannelStatus.Enabled) {
         throw new AppError('channel:disabled', `渠道 #${channel.id} 已被禁用 (channel ${channel.id} is disabled)`, { status: 403 });

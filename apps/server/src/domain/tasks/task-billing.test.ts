@@ -72,13 +72,28 @@ describe('task billing', () => {
     const taskId = unique('suno-task');
     const { id } = await env.context.db.kysely
       .insertInto('tasks')
-      .values({ created_at: now, updated_at: now, task_id: taskId, platform: 'suno', user_id: user.id, token_id: token.id, channel_id: channelId, quota, action: 'MUSIC', status: 'IN_PROGRESS', submit_time: now })
+      .values({
+        created_at: now,
+        updated_at: now,
+        task_id: taskId,
+        platform: 'suno',
+        user_id: user.id,
+        token_id: token.id,
+        channel_id: channelId,
+        quota,
+        action: 'MUSIC',
+        status: 'IN_PROGRESS',
+        submit_time: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     // Not failed yet: nothing to give back.
     expect(await env.runtime.tasks.refund('tasks', Number(id))).toBeUndefined();
     await env.context.db.kysely.updateTable('tasks').set({ status: 'FAILURE', fail_reason: 'upstream failed' }).where('id', '=', Number(id)).execute();
-    const [swept, ...asked] = await Promise.all([env.runtime.tasks.refundPending(), ...Array.from({ length: 8 }, () => env.runtime.tasks.refund('tasks', Number(id)))]);
+    const [swept, ...asked] = await Promise.all([
+      env.runtime.tasks.refundPending(),
+      ...Array.from({ length: 8 }, () => env.runtime.tasks.refund('tasks', Number(id))),
+    ]);
     // Nine claims at once, one refund.
     expect(swept + asked.filter((refund) => refund !== undefined).length).toBe(1);
     expect(await env.runtime.tasks.refundPending()).toBe(0);

@@ -149,8 +149,16 @@ export class TaskBilling {
       if (Number(claimed.numUpdatedRows) !== 1) return undefined;
       const row =
         table === 'midjourneys'
-          ? await trx.selectFrom('midjourneys').select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'mj_id as taskId']).where('id', '=', id).executeTakeFirstOrThrow()
-          : await trx.selectFrom('tasks').select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'task_id as taskId']).where('id', '=', id).executeTakeFirstOrThrow();
+          ? await trx
+              .selectFrom('midjourneys')
+              .select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'mj_id as taskId'])
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow()
+          : await trx
+              .selectFrom('tasks')
+              .select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'task_id as taskId'])
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow();
       const quota = Number(row.quota);
       const userId = Number(row.user_id);
       const tokenId = Number(row.token_id);
@@ -177,7 +185,11 @@ export class TaskBilling {
           .execute();
       }
       if (Number(row.channel_id) > 0) {
-        await trx.updateTable('channels').set({ used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', Number(row.channel_id)).execute();
+        await trx
+          .updateTable('channels')
+          .set({ used_quota: sql<number>`used_quota - ${quota}` })
+          .where('id', '=', Number(row.channel_id))
+          .execute();
       }
       const user = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
       // new-api's words: 构图失败 (a drawing) / 异步任务执行失败 (other tasks), then 补偿 and the amount.

@@ -33,9 +33,7 @@ export class TaskChannels {
     const routes = await this.current();
     const tiers = routes.get(group)?.get(model);
     if (!tiers) return undefined;
-    const kept = tiers
-      .map((tier) => narrow(tier, (channel) => types.has(channel.type)))
-      .filter((tier): tier is PriorityTier => tier !== undefined);
+    const kept = tiers.map((tier) => narrow(tier, (channel) => types.has(channel.type))).filter((tier): tier is PriorityTier => tier !== undefined);
     return kept.length > 0 ? kept : undefined;
   }
 

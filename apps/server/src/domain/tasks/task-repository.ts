@@ -79,7 +79,13 @@ export class TaskRepository {
   /** A user's own tasks among these upstream ids (new-api's GetByTaskIds). */
   async byTaskIds(userId: number, taskIds: readonly string[]): Promise<TaskRow[]> {
     if (taskIds.length === 0) return [];
-    return this.db.kysely.selectFrom('tasks').selectAll().where('user_id', '=', userId).where('task_id', 'in', [...taskIds]).orderBy('id').execute();
+    return this.db.kysely
+      .selectFrom('tasks')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('task_id', 'in', [...taskIds])
+      .orderBy('id')
+      .execute();
   }
 
   /** Unfinished tasks of a platform, oldest first (new-api's GetAllUnFinishSyncTasks: at most 500 a round). */

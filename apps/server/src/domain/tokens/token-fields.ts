@@ -15,7 +15,16 @@ const EXPIRY_SECONDS_MAX = 100_000_000_000;
 
 const integer = (label: string) =>
   z
-    .union([z.number(), z.string().trim().regex(/^-?\d+$/, `${label}必须是整数`)], { error: `${label}必须是整数` })
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .trim()
+          .regex(/^-?\d+$/, `${label}必须是整数`),
+      ],
+      { error: `${label}必须是整数` },
+    )
     .transform(Number)
     .pipe(z.number().int(`${label}必须是整数`).safe(`${label}超出范围`));
 
@@ -28,9 +37,7 @@ const optionalInteger = (label: string, min?: { value: number; message: string }
     .transform((value) => value ?? undefined);
 
 const bool = (label: string) =>
-  z
-    .union([z.boolean(), z.literal(0), z.literal(1)], { error: `${label}必须是布尔值` })
-    .transform((value) => value === true || value === 1);
+  z.union([z.boolean(), z.literal(0), z.literal(1)], { error: `${label}必须是布尔值` }).transform((value) => value === true || value === 1);
 
 const nullableText = z
   .union([z.string(), z.null()], { error: '必须是字符串' })

@@ -72,9 +72,12 @@ export class TokenKeyAccess {
 }
 
 /** new-api's batch body: {ids: [...]}, 1 to 100 token ids. */
-export const tokenIdsSchema = z.object({
-  ids: z
-    .array(z.number({ error: '令牌 ID 必须是正整数' }).int('令牌 ID 必须是正整数').positive('令牌 ID 必须是正整数'), { error: '请选择至少一个令牌' })
-    .min(1, '请选择至少一个令牌')
-    .max(TOKEN_BATCH_MAX, `一次最多读取 ${TOKEN_BATCH_MAX} 个令牌的密钥`),
-}, { error: '请求体应为 {"ids": [令牌 ID, ...]}' });
+export const tokenIdsSchema = z.object(
+  {
+    ids: z
+      .array(z.number({ error: '令牌 ID 必须是正整数' }).int('令牌 ID 必须是正整数').positive('令牌 ID 必须是正整数'), { error: '请选择至少一个令牌' })
+      .min(1, '请选择至少一个令牌')
+      .max(TOKEN_BATCH_MAX, `一次最多读取 ${TOKEN_BATCH_MAX} 个令牌的密钥`),
+  },
+  { error: '请求体应为 {"ids": [令牌 ID, ...]}' },
+);

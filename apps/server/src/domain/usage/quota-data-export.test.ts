@@ -105,13 +105,25 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
 
   it('keeps the sums of a failed write for the next export instead of losing or doubling them', async () => {
     const { user, token } = (await payers(1))[0]!;
-    await callRelay(relay, [{ apiKey: token.apiKey, model: 'qd-a' }, { apiKey: token.apiKey, model: 'qd-a' }]);
+    await callRelay(relay, [
+      { apiKey: token.apiKey, model: 'qd-a' },
+      { apiKey: token.apiKey, model: 'qd-a' },
+    ]);
     await relay.runtime.drain();
     const { kysely } = relay.context.db;
     // A sum no database accepts (NULL into a NOT NULL column), written after the real ones: the
     // batch fails half-way and must leave nothing behind.
     const exporter = relay.runtime.usageExport!;
-    const poisoned = { type: 2, user_id: user.id, username: user.username, model_name: 'qd-poison', created_at: 7200, quota: Number.NaN, prompt_tokens: 1, completion_tokens: 1 };
+    const poisoned = {
+      type: 2,
+      user_id: user.id,
+      username: user.username,
+      model_name: 'qd-poison',
+      created_at: 7200,
+      quota: Number.NaN,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+    };
     exporter.accumulator.add(poisoned as never);
     await expect(exporter.flush()).rejects.toThrow();
     expect(await kysely.selectFrom('quota_data').selectAll().where('user_id', '=', user.id).where('model_name', '=', 'qd-a').execute()).toEqual([]);
@@ -145,12 +157,17 @@ describe('usage data export at shutdown', () => {
       const user = await seedUser(relay.context, { quota: 1_000_000_000 });
       const token = await seedToken(relay.context, user.id);
       await seedChannel(relay.context, { key: unique('key'), baseUrl: relay.upstream.url, models: ['qd-a'], groups: [user.group] });
-      await callRelay(relay, Array.from({ length: 7 }, () => ({ apiKey: token.apiKey, model: 'qd-a' })));
+      await callRelay(
+        relay,
+        Array.from({ length: 7 }, () => ({ apiKey: token.apiKey, model: 'qd-a' })),
+      );
       await relay.close();
 
       const rows = await fresh.db.kysely.selectFrom('quota_data').selectAll().where('user_id', '=', user.id).execute();
       const logs = await fresh.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', user.id).execute();
-      expect(rows.map((row) => [row.model_name, Number(row.count), Number(row.quota)])).toEqual([['qd-a', 7, logs.reduce((total, log) => total + Number(log.quota), 0)]]);
+      expect(rows.map((row) => [row.model_name, Number(row.count), Number(row.quota)])).toEqual([
+        ['qd-a', 7, logs.reduce((total, log) => total + Number(log.quota), 0)],
+      ]);
 
       const slave = await startRelayTestEnv({ SQLITE_PATH: fresh.sqlitePath, NODE_TYPE: 'slave' });
       expect(slave.runtime.usageExport).toBeUndefined();

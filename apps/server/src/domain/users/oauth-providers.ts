@@ -51,9 +51,7 @@ const tokenAnswer = z
   })
   .loose();
 
-const githubUser = z
-  .object({ id: z.number().int(), login: z.string().min(1), name: z.string().nullish(), email: z.string().nullish() })
-  .loose();
+const githubUser = z.object({ id: z.number().int(), login: z.string().min(1), name: z.string().nullish(), email: z.string().nullish() }).loose();
 
 /** Exchanges a GitHub OAuth code for the account that granted it. */
 export async function fetchGitHubAccount(config: AppConfig, options: OptionService, code: string): Promise<ProviderAccount> {
@@ -83,17 +81,10 @@ export async function fetchGitHubAccount(config: AppConfig, options: OptionServi
   return { id: String(user.id), legacyId: user.login, displayName: user.name || 'GitHub User', email: user.email ?? '' };
 }
 
-const linuxdoUser = z
-  .object({ id: z.number().int().positive(), username: z.string().optional(), name: z.string().nullish() })
-  .loose();
+const linuxdoUser = z.object({ id: z.number().int().positive(), username: z.string().optional(), name: z.string().nullish() }).loose();
 
 /** Exchanges a LinuxDO Connect code for the account that granted it. */
-export async function fetchLinuxDoAccount(
-  config: AppConfig,
-  options: OptionService,
-  code: string,
-  redirectUri: string,
-): Promise<ProviderAccount> {
+export async function fetchLinuxDoAccount(config: AppConfig, options: OptionService, code: string, redirectUri: string): Promise<ProviderAccount> {
   const base = config.authProviders.linuxdoBaseUrl;
   const credentials = Buffer.from(`${options.string('LinuxDOClientId')}:${options.raw('LinuxDOClientSecret')}`).toString('base64');
   const token = await callProvider(

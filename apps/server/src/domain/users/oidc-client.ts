@@ -47,8 +47,7 @@ const userInfoSchema = z
   })
   .loose();
 
-const unreachable = (cause: unknown) =>
-  new AppError('oauth:unreachable', '无法连接至 OIDC 服务器，请稍后重试！', { status: 502, retryable: true, cause });
+const unreachable = (cause: unknown) => new AppError('oauth:unreachable', '无法连接至 OIDC 服务器，请稍后重试！', { status: 502, retryable: true, cause });
 const badAnswer = () => new AppError('oauth:bad_answer', 'OIDC 服务器返回值非法，请检查设置！', { status: 502 });
 
 /** One HTTP call to the provider with a deadline; answers the status and the parsed JSON body (undefined when not JSON). */

@@ -58,11 +58,7 @@ function pickKey(keys: Jwk[], kid: string | undefined, kty: string): Jwk | undef
  * then issuer, audience (and azp), and expiry. `loadKeys(true)` must fetch the JWKS again,
  * bypassing any cache, for a provider that has rotated its keys.
  */
-export async function verifyIdToken(
-  token: string,
-  expected: IdTokenExpectations,
-  loadKeys: (fresh: boolean) => Promise<Jwk[]>,
-): Promise<IdTokenClaims> {
+export async function verifyIdToken(token: string, expected: IdTokenExpectations, loadKeys: (fresh: boolean) => Promise<Jwk[]>): Promise<IdTokenClaims> {
   const parts = token.split('.');
   if (parts.length !== 3 || parts.some((part) => part === '')) throw invalid('OIDC ID Token 格式错误', 'id_token_malformed');
   const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
@@ -87,9 +83,7 @@ export async function verifyIdToken(
   const signed = Buffer.from(`${headerPart}.${payloadPart}`);
   const signature = Buffer.from(signaturePart, 'base64url');
   const valid =
-    algorithm.kty === 'EC'
-      ? verify(algorithm.digest, signed, { key, dsaEncoding: 'ieee-p1363' }, signature)
-      : verify(algorithm.digest, signed, key, signature);
+    algorithm.kty === 'EC' ? verify(algorithm.digest, signed, { key, dsaEncoding: 'ieee-p1363' }, signature) : verify(algorithm.digest, signed, key, signature);
   if (!valid) throw invalid('OIDC ID Token 签名无效', 'id_token_signature');
 
   if (payload.iss !== expected.issuer) throw invalid('OIDC ID Token 的签发者（iss）与提供方不符', 'id_token_issuer');

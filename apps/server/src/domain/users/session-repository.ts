@@ -34,12 +34,7 @@ export class SessionRepository {
   }
 
   findLive(tokenHash: string, now: number): Promise<SessionRow | undefined> {
-    return this.db.kysely
-      .selectFrom('sessions')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
+    return this.db.kysely.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
   }
 
   async touch(id: number, now: number, ip: string): Promise<void> {

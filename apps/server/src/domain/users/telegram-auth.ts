@@ -30,4 +30,3 @@ export function checkTelegramLogin(fields: Record<string, string>, botToken: str
   }
   return { ok: true, telegramId: id };
 }
-

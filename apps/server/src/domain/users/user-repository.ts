@@ -33,7 +33,6 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-
 /** What the console sees of a user: never the password or the access token. */
 export interface PublicUser {
   id: number;
@@ -169,13 +168,7 @@ export class UserRepository {
   /** Live user whose email is `email` (first by id when an imported database holds duplicates). */
   findLiveByEmail(email: string): Promise<UserRow | undefined> {
     if (email === '') return Promise.resolve(undefined);
-    return this.db.kysely
-      .selectFrom('users')
-      .selectAll()
-      .where('deleted_at', 'is', null)
-      .where('email', '=', email)
-      .orderBy('id')
-      .executeTakeFirst();
+    return this.db.kysely.selectFrom('users').selectAll().where('deleted_at', 'is', null).where('email', '=', email).orderBy('id').executeTakeFirst();
   }
 
   /** Whether any user, deregistered ones included, holds this email (as new-api checks it). */
@@ -200,12 +193,7 @@ export class UserRepository {
   /** The live user owning an invitation code. */
   findLiveByAffCode(affCode: string): Promise<UserRow | undefined> {
     if (affCode === '') return Promise.resolve(undefined);
-    return this.db.kysely
-      .selectFrom('users')
-      .selectAll()
-      .where('deleted_at', 'is', null)
-      .where('aff_code', '=', affCode)
-      .executeTakeFirst();
+    return this.db.kysely.selectFrom('users').selectAll().where('deleted_at', 'is', null).where('aff_code', '=', affCode).executeTakeFirst();
   }
 
   async maxId(): Promise<number> {

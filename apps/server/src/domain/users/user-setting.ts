@@ -31,20 +31,23 @@ const emailAddress = z.email().max(128);
  * time; webhook_secret is write-only here (never read back), so an empty or missing one keeps the
  * stored secret and null removes it.
  */
-export const updateSchema = z.object({
-  notify_type: z.string({ error: '无效的预警类型' }),
-  quota_warning_threshold: z
-    .number({ error: '预警阈值必须是数字' })
-    .min(0, '预警阈值不能为负数')
-    .max(Number.MAX_SAFE_INTEGER, '预警阈值过大')
-    .optional()
-    .default(0),
-  webhook_url: z.string({ error: '无效的Webhook地址' }).optional().default(''),
-  webhook_secret: z.string({ error: '无效的Webhook密钥' }).max(MAX_SECRET_LENGTH, 'Webhook密钥过长').nullable().optional(),
-  notification_email: z.string({ error: '无效的邮箱地址' }).optional().default(''),
-  accept_unset_model_ratio_model: z.boolean({ error: '无效的参数' }).optional().default(false),
-  record_ip_log: z.boolean({ error: '无效的参数' }).optional().default(false),
-}, { error: '无效的参数' });
+export const updateSchema = z.object(
+  {
+    notify_type: z.string({ error: '无效的预警类型' }),
+    quota_warning_threshold: z
+      .number({ error: '预警阈值必须是数字' })
+      .min(0, '预警阈值不能为负数')
+      .max(Number.MAX_SAFE_INTEGER, '预警阈值过大')
+      .optional()
+      .default(0),
+    webhook_url: z.string({ error: '无效的Webhook地址' }).optional().default(''),
+    webhook_secret: z.string({ error: '无效的Webhook密钥' }).max(MAX_SECRET_LENGTH, 'Webhook密钥过长').nullable().optional(),
+    notification_email: z.string({ error: '无效的邮箱地址' }).optional().default(''),
+    accept_unset_model_ratio_model: z.boolean({ error: '无效的参数' }).optional().default(false),
+    record_ip_log: z.boolean({ error: '无效的参数' }).optional().default(false),
+  },
+  { error: '无效的参数' },
+);
 
 export type UserSettingUpdate = z.output<typeof updateSchema>;
 

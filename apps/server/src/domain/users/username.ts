@@ -67,7 +67,10 @@ export function withoutForbiddenCharacters(name: string): string {
  * to a person, so only one of them may exist.
  */
 export function usernameKey(username: string): string {
-  const folded = username.normalize('NFKC').toLowerCase().replace(LOOKALIKE_PATTERN, (letter) => LATIN_LOOKALIKES[letter] ?? letter);
+  const folded = username
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(LOOKALIKE_PATTERN, (letter) => LATIN_LOOKALIKES[letter] ?? letter);
   if (folded.length <= MAX_PLAIN_KEY_LENGTH) return folded;
   return `sha256:${createHash('sha256').update(folded).digest('hex')}`;
 }

@@ -12,10 +12,7 @@ const TIMEOUT_MS = 10_000;
  * Asks the Turnstile service whether `token` was issued to a human for our site key.
  * Answers false for a rejected token; throws when the service cannot be reached.
  */
-export async function verifyTurnstileToken(
-  verifyUrl: string,
-  input: { secret: string; token: string; remoteIp: string },
-): Promise<boolean> {
+export async function verifyTurnstileToken(verifyUrl: string, input: { secret: string; token: string; remoteIp: string }): Promise<boolean> {
   const form = new URLSearchParams({ secret: input.secret, response: input.token, remoteip: input.remoteIp });
   let answer: unknown;
   try {

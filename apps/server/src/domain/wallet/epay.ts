@@ -11,7 +11,9 @@ export function epaySign(params: Record<string, string>, merchantKey: string): s
     .sort()
     .map((name) => `${name}=${params[name]}`)
     .join('&');
-  return createHash('md5').update(payload + merchantKey, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(payload + merchantKey, 'utf8')
+    .digest('hex');
 }
 
 export function epayVerify(params: Record<string, string>, merchantKey: string): boolean {

@@ -96,7 +96,11 @@ export class WalletService {
         .executeTakeFirst();
       // A concurrent notify for the same order already credited it.
       if (Number(claimed.numUpdatedRows) !== 1) return false;
-      await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', quota) })).where('id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ quota: eb('quota', '+', quota) }))
+        .where('id', '=', userId)
+        .execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
       await recordUserLog(trx, {
         userId,

@@ -65,7 +65,9 @@ describe('forms on the console API', () => {
 
 describe('JSON nesting depth on the relay', () => {
   it('answers in the caller protocol’s error shape, whatever the content type', async () => {
-    const openai = await post('/v1/chat/completions', `{"model":"gpt-4o","messages":${deepArray(10_000)}}`, 'application/json', { authorization: 'Bearer sk-whatever' });
+    const openai = await post('/v1/chat/completions', `{"model":"gpt-4o","messages":${deepArray(10_000)}}`, 'application/json', {
+      authorization: 'Bearer sk-whatever',
+    });
     expect(openai.statusCode).toBe(400);
     expect(openai.json()).toMatchObject({ error: { message: expect.stringContaining('64'), type: 'invalid_request_error', code: 'json_too_deep' } });
 

@@ -97,10 +97,35 @@ const levelOf = (route: Route): 'public' | 'user' | 'admin' | 'root' => {
 
 /** Every common field name with a value of the wrong type. */
 const WRONG_TYPES = JSON.stringify({
-  id: 'abc', ids: 'abc', key: { a: 1 }, value: [1], name: 42, username: 7, password: 8, email: 9, quota: 'lots',
-  amount: 'lots', status: 'on', type: 'openai', models: 3, group: 4, groups: 'x', tag: 5, mode: 6, channel: 'x',
-  expired_time: 'soon', remain_quota: 'lots', unlimited_quota: 'yes', count: 'many', action: 1, token: 2, code: 3,
-  well_known: 4, setting: 5, notify_type: 6, target_timestamp: 'x',
+  id: 'abc',
+  ids: 'abc',
+  key: { a: 1 },
+  value: [1],
+  name: 42,
+  username: 7,
+  password: 8,
+  email: 9,
+  quota: 'lots',
+  amount: 'lots',
+  status: 'on',
+  type: 'openai',
+  models: 3,
+  group: 4,
+  groups: 'x',
+  tag: 5,
+  mode: 6,
+  channel: 'x',
+  expired_time: 'soon',
+  remain_quota: 'lots',
+  unlimited_quota: 'yes',
+  count: 'many',
+  action: 1,
+  token: 2,
+  code: 3,
+  well_known: 4,
+  setting: 5,
+  notify_type: 6,
+  target_timestamp: 'x',
 });
 /** Every common query parameter with a value of the wrong type. */
 const JUNK_QUERY =
@@ -206,8 +231,18 @@ beforeAll(async () => {
   await test.context.options.set('SMTPPort', String(CLOSED_PORT));
   await test.context.users.repository.update(1, { email: 'root@contract.test' });
   const seeded = [
-    await send(test.app, { method: 'POST', url: '/api/channel/', headers: sessions.root.headers, payload: { type: 1, name: 'contract', key: 'sk-contract-0123456789', base_url: UPSTREAM, groups: ['default'], models: 'gpt-4o-mini' } }),
-    await send(test.app, { method: 'POST', url: '/api/token/', headers: sessions.root.headers, payload: { name: 'contract', remain_quota: 1, expired_time: -1 } }),
+    await send(test.app, {
+      method: 'POST',
+      url: '/api/channel/',
+      headers: sessions.root.headers,
+      payload: { type: 1, name: 'contract', key: 'sk-contract-0123456789', base_url: UPSTREAM, groups: ['default'], models: 'gpt-4o-mini' },
+    }),
+    await send(test.app, {
+      method: 'POST',
+      url: '/api/token/',
+      headers: sessions.root.headers,
+      payload: { name: 'contract', remain_quota: 1, expired_time: -1 },
+    }),
     await send(test.app, { method: 'POST', url: '/api/redemption/', headers: sessions.root.headers, payload: { name: 'contract', quota: 1, count: 1 } }),
   ];
   for (const answer of seeded) expect(answer.body?.success, answer.raw).toBe(true);
@@ -221,7 +256,14 @@ describe('the routes walked', () => {
       expect(test.app.hasRoute({ method: route.method as 'GET', url: route.path }), key(route)).toBe(true);
     }
     const keys = routes.map(key);
-    for (const known of ['POST /api/user/login', 'GET /api/user/self/sessions', 'DELETE /api/user/self/sessions/:id', 'GET /api/token/:id/key', 'PUT /api/option/', 'GET /api/log/self/stat']) {
+    for (const known of [
+      'POST /api/user/login',
+      'GET /api/user/self/sessions',
+      'DELETE /api/user/self/sessions/:id',
+      'GET /api/token/:id/key',
+      'PUT /api/option/',
+      'GET /api/log/self/stat',
+    ]) {
       expect(keys, known).toContain(known);
     }
     // A public route that disappeared leaves a stale entry here.
@@ -297,7 +339,8 @@ describe('roles', () => {
       const answer = await call(route, 'user', { payload: takesBody(route) ? '{}' : undefined });
       const refused = answer.status === 200 && answer.body?.success === false && answer.body?.message === NO_PERMISSION;
       const level = levelOf(route);
-      if ((level === 'admin' || level === 'root') && !refused) failures.push(`${key(route)} (${level}): want 200 ${NO_PERMISSION}, got ${describeAnswer(answer)}`);
+      if ((level === 'admin' || level === 'root') && !refused)
+        failures.push(`${key(route)} (${level}): want 200 ${NO_PERMISSION}, got ${describeAnswer(answer)}`);
       if (level === 'user') {
         const problem = answer.body?.message === NO_PERMISSION ? 'refused for its role: list it in ADMIN_ONLY or ROOT_ONLY' : envelopeProblem(route, answer);
         if (problem) failures.push(`${key(route)} (user): ${problem}: ${describeAnswer(answer)}`);
@@ -347,7 +390,8 @@ describe('bad input, signed in as the super administrator', () => {
       ];
       for (const [payload, contentType, message] of cases) {
         const answer = await call(route, 'root', { payload, contentType });
-        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== message) failures.push(`${key(route)} ${contentType}: ${describeAnswer(answer)}`);
+        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== message)
+          failures.push(`${key(route)} ${contentType}: ${describeAnswer(answer)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -371,7 +415,10 @@ describe('bad input, signed in as the super administrator', () => {
   it('a missing parameter is 200 with success:false and a message', async () => {
     const failures: string[] = [];
     for (const route of routes.filter((candidate) => takesBody(candidate) || hasParams(candidate.path))) {
-      const answer = await call(route, 'root', { path: withParams(route.path, '') === route.path ? route.path : withParams(route.path, '0'), payload: takesBody(route) ? '{}' : undefined });
+      const answer = await call(route, 'root', {
+        path: withParams(route.path, '') === route.path ? route.path : withParams(route.path, '0'),
+        payload: takesBody(route) ? '{}' : undefined,
+      });
       const problem = envelopeProblem(route, answer);
       if (problem) failures.push(`${key(route)}: ${problem}: ${describeAnswer(answer)}`);
       else if (answer.body?.success === true && !NEEDS_NO_PARAMETER.has(key(route)) && !PLAIN_TEXT.has(key(route))) {
@@ -413,7 +460,8 @@ describe('bad input, signed in as the super administrator', () => {
     for (const route of routes.filter(takesBody)) {
       for (const who of ['root', 'anonymous'] as const) {
         const answer = await call(route, who, { payload: oversized });
-        if (answer.status !== 413 || answer.body?.success !== false || answer.body?.message !== TOO_LARGE) failures.push(`${key(route)} as ${who}: ${describeAnswer(answer)}`);
+        if (answer.status !== 413 || answer.body?.success !== false || answer.body?.message !== TOO_LARGE)
+          failures.push(`${key(route)} as ${who}: ${describeAnswer(answer)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -450,7 +498,8 @@ describe('paths that do not decode', () => {
     for (const path of broken) {
       for (const who of ['root', 'anonymous'] as const) {
         const answer = await send(test.app, { method: 'GET', url: path, headers: headersOf(who) });
-        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== BAD_URL) failures.push(`GET ${path} as ${who}: ${describeAnswer(answer)}`);
+        if (answer.status !== 200 || answer.body?.success !== false || answer.body?.message !== BAD_URL)
+          failures.push(`GET ${path} as ${who}: ${describeAnswer(answer)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -478,7 +527,8 @@ describe('rate limits', () => {
         const first = await send(limited.app, options);
         const second = await send(limited.app, options);
         if (first.status === 429 || first.status >= 500) failures.push(`${key(route)} first call: ${describeAnswer(first)}`);
-        if (second.status !== 429 || second.body?.success !== false || second.body?.message !== RATE_LIMITED) failures.push(`${key(route)} second call: ${describeAnswer(second)}`);
+        if (second.status !== 429 || second.body?.success !== false || second.body?.message !== RATE_LIMITED)
+          failures.push(`${key(route)} second call: ${describeAnswer(second)}`);
       }
       expect(failures).toEqual([]);
     } finally {

@@ -18,14 +18,12 @@ async function call<T = unknown>(test: TestApp, request: Inject): Promise<{ stat
   return { status: response.statusCode, body: response.json() as Envelope<T> };
 }
 
-const register = (test: TestApp, payload: Record<string, unknown>, query = '') =>
-  call(test, { method: 'POST', url: `/api/user/register${query}`, payload });
+const register = (test: TestApp, payload: Record<string, unknown>, query = '') => call(test, { method: 'POST', url: `/api/user/register${query}`, payload });
 
 const userByName = (test: TestApp, username: string) =>
   test.context.db.kysely.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
 
-const logsOf = (test: TestApp, userId: number) =>
-  test.context.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+const logsOf = (test: TestApp, userId: number) => test.context.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 
 async function useSmtp(test: TestApp, smtp: SmtpCatcher): Promise<void> {
   const { options } = test.context;
@@ -74,9 +72,7 @@ describe('password registration', () => {
     const short = await register(test, { username: 'carol', password: 'short' });
     expect(short.status).toBe(200);
     expect(short.body).toMatchObject({ success: false, message: expect.stringContaining('密码长度不得小于 8 位！') });
-    expect((await register(test, { username: 'carol', password: 'password123', password2: 'password124' })).body.message).toBe(
-      '两次输入的密码不一致',
-    );
+    expect((await register(test, { username: 'carol', password: 'password123', password2: 'password124' })).body.message).toBe('两次输入的密码不一致');
     expect((await register(test, { username: 'a-very-long-name', password: 'password123' })).body.message).toContain('用户名长度不能超过 12');
     expect((await register(test, { username: 'carol', password: 'x'.repeat(21) })).body.message).toContain('密码长度不得大于 20 位！');
     expect((await register(test, { username: 'carol', password: 'password123' })).body.success).toBe(true);
@@ -100,11 +96,7 @@ describe('password registration', () => {
     expect(guest).toMatchObject({ quota: 120, inviter_id: host.id });
     expect((await logsOf(test, guest.id)).map((log) => log.content)).toEqual(['新用户注册赠送 100 点额度', '使用邀请码赠送 20 点额度']);
     expect(await userByName(test, 'host')).toMatchObject({ quota: 100, aff_count: 2, aff_quota: 60, aff_history: 60 });
-    expect((await logsOf(test, host.id)).map((log) => log.content)).toEqual([
-      '新用户注册赠送 100 点额度',
-      '邀请用户赠送 30 点额度',
-      '邀请用户赠送 30 点额度',
-    ]);
+    expect((await logsOf(test, host.id)).map((log) => log.content)).toEqual(['新用户注册赠送 100 点额度', '邀请用户赠送 30 点额度', '邀请用户赠送 30 点额度']);
     expect(await userByName(test, 'stranger')).toMatchObject({ quota: 100, inviter_id: 0 });
   });
 });
@@ -132,9 +124,7 @@ describe('sign-in', () => {
     const wrong = await call(test, { method: 'POST', url: '/api/user/login', payload: { username: 'dora', password: 'password999' } });
     // A wrong password is a refused operation, not a lost session: 200 as in new-api, so the console shows the message.
     expect(wrong).toMatchObject({ status: 200, body: { success: false, message: '用户名或密码错误' } });
-    expect((await call(test, { method: 'POST', url: '/api/user/login', payload: { username: '', password: '' } })).body.message).toBe(
-      '请输入用户名和密码！',
-    );
+    expect((await call(test, { method: 'POST', url: '/api/user/login', payload: { username: '', password: '' } })).body.message).toBe('请输入用户名和密码！');
 
     const dora = (await userByName(test, 'dora'))!;
     await test.context.users.repository.update(dora.id, { status: UserStatus.Disabled });

@@ -85,8 +85,7 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     if (username === '' || password === '') throw badRequest('请输入用户名和密码！', 'auth:missing_credentials');
     // Addresses are stored lower-cased; people type them as they like.
     const user =
-      (await repository.findLiveByLogin(username)) ??
-      (username.includes('@') ? await repository.findLiveByLogin(username.toLowerCase()) : undefined);
+      (await repository.findLiveByLogin(username)) ?? (username.includes('@') ? await repository.findLiveByLogin(username.toLowerCase()) : undefined);
     const attempt = await beginLoginAttempt(context.rateLimits, user?.username ?? username);
     if (!user || !(await verifyPassword(password, user.password))) {
       await attempt.failed();

@@ -24,7 +24,11 @@ beforeAll(async () => {
   await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
   env.upstream.respond((recorded, response) => {
     sendJson(response, 401, {
-      error: { message: `Incorrect API key provided: ${recorded.key}. You can find your API key at https://platform.openai.com.`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      error: {
+        message: `Incorrect API key provided: ${recorded.key}. You can find your API key at https://platform.openai.com.`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
     });
   });
 });

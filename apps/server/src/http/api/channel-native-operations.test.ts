@@ -116,7 +116,14 @@ const KINDS: Kind[] = [
       // The account is not allowed in another project: Vertex answers 403 PERMISSION_DENIED.
       const wrongKey = JSON.stringify({ ...account, project_id: 'someone-elses-project' });
       const secret = account.private_key!.split('\n')[5]!;
-      return { ...mock, key: mock.serviceAccountKey, wrongKey, secret, refusal: 'Permission denied on resource project someone-elses-project', other: 'us-central1' };
+      return {
+        ...mock,
+        key: mock.serviceAccountKey,
+        wrongKey,
+        secret,
+        refusal: 'Permission denied on resource project someone-elses-project',
+        other: 'us-central1',
+      };
     },
   },
 ];
@@ -171,7 +178,8 @@ async function createChannel(kind: Kind, at: Site, fields: { key?: string; group
   return body.data.id;
 }
 
-const channel = async (id: number) => (await console_('GET', `/api/channel/${id}`)).body.data as { status: number; other_info: string; test_time: number; response_time: number };
+const channel = async (id: number) =>
+  (await console_('GET', `/api/channel/${id}`)).body.data as { status: number; other_info: string; test_time: number; response_time: number };
 
 async function chat(apiKey: string, model: string, stream = false) {
   const response = await request(`${env.gateway}/v1/chat/completions`, {
@@ -182,9 +190,15 @@ async function chat(apiKey: string, model: string, stream = false) {
   const text = await response.body.text();
   if (!stream || response.statusCode !== 200) return { status: response.statusCode, text, content: JSON.parse(text).choices?.[0]?.message?.content as unknown };
   // An OpenAI stream: the text is the deltas' content, and it ends with [DONE].
-  const events = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+  const events = text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice(6));
   expect(events.at(-1)).toBe('[DONE]');
-  const content = events.slice(0, -1).map((event) => JSON.parse(event).choices?.[0]?.delta?.content ?? '').join('');
+  const content = events
+    .slice(0, -1)
+    .map((event) => JSON.parse(event).choices?.[0]?.delta?.content ?? '')
+    .join('');
   return { status: response.statusCode, text, content };
 }
 
@@ -278,7 +292,6 @@ describe.each(KINDS)('$label channels (type $type)', (kind) => {
   });
 });
 
-
 describe('refusals particular to a provider', () => {
   it('Gemini: a 403 PERMISSION_DENIED (a suspended project) disables the channel; the call is served by the other', async () => {
     await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
@@ -325,7 +338,12 @@ describe('refusals particular to a provider', () => {
     await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
     const bedrock = KINDS.find((kind) => kind.type === 33)!;
     const { first, firstId, secondId, user, token } = await pair(bedrock);
-    const updated = await env.test.app.inject({ method: 'PUT', url: '/api/channel/', headers: admin, payload: { id: firstId, key: 'AKIDONLYNOREGION|not-a-secret-at-all' } });
+    const updated = await env.test.app.inject({
+      method: 'PUT',
+      url: '/api/channel/',
+      headers: admin,
+      payload: { id: firstId, key: 'AKIDONLYNOREGION|not-a-secret-at-all' },
+    });
     expect(updated.json().success, updated.body).toBe(true);
     const answer = await chat(token.apiKey, bedrock.model);
     expect(answer.content).toBe('served by the second AWS Claude channel');

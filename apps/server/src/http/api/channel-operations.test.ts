@@ -30,7 +30,16 @@ function answer(request: IncomingMessage): [number, unknown] {
     case '/api/v1/credits':
       return [200, { data: { total_credits: 20, total_usage: 5.5 } }];
     case '/v1/models':
-      return [200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }, { id: 'o3', object: 'model' }] }];
+      return [
+        200,
+        {
+          object: 'list',
+          data: [
+            { id: 'gpt-4o', object: 'model' },
+            { id: 'o3', object: 'model' },
+          ],
+        },
+      ];
     default:
       return [404, { error: { message: 'no such path' } }];
   }
@@ -89,7 +98,8 @@ describe('tags', () => {
     expect((await call('POST', '/api/channel/batch/tag', { ids: [], tag: 'x' })).body).toEqual({ success: false, message: '无效的参数，ids: 请先选择渠道' });
 
     expect((await call('POST', '/api/channel/tag/disabled', { tag: 'team' })).body).toEqual({ success: true, message: '', data: 2 });
-    const statuses = async () => (await call('GET', '/api/channel/?id_sort=true')).body.data.items.map((item: { name: string; status: number }) => `${item.name}:${item.status}`);
+    const statuses = async () =>
+      (await call('GET', '/api/channel/?id_sort=true')).body.data.items.map((item: { name: string; status: number }) => `${item.name}:${item.status}`);
     expect(await statuses()).toEqual(['other:1', 'two:2', 'one:2']);
     expect(await abilityRows()).toEqual([
       `${one}:default/gpt-4o/e0/p0/w0/team`,
@@ -101,7 +111,15 @@ describe('tags', () => {
     expect((await call('POST', '/api/channel/tag/enabled', { tag: 'nobody' })).body).toEqual({ success: false, message: '没有渠道使用标签“nobody”' });
     expect((await call('POST', '/api/channel/tag/enabled', {})).body.success).toBe(false);
 
-    const edit = await call('PUT', '/api/channel/tag', { tag: 'team', new_tag: 'squad', priority: 3, weight: 4, models: 'o3,o4-mini', groups: 'vip', model_mapping: '{"o4":"o4-mini"}' });
+    const edit = await call('PUT', '/api/channel/tag', {
+      tag: 'team',
+      new_tag: 'squad',
+      priority: 3,
+      weight: 4,
+      models: 'o3,o4-mini',
+      groups: 'vip',
+      model_mapping: '{"o4":"o4-mini"}',
+    });
     expect(edit.body).toEqual({ success: true, message: '更新成功', data: 2 });
     expect(await abilityRows()).toEqual([
       `${one}:vip/o3/e1/p3/w4/squad`,
@@ -110,7 +128,14 @@ describe('tags', () => {
       `${two}:vip/o4-mini/e1/p3/w4/squad`,
       `${other}:default/gpt-4o/e1/p0/w0/keep`,
     ]);
-    expect((await call('GET', `/api/channel/${one}`)).body.data).toMatchObject({ tag: 'squad', priority: 3, weight: 4, models: 'o3,o4-mini', group: 'vip', model_mapping: '{"o4":"o4-mini"}' });
+    expect((await call('GET', `/api/channel/${one}`)).body.data).toMatchObject({
+      tag: 'squad',
+      priority: 3,
+      weight: 4,
+      models: 'o3,o4-mini',
+      group: 'vip',
+      model_mapping: '{"o4":"o4-mini"}',
+    });
 
     const refusals: [object, string][] = [
       [{ tag: 'squad' }, '没有需要修改的内容'],
@@ -133,7 +158,13 @@ describe('balances', () => {
     const deepseek = await create({ type: 43, base_url: upstreamUrl });
     const silicon = await create({ type: 40, base_url: upstreamUrl });
     const openrouter = await create({ type: 20, base_url: `${upstreamUrl}/api` });
-    const expected: [number, number][] = [[openai, 74.5], [custom, 74.5], [deepseek, 110.5], [silicon, 8.25], [openrouter, 14.5]];
+    const expected: [number, number][] = [
+      [openai, 74.5],
+      [custom, 74.5],
+      [deepseek, 110.5],
+      [silicon, 8.25],
+      [openrouter, 14.5],
+    ];
     for (const [id, balance] of expected) {
       const { body } = await call('GET', `/api/channel/update_balance/${id}/`);
       expect(body).toEqual({ success: true, message: '', data: balance, balance });
@@ -149,7 +180,10 @@ describe('balances', () => {
 
   it('says which types have no balance API, and reports upstream failures without the key', async () => {
     const claude = await create({ type: 14 });
-    expect(await call('GET', `/api/channel/update_balance/${claude}/`)).toMatchObject({ status: 200, body: { success: false, message: '该渠道类型不支持查询余额' } });
+    expect(await call('GET', `/api/channel/update_balance/${claude}/`)).toMatchObject({
+      status: 200,
+      body: { success: false, message: '该渠道类型不支持查询余额' },
+    });
     const wrongKey = 'sk-wrongKeyThatMustNotLeak99';
     const broken = await create({ type: 1, base_url: upstreamUrl, key: wrongKey });
     const failed = await call('GET', `/api/channel/update_balance/${broken}/`);
@@ -158,7 +192,10 @@ describe('balances', () => {
     expect(failed.body.success).toBe(false);
     expect(failed.body.message).toMatch(/^查询余额失败：上游返回状态码 401/);
     expect(failed.raw).not.toContain('wrongKeyThatMustNotLeak');
-    expect(await call('GET', '/api/channel/update_balance/98765/')).toMatchObject({ status: 200, body: { success: false, message: '渠道不存在，请刷新后重试' } });
+    expect(await call('GET', '/api/channel/update_balance/98765/')).toMatchObject({
+      status: 200,
+      body: { success: false, message: '渠道不存在，请刷新后重试' },
+    });
   });
 
   it('refreshes every enabled channel that has a balance API', async () => {
@@ -179,7 +216,10 @@ describe('models', () => {
     const id = await create({ type: 1, base_url: upstreamUrl });
     expect((await call('GET', `/api/channel/fetch_models/${id}`)).body).toEqual({ success: true, message: '', data: ['gpt-4o', 'o3'] });
     expect((await call('POST', '/api/channel/fetch_models', { base_url: `${upstreamUrl}/v1`, type: 1, key: GOOD_KEY })).body.data).toEqual(['gpt-4o', 'o3']);
-    expect((await call('POST', '/api/channel/fetch_models', { base_url: upstreamUrl, type: 24, key: GOOD_KEY })).body.data).toEqual(['gemini-2.5-pro', 'gemini-2.5-flash']);
+    expect((await call('POST', '/api/channel/fetch_models', { base_url: upstreamUrl, type: 24, key: GOOD_KEY })).body.data).toEqual([
+      'gemini-2.5-pro',
+      'gemini-2.5-flash',
+    ]);
     const refused = await call('POST', '/api/channel/fetch_models', { base_url: upstreamUrl, type: 1, key: 'sk-nope-nope-nope-nope' });
     expect(refused.status).toBe(200);
     expect(refused.body.success).toBe(false);

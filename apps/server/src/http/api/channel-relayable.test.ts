@@ -16,7 +16,15 @@ const call = async (method: 'POST' | 'PUT' | 'GET', url: string, payload?: objec
   return { status: response.statusCode, body: response.json() as { success: boolean; message: string; data?: { id: number; type: number; other: string } } };
 };
 const channel = (overrides: object) => ({ name: 'c', key: 'sk-saved-key-0123456789', groups: ['default'], models: 'm1', ...overrides });
-const storedCount = async () => Number((await test.context.db.kysely.selectFrom('channels').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const storedCount = async () =>
+  Number(
+    (
+      await test.context.db.kysely
+        .selectFrom('channels')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('saving a channel of a type this version cannot relay', () => {
   it('is refused on create with the type named, and nothing is stored', async () => {
@@ -79,7 +87,9 @@ describe('the console’s list of relayable types', () => {
     // AWS Claude (33) and Vertex AI (41) get their adaptors in issue 14 alongside this check; until
     // registered they are the only allowed difference (empty this list once they are).
     const pendingRegistration = [33, 41].filter((type) => adaptorFor(type) === undefined);
-    const disagreements = CHANNEL_TYPES.filter((info) => canRelayChannelType(info.value) !== (adaptorFor(info.value) !== undefined || TASK_CHANNEL_TYPES.has(info.value)));
+    const disagreements = CHANNEL_TYPES.filter(
+      (info) => canRelayChannelType(info.value) !== (adaptorFor(info.value) !== undefined || TASK_CHANNEL_TYPES.has(info.value)),
+    );
     expect(disagreements.map((info) => info.value)).toEqual(pendingRegistration);
   });
 });

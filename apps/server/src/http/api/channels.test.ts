@@ -39,11 +39,16 @@ async function create(overrides: object = {}): Promise<number> {
 async function abilities(channelId?: number) {
   let query = test.context.db.kysely.selectFrom('abilities').selectAll().orderBy('channel_id').orderBy('group').orderBy('model');
   if (channelId !== undefined) query = query.where('channel_id', '=', channelId);
-  return (await query.execute()).map((row) => ({ ...row, channel_id: Number(row.channel_id), enabled: Number(row.enabled), priority: Number(row.priority), weight: Number(row.weight) }));
+  return (await query.execute()).map((row) => ({
+    ...row,
+    channel_id: Number(row.channel_id),
+    enabled: Number(row.enabled),
+    priority: Number(row.priority),
+    weight: Number(row.weight),
+  }));
 }
 
-const storedKey = async (id: number) =>
-  (await test.context.db.kysely.selectFrom('channels').select('key').where('id', '=', id).executeTakeFirstOrThrow()).key;
+const storedKey = async (id: number) => (await test.context.db.kysely.selectFrom('channels').select('key').where('id', '=', id).executeTakeFirstOrThrow()).key;
 
 async function registerAndLogin(username: string) {
   await test.app.inject({ method: 'POST', url: '/api/user/register', payload: { username, password: 'password123' } });
@@ -90,7 +95,18 @@ describe('creating channels', () => {
   it('creates from the channel body, never returns the key, and writes group × model abilities', async () => {
     const { body, raw } = await call('POST', '/api/channel/', channel({ priority: 5, weight: 3, tag: 'main' }));
     expect(body.success).toBe(true);
-    expect(body.data).toMatchObject({ name: 'openai-main', type: 1, status: 1, group: 'default,vip', models: 'gpt-4o,gpt-4o-mini', key: '', priority: 5, weight: 3, tag: 'main', auto_ban: 1 });
+    expect(body.data).toMatchObject({
+      name: 'openai-main',
+      type: 1,
+      status: 1,
+      group: 'default,vip',
+      models: 'gpt-4o,gpt-4o-mini',
+      key: '',
+      priority: 5,
+      weight: 3,
+      tag: 'main',
+      auto_ban: 1,
+    });
     expect(raw).not.toContain(SECRET);
     expect(await storedKey(body.data.id)).toBe(SECRET);
     expect(await abilities()).toEqual([
@@ -103,7 +119,10 @@ describe('creating channels', () => {
   });
 
   it('accepts the comma-list `group`, trims and de-duplicates lists, and stores a disabled channel with disabled abilities', async () => {
-    const { body } = await call('POST', '/api/channel/', { mode: 'single', channel: channel({ groups: undefined, group: ' default , default,svip ', models: ['m1', ' m1', 'm2 '], status: 2 }) });
+    const { body } = await call('POST', '/api/channel/', {
+      mode: 'single',
+      channel: channel({ groups: undefined, group: ' default , default,svip ', models: ['m1', ' m1', 'm2 '], status: 2 }),
+    });
     expect(body.data).toMatchObject({ group: 'default,svip', models: 'm1,m2', status: 2 });
     const rows = await abilities(body.data.id);
     expect(rows.map((row) => `${row.group}/${row.model}/${row.enabled}`)).toEqual(['default/m1/0', 'default/m2/0', 'svip/m1/0', 'svip/m2/0']);
@@ -118,7 +137,11 @@ describe('creating channels', () => {
     expect(batch.raw).not.toContain('key-two');
     expect((await abilities()).length).toBe(12);
 
-    const named = await call('POST', '/api/channel/', { mode: 'batch', batch_add_set_key_prefix_2_name: true, channel: channel({ name: 'pool', key: 'abcdefghijk\nzyxwvutsrqp' }) });
+    const named = await call('POST', '/api/channel/', {
+      mode: 'batch',
+      batch_add_set_key_prefix_2_name: true,
+      channel: channel({ name: 'pool', key: 'abcdefghijk\nzyxwvutsrqp' }),
+    });
     expect(named.body.data.map((item: { name: string }) => item.name)).toEqual(['pool abcdefgh', 'pool zyxwvuts']);
 
     const multi = await call('POST', '/api/channel/', { mode: 'multi_to_single', channel: channel({ key: ' a-key \nb-key\n' }) });
@@ -159,7 +182,11 @@ describe('creating channels', () => {
   });
 
   it('accepts a valid mapping, a status code mapping and clamps a negative weight to 0', async () => {
-    const { body } = await call('POST', '/api/channel/', channel({ model_mapping: '{"gpt-3.5-turbo": "gpt-3.5-turbo-0125"}', status_code_mapping: '{"429": "500"}', weight: -7 }));
+    const { body } = await call(
+      'POST',
+      '/api/channel/',
+      channel({ model_mapping: '{"gpt-3.5-turbo": "gpt-3.5-turbo-0125"}', status_code_mapping: '{"429": "500"}', weight: -7 }),
+    );
     expect(body.data).toMatchObject({ model_mapping: '{"gpt-3.5-turbo": "gpt-3.5-turbo-0125"}', status_code_mapping: '{"429": "500"}', weight: 0 });
   });
 
@@ -240,7 +267,16 @@ describe('updating and deleting channels', () => {
     expect(channelEvents).toBe(before + 1);
 
     // new-api's form sends null for untouched optional fields: they stay as stored.
-    const echoed = await call('PUT', '/api/channel/', { id, name: 'renamed', model_mapping: null, tag: null, priority: null, weight: null, test_model: null, type: null });
+    const echoed = await call('PUT', '/api/channel/', {
+      id,
+      name: 'renamed',
+      model_mapping: null,
+      tag: null,
+      priority: null,
+      weight: null,
+      test_model: null,
+      type: null,
+    });
     expect(echoed.body.data).toMatchObject({ name: 'renamed', group: 'svip', models: 'o3', type: 1, priority: 0 });
 
     await call('PUT', '/api/channel/', { id, key: 'new-key' });

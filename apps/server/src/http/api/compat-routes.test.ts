@@ -104,13 +104,18 @@ describe('/api/setup', () => {
 
   it('refuses a second setup and changes nothing', async () => {
     const before = await test.context.db.kysely.selectFrom('users').select(['id', 'username', 'password']).execute();
-    const { status, body } = await call('POST', '/api/setup', {}, {
-      username: 'intruder',
-      password: 'password123',
-      confirmPassword: 'password123',
-      SelfUseModeEnabled: true,
-      DemoSiteEnabled: false,
-    });
+    const { status, body } = await call(
+      'POST',
+      '/api/setup',
+      {},
+      {
+        username: 'intruder',
+        password: 'password123',
+        confirmPassword: 'password123',
+        SelfUseModeEnabled: true,
+        DemoSiteEnabled: false,
+      },
+    );
     expect(status).toBe(200);
     expect(body).toEqual({ success: false, message: '系统已经初始化完成' });
     expect(await test.context.db.kysely.selectFrom('users').select(['id', 'username', 'password']).execute()).toEqual(before);
@@ -140,7 +145,12 @@ describe.each(['postgres', 'mysql'] as const)('on %s', (dialect) => {
       ['a', 'gpt-4o-mini,gpt-4o'],
       ['b', 'gpt-4o,o3-mini'],
     ]) {
-      const created = await other.app.inject({ method: 'POST', url: '/api/channel/', headers: admin, payload: { type: 1, name, key: 'sk-upstream-key-0123456789', groups: ['default', 'vip'], models } });
+      const created = await other.app.inject({
+        method: 'POST',
+        url: '/api/channel/',
+        headers: admin,
+        payload: { type: 1, name, key: 'sk-upstream-key-0123456789', groups: ['default', 'vip'], models },
+      });
       expect(created.json().success, created.body).toBe(true);
     }
     const listed = (await other.app.inject({ method: 'GET', url: '/api/channel/models_enabled', headers: admin })).json();

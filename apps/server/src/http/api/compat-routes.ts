@@ -25,19 +25,11 @@ export function compatRoutes(app: FastifyInstance, context: AppContext): void {
 
   // A static path: find-my-way matches it before /api/channel/:id whatever the order.
   app.get('/api/channel/models_enabled', { preHandler: admin }, async () => {
-    const rows = await context.db.kysely
-      .selectFrom('abilities')
-      .select('model')
-      .distinct()
-      .where('enabled', '=', 1)
-      .orderBy('model')
-      .execute();
+    const rows = await context.db.kysely.selectFrom('abilities').select('model').distinct().where('enabled', '=', 1).orderBy('model').execute();
     return ok(rows.map((row) => row.model));
   });
 
-  app.get('/api/setup', async () =>
-    ok({ status: true, root_init: await rootExists(context), database_type: context.db.dialect }),
-  );
+  app.get('/api/setup', async () => ok({ status: true, root_init: await rootExists(context), database_type: context.db.dialect }));
 
   app.post('/api/setup', async () => {
     throw badRequest('系统已经初始化完成', 'setup:already_done');

@@ -19,10 +19,16 @@ const get = async (headers: Record<string, string>, url: string) => (await env.t
 describe('balances in the console while the relay holds leases', () => {
   it('shows what the user and the token can still spend, before and after the flush', async () => {
     const user = await seedUser(env.context, { quota: 10_000_000 });
-    await env.context.db.kysely.updateTable('users').set({ password: await hashPassword('balance-pass') }).where('id', '=', user.id).execute();
+    await env.context.db.kysely
+      .updateTable('users')
+      .set({ password: await hashPassword('balance-pass') })
+      .where('id', '=', user.id)
+      .execute();
     const token = await seedToken(env.context, user.id, { remainQuota: 2_000_000, unlimited: false });
     await seedChannel(env.context, { key: unique('key'), baseUrl: env.upstream.url, models: ['gpt-4o-mini'], groups: [user.group] });
-    env.upstream.respond((_request, response) => sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 })));
+    env.upstream.respond((_request, response) =>
+      sendJson(response, 200, chatCompletionBody('ok', { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 })),
+    );
     const perCall = Math.round(0.075 * (1000 + 1000 * 4));
     for (let call = 0; call < 3; call += 1) {
       const response = await request(`${env.gateway}/v1/chat/completions`, {

@@ -10,7 +10,10 @@ export const spendableBalances = (context: AppContext): SpendableQuota => relayR
 
 /** Users as the console shows them: quota and used_quota with the relay's leases and unwritten charges counted in. */
 export async function withSpendableQuota(context: AppContext, users: PublicUser[]): Promise<PublicUser[]> {
-  const current = await spendableBalances(context).of(LeaseKind.User, users.map((user) => user.id));
+  const current = await spendableBalances(context).of(
+    LeaseKind.User,
+    users.map((user) => user.id),
+  );
   return users.map((user) => {
     const now = current.get(user.id);
     return now ? { ...user, quota: now.balance, used_quota: now.used } : user;
@@ -19,7 +22,10 @@ export async function withSpendableQuota(context: AppContext, users: PublicUser[
 
 /** Tokens likewise: a limited token's remain_quota and every token's used_quota. */
 export async function withSpendableRemain(context: AppContext, tokens: WireToken[]): Promise<WireToken[]> {
-  const current = await spendableBalances(context).of(LeaseKind.Token, tokens.map((token) => token.id));
+  const current = await spendableBalances(context).of(
+    LeaseKind.Token,
+    tokens.map((token) => token.id),
+  );
   return tokens.map((token) => {
     const now = current.get(token.id);
     if (!now) return token;

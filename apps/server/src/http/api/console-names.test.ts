@@ -66,7 +66,12 @@ describe('display names', () => {
     }
     expect(await test.context.db.kysely.selectFrom('users').select('id').where('username', '=', 'newbie').execute()).toEqual([]);
     for (const [index, name] of GOOD_NAMES.entries()) {
-      const answer = await call({ method: 'POST', url: '/api/user/', headers: admin, payload: { username: `newbie${index}`, password: PASSWORD, display_name: name } });
+      const answer = await call({
+        method: 'POST',
+        url: '/api/user/',
+        headers: admin,
+        payload: { username: `newbie${index}`, password: PASSWORD, display_name: name },
+      });
       expect(answer.body, name).toMatchObject({ success: true, data: { display_name: name } });
     }
   });
@@ -98,14 +103,27 @@ describe('token names', () => {
     await addUser('carol');
     const carol = await test.login('carol', PASSWORD);
     for (const [label, name] of BAD_NAMES) {
-      const answer = await call({ method: 'POST', url: '/api/token/', headers: carol, payload: { name, remain_quota: 0, unlimited_quota: true, expired_time: -1 } });
+      const answer = await call({
+        method: 'POST',
+        url: '/api/token/',
+        headers: carol,
+        payload: { name, remain_quota: 0, unlimited_quota: true, expired_time: -1 },
+      });
       expectRefused(answer, TOKEN_NAME_REFUSED, label);
     }
-    expect((await call({ method: 'POST', url: '/api/token/', headers: carol, payload: { name: 'laptop 💻', unlimited_quota: true, expired_time: -1 } })).body.success).toBe(true);
+    expect(
+      (await call({ method: 'POST', url: '/api/token/', headers: carol, payload: { name: 'laptop 💻', unlimited_quota: true, expired_time: -1 } })).body
+        .success,
+    ).toBe(true);
     const [token] = await test.context.db.kysely.selectFrom('tokens').selectAll().execute();
     expect(token!.name).toBe('laptop 💻');
     for (const [label, name] of BAD_NAMES) {
-      const answer = await call({ method: 'PUT', url: '/api/token/', headers: carol, payload: { id: Number(token!.id), name, unlimited_quota: true, expired_time: -1 } });
+      const answer = await call({
+        method: 'PUT',
+        url: '/api/token/',
+        headers: carol,
+        payload: { id: Number(token!.id), name, unlimited_quota: true, expired_time: -1 },
+      });
       expectRefused(answer, TOKEN_NAME_REFUSED, label);
     }
     expect((await test.context.db.kysely.selectFrom('tokens').select('name').executeTakeFirstOrThrow()).name).toBe('laptop 💻');
@@ -115,10 +133,16 @@ describe('token names', () => {
 describe('redemption names', () => {
   it('are refused on create and edit', async () => {
     for (const [label, name] of BAD_NAMES) {
-      expectRefused(await call({ method: 'POST', url: '/api/redemption/', headers: admin, payload: { name, quota: 100, count: 1 } }), REDEMPTION_NAME_REFUSED, label);
+      expectRefused(
+        await call({ method: 'POST', url: '/api/redemption/', headers: admin, payload: { name, quota: 100, count: 1 } }),
+        REDEMPTION_NAME_REFUSED,
+        label,
+      );
     }
     expect(await test.context.db.kysely.selectFrom('redemptions').select('id').execute()).toEqual([]);
-    expect((await call({ method: 'POST', url: '/api/redemption/', headers: admin, payload: { name: '新年 🎉', quota: 100, count: 1 } })).body.success).toBe(true);
+    expect((await call({ method: 'POST', url: '/api/redemption/', headers: admin, payload: { name: '新年 🎉', quota: 100, count: 1 } })).body.success).toBe(
+      true,
+    );
     const [redemption] = await test.context.db.kysely.selectFrom('redemptions').selectAll().execute();
     for (const [label, name] of BAD_NAMES) {
       const answer = await call({ method: 'PUT', url: '/api/redemption/', headers: admin, payload: { id: Number(redemption!.id), name, quota: 100 } });

@@ -58,7 +58,16 @@ describe('GET /api/data/self', () => {
       [aliceId, 'gpt-4o', 2],
       [aliceId, 'gpt-4o-mini', 1],
     ]);
-    expect(body.data[0]).toEqual({ id: expect.any(Number), user_id: aliceId, username: 'alice', model_name: 'gpt-4o', created_at: HOUR, token_used: 200, count: 2, quota: 2000 });
+    expect(body.data[0]).toEqual({
+      id: expect.any(Number),
+      user_id: aliceId,
+      username: 'alice',
+      model_name: 'gpt-4o',
+      created_at: HOUR,
+      token_used: 200,
+      count: 2,
+      quota: 2000,
+    });
   });
 
   it('refuses a span longer than 30 days with a clear message, and accepts exactly 30', async () => {

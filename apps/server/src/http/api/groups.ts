@@ -8,9 +8,7 @@ import { ok } from '../envelope.js';
 export function groupRoutes(app: FastifyInstance, context: AppContext): void {
   const { options, users } = context;
 
-  app.get('/api/group/', { preHandler: authGuard(users.repository, 'admin') }, async () =>
-    ok(Object.keys(options.json<Record<string, number>>('GroupRatio'))),
-  );
+  app.get('/api/group/', { preHandler: authGuard(users.repository, 'admin') }, async () => ok(Object.keys(options.json<Record<string, number>>('GroupRatio'))));
 
   app.get('/api/user/self/groups', { preHandler: authGuard(users.repository, 'user') }, async (request) =>
     ok(usableGroups(options, currentUser(request).group)),

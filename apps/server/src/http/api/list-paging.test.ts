@@ -46,9 +46,19 @@ afterEach(async () => {
 
 async function seedOneOfEach(app: TestApp, headers: Record<string, string>) {
   const created = [
-    await app.app.inject({ method: 'POST', url: '/api/token/', headers, payload: { name: 'token', remain_quota: 10, unlimited_quota: true, expired_time: -1 } }),
+    await app.app.inject({
+      method: 'POST',
+      url: '/api/token/',
+      headers,
+      payload: { name: 'token', remain_quota: 10, unlimited_quota: true, expired_time: -1 },
+    }),
     await app.app.inject({ method: 'POST', url: '/api/redemption/', headers, payload: { name: 'code', count: 1, quota: 10 } }),
-    await app.app.inject({ method: 'POST', url: '/api/channel/', headers, payload: { type: 1, name: 'channel', key: 'sk-x', group: 'default', models: 'gpt-4o', tag: 'tag' } }),
+    await app.app.inject({
+      method: 'POST',
+      url: '/api/channel/',
+      headers,
+      payload: { type: 1, name: 'channel', key: 'sk-x', group: 'default', models: 'gpt-4o', tag: 'tag' },
+    }),
   ];
   for (const response of created) expect(response.json().success, response.body).toBe(true);
 }

@@ -7,8 +7,17 @@ import { seedChannel, seedToken, startRelayTestEnv, unique, type RelayTestEnv, t
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 
 type Session = Record<string, string>;
-interface Envelope<T = any> { success: boolean; message: string; data: T }
-interface Page { items: any[]; total: number; page: number; page_size: number }
+interface Envelope<T = any> {
+  success: boolean;
+  message: string;
+  data: T;
+}
+interface Page {
+  items: any[];
+  total: number;
+  page: number;
+  page_size: number;
+}
 
 async function api<T = any>(env: RelayTestEnv, url: string, session: Session = {}, method: 'GET' | 'DELETE' = 'GET') {
   const response = await env.test.app.inject({ method, url, headers: session });
@@ -63,7 +72,13 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('logs of relay calls on 
     const model = 'gpt-4o-mini';
     await newChannel(env, [model]);
     const token = await seedToken(env.context, user.id, { name: 'main' });
-    const usages = [[100, 10], [200, 20], [300, 30], [400, 40], [500, 50]] as const;
+    const usages = [
+      [100, 10],
+      [200, 20],
+      [300, 30],
+      [400, 40],
+      [500, 50],
+    ] as const;
     for (const [prompt, completion] of usages) await chat(env, token, model, prompt, completion);
     await env.runtime.drain();
 
@@ -129,8 +144,23 @@ describe('log filters, permissions and the other log routes', () => {
     await chat(env, bobToken, modelA, 40, 4);
     await env.runtime.drain();
     // A system line of alice's, and an old consume line for the time filters.
-    await insertReturningId(env.context.db, 'logs', { user_id: alice.id, created_at: Math.floor(Date.now() / 1000), type: LogType.System, username: alice.username, content: 'system note' });
-    await insertReturningId(env.context.db, 'logs', { user_id: alice.id, created_at: 1_000_000, type: LogType.Consume, username: alice.username, token_name: 'main', model_name: modelA, quota: 7, group: 'default' });
+    await insertReturningId(env.context.db, 'logs', {
+      user_id: alice.id,
+      created_at: Math.floor(Date.now() / 1000),
+      type: LogType.System,
+      username: alice.username,
+      content: 'system note',
+    });
+    await insertReturningId(env.context.db, 'logs', {
+      user_id: alice.id,
+      created_at: 1_000_000,
+      type: LogType.Consume,
+      username: alice.username,
+      token_name: 'main',
+      model_name: modelA,
+      quota: 7,
+      group: 'default',
+    });
   });
   afterAll(async () => {
     await env.close();
@@ -139,7 +169,7 @@ describe('log filters, permissions and the other log routes', () => {
   const ownPage = async (session: Session, query: string) => (await api<Page>(env, `/api/log/self?page_size=100&${query}`, session)).body.data;
   const prompts = (page: Page) => page.items.map((row) => row.prompt_tokens);
 
-  it('filters a user\'s own rows by type, token, model, time and group', async () => {
+  it("filters a user's own rows by type, token, model, time and group", async () => {
     expect(prompts(await ownPage(alice.session, ''))).toEqual([0, 0, 30, 20, 10]);
     expect(prompts(await ownPage(alice.session, 'type=4'))).toEqual([0]);
     expect((await ownPage(alice.session, 'type=1')).total).toBe(0);
@@ -174,7 +204,7 @@ describe('log filters, permissions and the other log routes', () => {
     expect(stat.body.data).toEqual({ quota: sum(byChannel.items, (row) => row.quota), rpm: 3, tpm: 77 });
   });
 
-  it('never shows a user another user\'s rows, and hides admin_info from its own', async () => {
+  it("never shows a user another user's rows, and hides admin_info from its own", async () => {
     const asBob = await ownPage(bob.session, `username=${alice.username}&channel=${channelB}`);
     expect(prompts(asBob)).toEqual([40]);
     expect(asBob.items.every((row) => row.username === bob.username)).toBe(true);
@@ -190,7 +220,10 @@ describe('log filters, permissions and the other log routes', () => {
 
   it('refuses the admin routes to a user (200, success:false) and every route without a session (401)', async () => {
     const adminRoutes: ['GET' | 'DELETE', string][] = [
-      ['GET', '/api/log/'], ['GET', '/api/log/stat'], ['GET', '/api/log/search?keyword=2'], ['DELETE', '/api/log/?target_timestamp=9999999999'],
+      ['GET', '/api/log/'],
+      ['GET', '/api/log/stat'],
+      ['GET', '/api/log/search?keyword=2'],
+      ['DELETE', '/api/log/?target_timestamp=9999999999'],
     ];
     for (const [method, url] of adminRoutes) {
       const asUser = await api(env, url, alice.session, method);
@@ -211,7 +244,7 @@ describe('log filters, permissions and the other log routes', () => {
     expect((await api(env, '/api/log/self/search?keyword=system', alice.session)).body.data).toEqual([]);
   });
 
-  it('looks up a key\'s own logs without a session, and refuses an unknown key', async () => {
+  it("looks up a key's own logs without a session, and refuses an unknown key", async () => {
     const found = await api(env, `/api/log/token?key=${aliceMain.apiKey}`);
     expect(found.body.success).toBe(true);
     expect(found.body.data.map((row: any) => row.prompt_tokens)).toEqual([20, 10]);
@@ -225,8 +258,13 @@ describe('log filters, permissions and the other log routes', () => {
 
   it('answers odd paging and filter values without an error', async () => {
     const odd = [
-      'p=abc&page_size=abc', 'p=-3&page_size=100000000', 'p=1e308', 'start_timestamp=-5&end_timestamp=-1',
-      'end_timestamp=1e308', 'type=abc&channel=99999999999999999999', 'model_name=%25%25&token_name=%27%3B--',
+      'p=abc&page_size=abc',
+      'p=-3&page_size=100000000',
+      'p=1e308',
+      'start_timestamp=-5&end_timestamp=-1',
+      'end_timestamp=1e308',
+      'type=abc&channel=99999999999999999999',
+      'model_name=%25%25&token_name=%27%3B--',
     ];
     for (const query of odd) {
       for (const url of [`/api/log/?${query}`, `/api/log/stat?${query}`, `/api/log/self?${query}`]) {

@@ -48,7 +48,13 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   const page = async (query: unknown, ownerId?: number) => {
     const paging = readPaging(query);
     const { items, total } = await logs.page(readFilter(query, ownerId), paging);
-    return ok(pageOf(items.map((row) => toWireLog(row, ownerId === undefined)), total, paging));
+    return ok(
+      pageOf(
+        items.map((row) => toWireLog(row, ownerId === undefined)),
+        total,
+        paging,
+      ),
+    );
   };
   app.get('/api/log/', admin, async (request) => page(request.query));
   app.get('/api/log/self', signedIn, async (request) => page(request.query, ownId(request)));

@@ -23,7 +23,16 @@ beforeAll(async () => {
   bobId = await user('mjbob');
   const tasks = new MidjourneyRepository(test.context.db);
   const base = { tokenId: 0, code: 1, description: '提交成功', status: 'SUCCESS', progress: '100%', failReason: '', quota: 50_000 };
-  await tasks.insert({ ...base, userId: aliceId, action: 'IMAGINE', mjId: 'a-1', prompt: 'cat', submitTime: 1_700_000_000_000, channelId: 7, imageUrl: 'https://cdn.example/a1.png' });
+  await tasks.insert({
+    ...base,
+    userId: aliceId,
+    action: 'IMAGINE',
+    mjId: 'a-1',
+    prompt: 'cat',
+    submitTime: 1_700_000_000_000,
+    channelId: 7,
+    imageUrl: 'https://cdn.example/a1.png',
+  });
   await tasks.insert({ ...base, userId: aliceId, action: 'UPSCALE', mjId: 'a-2', prompt: 'cat', submitTime: 1_700_000_100_000, channelId: 8 });
   await tasks.insert({ ...base, userId: bobId, action: 'IMAGINE', mjId: 'b-1', prompt: 'dog', submitTime: 1_700_000_200_000, channelId: 7 });
 });
@@ -31,7 +40,14 @@ afterAll(() => test.close());
 
 const get = async (url: string, headers: Record<string, string>) => {
   const response = await test.app.inject({ method: 'GET', url, headers });
-  return { status: response.statusCode, body: response.json() as { success: boolean; message?: string; data: { items: Array<Record<string, unknown>>; total: number; page: number; page_size: number } } };
+  return {
+    status: response.statusCode,
+    body: response.json() as {
+      success: boolean;
+      message?: string;
+      data: { items: Array<Record<string, unknown>>; total: number; page: number; page_size: number };
+    },
+  };
 };
 
 describe('/api/mj', () => {
@@ -41,7 +57,15 @@ describe('/api/mj', () => {
     expect(all.body.success).toBe(true);
     expect(all.body.data).toMatchObject({ total: 3, page: 1, page_size: 10 });
     expect(all.body.data.items.map((item) => item.mj_id)).toEqual(['b-1', 'a-2', 'a-1']);
-    expect(all.body.data.items[2]).toMatchObject({ user_id: aliceId, action: 'IMAGINE', channel_id: 7, quota: 50_000, image_url: 'https://cdn.example/a1.png', status: 'SUCCESS', progress: '100%' });
+    expect(all.body.data.items[2]).toMatchObject({
+      user_id: aliceId,
+      action: 'IMAGINE',
+      channel_id: 7,
+      quota: 50_000,
+      image_url: 'https://cdn.example/a1.png',
+      status: 'SUCCESS',
+      progress: '100%',
+    });
 
     expect((await get('/api/mj/?channel_id=7', root)).body.data.items.map((item) => item.mj_id)).toEqual(['b-1', 'a-1']);
     expect((await get('/api/mj/?mj_id=a-2', root)).body.data.total).toBe(1);

@@ -65,7 +65,13 @@ export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext): 
     const forward = context.options.bool('MjForwardUrlEnabled');
     const server = context.options.string('ServerAddress').replace(/\/+$/, '');
     const imageOf = (row: MidjourneyRow) => imageUrlOf(row, forward, server, context.config.sessionSecret);
-    return ok(pageOf(items.map((row) => wireRow(row, imageOf(row), ownerId === undefined)), total, paging));
+    return ok(
+      pageOf(
+        items.map((row) => wireRow(row, imageOf(row), ownerId === undefined)),
+        total,
+        paging,
+      ),
+    );
   };
   app.get('/api/mj/', admin, async (request) => page(request.query));
   app.get('/api/mj/self', signedIn, async (request) => page(request.query, ownId(request)));

@@ -69,7 +69,10 @@ async function finishOAuth(provider: 'github' | 'linuxdo', code: string, options
 describe('GitHub sign-in', () => {
   it('refuses a missing state, or a state issued to another browser, and clears the state cookie', async () => {
     fakes.githubCodes.set('gh-code-1', { id: 101, login: 'octo' });
-    expect(await get('/api/oauth/github?code=gh-code-1&state=abc')).toMatchObject({ status: 200, body: { success: false, message: 'state is empty or not same' } });
+    expect(await get('/api/oauth/github?code=gh-code-1&state=abc')).toMatchObject({
+      status: 200,
+      body: { success: false, message: 'state is empty or not same' },
+    });
     const mine = await startOAuth();
     const theirs = await startOAuth();
     const forged = await get(`/api/oauth/github?code=gh-code-1&state=${theirs.state}`, { cookie: mine.cookie });
@@ -219,7 +222,10 @@ describe('WeChat sign-in', () => {
 describe('Telegram sign-in', () => {
   const BOT_TOKEN = '7000:telegram-bot-token';
   const sign = (fields: Record<string, string>, token = BOT_TOKEN) => {
-    const lines = Object.entries(fields).map(([key, value]) => `${key}=${value}`).sort().join('\n');
+    const lines = Object.entries(fields)
+      .map(([key, value]) => `${key}=${value}`)
+      .sort()
+      .join('\n');
     const secret = createHash('sha256').update(token).digest();
     return { ...fields, hash: createHmac('sha256', secret).update(lines).digest('hex') };
   };

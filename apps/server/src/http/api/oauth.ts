@@ -3,12 +3,7 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { badRequest, forbidden } from '../../errors/app-error.js';
-import {
-  fetchGitHubAccount,
-  fetchLinuxDoAccount,
-  fetchWeChatAccount,
-  type ProviderAccount,
-} from '../../domain/users/oauth-providers.js';
+import { fetchGitHubAccount, fetchLinuxDoAccount, fetchWeChatAccount, type ProviderAccount } from '../../domain/users/oauth-providers.js';
 import { fetchOidcAccount, fetchOidcDiscovery } from '../../domain/users/oidc-client.js';
 import { checkTelegramLogin } from '../../domain/users/telegram-auth.js';
 import { createUser, nextProviderUsername } from '../../domain/users/user-registration.js';
@@ -191,7 +186,8 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(state);
   });
 
-  const callback = (provider: Provider, fetchAccount: (code: string, request: FastifyRequest) => Promise<ProviderAccount>) =>
+  const callback =
+    (provider: Provider, fetchAccount: (code: string, request: FastifyRequest) => Promise<ProviderAccount>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const query = queryOf(request);
       if (query.error) throw badRequest(query.error_description || query.error, 'oauth:provider_error');
@@ -225,9 +221,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
   app.get(
     '/api/oauth/oidc',
     { preHandler: critical },
-    callback(oidc, (code, request) =>
-      fetchOidcAccount(options, code, `${options.string('ServerAddress') || requestOrigin(request)}/oauth/oidc`),
-    ),
+    callback(oidc, (code, request) => fetchOidcAccount(options, code, `${options.string('ServerAddress') || requestOrigin(request)}/oauth/oidc`)),
   );
 
   // The system tab's "fetch" button: the provider's discovery document read here, not in the

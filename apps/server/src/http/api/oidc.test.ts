@@ -254,9 +254,7 @@ describe('OIDC sign-in', () => {
     expect((await finishOidc(issueCode('o3', { sub: 'sub-banned' }))).body).toMatchObject({ success: false, message: '用户已被封禁' });
 
     await options.set('oidc.token_endpoint', '');
-    expect((await finishOidc(issueCode('o4', { sub: 'x' }))).body.message).toBe(
-      'OIDC 登录尚未配置完整（Client ID、Token 端点、用户信息端点），请联系管理员',
-    );
+    expect((await finishOidc(issueCode('o4', { sub: 'x' }))).body.message).toBe('OIDC 登录尚未配置完整（Client ID、Token 端点、用户信息端点），请联系管理员');
     await options.set('oidc.token_endpoint', provider.endpoints.token);
 
     await options.set('oidc.client_secret', 'wrong-secret');

@@ -11,11 +11,9 @@ beforeAll(async () => {
 });
 afterAll(async () => test.close());
 
-const put = (payload: string) =>
-  test.app.inject({ method: 'PUT', url: '/api/option/', headers: { ...root, 'content-type': 'application/json' }, payload });
+const put = (payload: string) => test.app.inject({ method: 'PUT', url: '/api/option/', headers: { ...root, 'content-type': 'application/json' }, payload });
 
-const storedRow = async (key: string) =>
-  (await test.context.db.kysely.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
+const storedRow = async (key: string) => (await test.context.db.kysely.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
 
 const listed = async (key: string) => {
   const body = (await test.app.inject({ method: 'GET', url: '/api/option/', headers: root })).json() as { data: { key: string; value: string }[] };
@@ -24,7 +22,12 @@ const listed = async (key: string) => {
 
 describe('PUT /api/option/ without a value', () => {
   it('stores the empty string for text, secret and address keys, in the database and in memory', async () => {
-    for (const [key, before] of [['SMTPAccount', 'mailer@example.com'], ['SMTPToken', 'smtp-secret-token'], ['ServerAddress', 'https://gw.example.com'], ['Notice', '# hello']] as const) {
+    for (const [key, before] of [
+      ['SMTPAccount', 'mailer@example.com'],
+      ['SMTPToken', 'smtp-secret-token'],
+      ['ServerAddress', 'https://gw.example.com'],
+      ['Notice', '# hello'],
+    ] as const) {
       expect((await put(JSON.stringify({ key, value: before }))).json(), key).toEqual({ success: true, message: '保存成功' });
       expect(await storedRow(key), key).toBe(before);
 

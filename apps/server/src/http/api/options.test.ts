@@ -73,8 +73,7 @@ function sampleFor(key: OptionKey): { sent: string; stored: string } {
 let test: TestApp;
 let rootHeaders: Record<string, string>;
 
-const put = (key: string, value: unknown, headers = rootHeaders) =>
-  test.app.inject({ method: 'PUT', url: '/api/option/', headers, payload: { key, value } });
+const put = (key: string, value: unknown, headers = rootHeaders) => test.app.inject({ method: 'PUT', url: '/api/option/', headers, payload: { key, value } });
 const listOptions = async (headers = rootHeaders) => {
   const response = await test.app.inject({ method: 'GET', url: '/api/option/', headers });
   return { raw: response.body, values: new Map((response.json().data as { key: string; value: string }[]).map((entry) => [entry.key, entry.value])) };
@@ -82,7 +81,11 @@ const listOptions = async (headers = rootHeaders) => {
 
 async function userWithRole(role: number): Promise<Record<string, string>> {
   const user = await seedUser(test.context, { role });
-  await test.context.db.kysely.updateTable('users').set({ password: await hashPassword('password123') }).where('id', '=', user.id).execute();
+  await test.context.db.kysely
+    .updateTable('users')
+    .set({ password: await hashPassword('password123') })
+    .where('id', '=', user.id)
+    .execute();
   return test.login(user.username, 'password123');
 }
 
@@ -116,7 +119,17 @@ describe('PUT then GET /api/option/', () => {
   it('never answers a secret: not in GET /api/option/, not in /api/status', async () => {
     const secrets = KEYS.filter((key) => definition(key).secret);
     expect(secrets.sort()).toEqual(
-      ['EpayKey', 'GitHubClientSecret', 'LinuxDOClientSecret', 'SMTPToken', 'TelegramBotToken', 'TurnstileSecretKey', 'WeChatServerToken', 'WorkerValidKey', 'oidc.client_secret'].sort(),
+      [
+        'EpayKey',
+        'GitHubClientSecret',
+        'LinuxDOClientSecret',
+        'SMTPToken',
+        'TelegramBotToken',
+        'TurnstileSecretKey',
+        'WeChatServerToken',
+        'WorkerValidKey',
+        'oidc.client_secret',
+      ].sort(),
     );
     for (const key of secrets) expect((await put(key, `S3CRET-${key}-value`)).json().success).toBe(true);
     const { raw } = await listOptions();
@@ -141,7 +154,11 @@ describe('PUT then GET /api/option/', () => {
       ['CacheRatio', '{"gpt-4o": }', '缓存倍率不是合法的 JSON 字符串'],
       ['CreateCacheRatio', '{"claude": 1.25,}', '缓存创建倍率不是合法的 JSON 字符串'],
       ['claude.model_headers_settings', '{"claude-x": {"anthropic-beta": []}', 'Claude请求头覆盖不是合法的 JSON 字符串'],
-      ['claude.model_headers_settings', '{"claude-x": {"anthropic-beta": "a"}}', 'claude.model_headers_settings 中 claude-x 的 anthropic-beta 必须是字符串数组（不含换行）'],
+      [
+        'claude.model_headers_settings',
+        '{"claude-x": {"anthropic-beta": "a"}}',
+        'claude.model_headers_settings 中 claude-x 的 anthropic-beta 必须是字符串数组（不含换行）',
+      ],
       ['claude.default_max_tokens', 'default: 8192', '缺省 MaxTokens不是合法的 JSON 字符串'],
       ['claude.default_max_tokens', '{"default": "8192"}', 'claude.default_max_tokens 中 default 的值必须是非负整数'],
       ['claude.thinking_adapter_budget_tokens_percentage', 2, 'claude.thinking_adapter_budget_tokens_percentage 不能大于 1'],

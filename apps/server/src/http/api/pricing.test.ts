@@ -45,7 +45,11 @@ describe('GET /api/pricing', () => {
 
   it('adds a signed-in user’s own group, with its ratio and the models served there', async () => {
     const user = await seedUser(test.context, { group: 'secret' });
-    await test.context.db.kysely.updateTable('users').set({ password: await hashPassword('password123') }).where('id', '=', user.id).execute();
+    await test.context.db.kysely
+      .updateTable('users')
+      .set({ password: await hashPassword('password123') })
+      .where('id', '=', user.id)
+      .execute();
     const headers = await test.login(user.username, 'password123');
     const body = await pricing(headers);
     expect(body.usable_group).toEqual({ default: '默认分组', vip: 'vip分组', secret: '用户分组' });
@@ -55,4 +59,3 @@ describe('GET /api/pricing', () => {
     expect((await pricing()).data.map((item: { model_name: string }) => item.model_name)).not.toContain('p-secret');
   });
 });
-

@@ -97,7 +97,9 @@ describe('redemption codes', () => {
     expect(row).toMatchObject({ status: 3, used_user_id: Number(user['new-api-user']) });
     const edit = (await test.app.inject({ method: 'PUT', url: '/api/redemption/', headers: root, payload: { id: row.id, name: 'x', quota: 1 } })).json();
     expect(edit).toEqual({ success: false, message: '兑换码已被使用，无法编辑' });
-    const enable = (await test.app.inject({ method: 'PUT', url: '/api/redemption/?status_only=true', headers: root, payload: { id: row.id, status: 1 } })).json();
+    const enable = (
+      await test.app.inject({ method: 'PUT', url: '/api/redemption/?status_only=true', headers: root, payload: { id: row.id, status: 1 } })
+    ).json();
     expect(enable.success).toBe(false);
   });
 

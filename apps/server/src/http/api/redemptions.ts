@@ -78,7 +78,10 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
     const body = parseInput(createBody, request.body);
     const { options } = context;
     const name = body.name || formatQuota(body.quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'));
-    const keys = await service.create({ name: name.slice(0, 20), quota: body.quota, count: body.count, expiredTime: body.expired_time ?? 0 }, Number(currentUser(request).id));
+    const keys = await service.create(
+      { name: name.slice(0, 20), quota: body.quota, count: body.count, expiredTime: body.expired_time ?? 0 },
+      Number(currentUser(request).id),
+    );
     return ok(keys);
   });
 

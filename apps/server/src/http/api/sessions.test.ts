@@ -32,7 +32,10 @@ beforeEach(async () => {
   return () => test.close();
 });
 
-async function call<T = unknown>(request: InjectOptions, app: TestApp = test): Promise<{ status: number; body: Envelope<T>; response: LightMyRequestResponse }> {
+async function call<T = unknown>(
+  request: InjectOptions,
+  app: TestApp = test,
+): Promise<{ status: number; body: Envelope<T>; response: LightMyRequestResponse }> {
   const response = await app.app.inject(request);
   return { status: response.statusCode, body: response.json() as Envelope<T>, response };
 }
@@ -98,7 +101,13 @@ describe('sessions end', () => {
   it('at a password reset through the mailed link', async () => {
     await addUser('mia', Role.Common, { email: 'mia@example.com' });
     const session = await test.login('mia', PASSWORD);
-    await verificationStoreFor(test.context).issue({ purpose: 'password_reset', key: 'mia@example.com', code: 'reset-token-1', ttlSeconds: 60, cooldownSeconds: 0 });
+    await verificationStoreFor(test.context).issue({
+      purpose: 'password_reset',
+      key: 'mia@example.com',
+      code: 'reset-token-1',
+      ttlSeconds: 60,
+      cooldownSeconds: 0,
+    });
     const reset = await call<string>({ method: 'POST', url: '/api/user/reset', payload: { email: 'mia@example.com', token: 'reset-token-1' } });
     expect(reset.body).toMatchObject({ success: true, message: '密码已重置' });
     expect(await signedIn(session)).toBe(false);
@@ -135,7 +144,11 @@ describe('sessions end', () => {
   it('when expired, and expired rows are dropped at the next sign-in', async () => {
     const id = await addUser('eli');
     const session = await test.login('eli', PASSWORD);
-    await test.context.db.kysely.updateTable('sessions').set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where('user_id', '=', id).execute();
+    await test.context.db.kysely
+      .updateTable('sessions')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('user_id', '=', id)
+      .execute();
     expect(await signedIn(session)).toBe(false);
     expect(await sessionRows(id)).toHaveLength(1);
     await test.login();
@@ -252,7 +265,10 @@ describe.each(DIALECTS)('sessions and usernames on %s', (dialect) => {
       await call({ method: 'GET', url: '/api/user/logout', headers: first }, node);
       expect(await signedIn(first, node)).toBe(false);
       expect(await signedIn(second, node)).toBe(true);
-      const change = await call({ method: 'PUT', url: '/api/user/self', headers: second, payload: { original_password: PASSWORD, password: 'new-password-1' } }, node);
+      const change = await call(
+        { method: 'PUT', url: '/api/user/self', headers: second, payload: { original_password: PASSWORD, password: 'new-password-1' } },
+        node,
+      );
       expect(change.body.success).toBe(true);
       expect(await signedIn(second, node)).toBe(false);
       expect(await signedIn({ cookie: sessionCookieOf(change.response), 'new-api-user': second['new-api-user']! }, node)).toBe(true);

@@ -60,8 +60,7 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       top_up_link: options.string('TopUpLink'),
       min_topup: options.number('MinTopUp'),
       price: options.number('Price'),
-      enable_online_topup:
-        options.string('PayAddress') !== '' && options.string('EpayId') !== '' && options.raw('EpayKey') !== '',
+      enable_online_topup: options.string('PayAddress') !== '' && options.string('EpayId') !== '' && options.raw('EpayKey') !== '',
       // modelgate creates its root on the first start, so an instance is always set up.
       setup: true,
       docs_link: options.string('general_setting.docs_link'),

@@ -29,7 +29,8 @@ async function signUp() {
   return { username, session, id, token };
 }
 
-const statusTask = async () => ((await env.test.app.inject({ method: 'GET', url: '/api/status' })).json() as { data: { enable_task: boolean } }).data.enable_task;
+const statusTask = async () =>
+  ((await env.test.app.inject({ method: 'GET', url: '/api/status' })).json() as { data: { enable_task: boolean } }).data.enable_task;
 
 beforeAll(async () => {
   env = await startRelayTestEnv();
@@ -87,7 +88,14 @@ describe('the task lists', () => {
     expect(own.success).toBe(true);
     expect([own.data.total, own.data.page, own.data.page_size]).toEqual([3, 1, 2]);
     expect(own.data.items.map((task) => task.task_id)).toEqual([aliceTasks[2], aliceTasks[1]]);
-    expect(own.data.items[0]).toMatchObject({ platform: 'suno', action: 'LYRICS', status: 'SUCCESS', progress: '100%', user_id: alice.id, data: { title: 'Quiet Morning' } });
+    expect(own.data.items[0]).toMatchObject({
+      platform: 'suno',
+      action: 'LYRICS',
+      status: 'SUCCESS',
+      progress: '100%',
+      user_id: alice.id,
+      data: { title: 'Quiet Morning' },
+    });
     expect(own.data.items[0]).not.toHaveProperty('username');
     const second = await get('/api/task/self?p=2&page_size=2', alice.session);
     expect(second.data.items.map((task) => task.task_id)).toEqual([aliceTasks[0]]);
@@ -105,7 +113,12 @@ describe('the task lists', () => {
     const all = await get('/api/task/?page_size=100', root);
     const ids = all.data.items.map((task) => task.task_id);
     expect(ids).toEqual(expect.arrayContaining([...aliceTasks, bobTask]));
-    expect(all.data.items.find((task) => task.task_id === bobTask)).toMatchObject({ username: bob.username, action: 'MUSIC', quota: 100_000, channel_id: channels[0] });
+    expect(all.data.items.find((task) => task.task_id === bobTask)).toMatchObject({
+      username: bob.username,
+      action: 'MUSIC',
+      quota: 100_000,
+      channel_id: channels[0],
+    });
     const byChannel = await get(`/api/task/?channel_id=${channels[1]}`, root);
     expect(byChannel.data.items.map((task) => task.task_id)).toEqual([aliceTasks[0]]);
     const byId = await get(`/api/task/?task_id=${aliceTasks[1]}`, root);

@@ -64,7 +64,13 @@ export function taskRoutes(app: FastifyInstance, context: AppContext): void {
   const page = async (query: unknown, ownerId?: number) => {
     const paging = readPaging(query);
     const { items, total } = await tasks.page(readFilter(query, ownerId), paging);
-    return ok(pageOf(items.map((row) => toWireTask(row, ownerId === undefined)), total, paging));
+    return ok(
+      pageOf(
+        items.map((row) => toWireTask(row, ownerId === undefined)),
+        total,
+        paging,
+      ),
+    );
   };
   app.get('/api/task/', admin, async (request) => page(request.query));
   app.get('/api/task/self', signedIn, async (request) => page(request.query, ownId(request)));

@@ -237,7 +237,10 @@ describe.each(['postgres', 'mysql'] as const)('on %s', (dialect) => {
     expect(listed.body.data.items.map((item: { key: string }) => item.key).sort()).toEqual(
       [first, second].map(({ key }) => `${key.slice(0, 4)}**********${key.slice(-4)}`).sort(),
     );
-    expect((await call(alice, 'POST', '/api/token/batch/keys', { ids: [first.id, second.id] })).body.data.keys).toEqual({ [first.id]: first.key, [second.id]: second.key });
+    expect((await call(alice, 'POST', '/api/token/batch/keys', { ids: [first.id, second.id] })).body.data.keys).toEqual({
+      [first.id]: first.key,
+      [second.id]: second.key,
+    });
     expect((await call(root, 'GET', `/api/token/${second.id}/key`)).body.data.key).toBe(second.key);
     const logs = await manageLogs();
     expect(logs.map((log) => [Number(log.user_id), log.content.includes('second'), log.content.includes(second.key)])).toEqual([[1, true, false]]);

@@ -37,7 +37,13 @@ const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 describe('creating tokens', () => {
   it('makes a 48-character CSPRNG key, answers it masked, and tells the caches', async () => {
-    const token = await create({ unlimited_quota: true, model_limits_enabled: true, model_limits: 'gpt-4o, o3,gpt-4o', allow_ips: '10.0.0.1\r\n\n192.168.0.0/16, ::1\n2001:db8::/32', group: 'vip' });
+    const token = await create({
+      unlimited_quota: true,
+      model_limits_enabled: true,
+      model_limits: 'gpt-4o, o3,gpt-4o',
+      allow_ips: '10.0.0.1\r\n\n192.168.0.0/16, ::1\n2001:db8::/32',
+      group: 'vip',
+    });
     expect(token.key).toMatch(/^[A-Za-z0-9]{48}$/);
     expect(token.masked).toBe(`${token.key.slice(0, 4)}**********${token.key.slice(-4)}`);
     expect(token).toMatchObject({
@@ -171,8 +177,29 @@ describe('editing tokens', () => {
   it('updates the fields sent and validates them as on create', async () => {
     const token = await create();
     const expiry = inAnHour();
-    const edited = await call('PUT', '/api/token/', { id: token.id, name: 'renamed', remain_quota: 42, expired_time: expiry, unlimited_quota: false, allow_ips: '1.2.3.4', group: 'vip', model_limits_enabled: true, model_limits: ['o3'] });
-    expect(edited.body.data).toMatchObject({ id: token.id, key: token.masked, name: 'renamed', remain_quota: 42, expired_time: expiry, allow_ips: '1.2.3.4', group: 'vip', model_limits_enabled: true, model_limits: 'o3', status: 1 });
+    const edited = await call('PUT', '/api/token/', {
+      id: token.id,
+      name: 'renamed',
+      remain_quota: 42,
+      expired_time: expiry,
+      unlimited_quota: false,
+      allow_ips: '1.2.3.4',
+      group: 'vip',
+      model_limits_enabled: true,
+      model_limits: ['o3'],
+    });
+    expect(edited.body.data).toMatchObject({
+      id: token.id,
+      key: token.masked,
+      name: 'renamed',
+      remain_quota: 42,
+      expired_time: expiry,
+      allow_ips: '1.2.3.4',
+      group: 'vip',
+      model_limits_enabled: true,
+      model_limits: 'o3',
+      status: 1,
+    });
     expect(tokenEvents.at(-1)).toBe(token.key);
 
     const refusals: [object, string][] = [
@@ -189,7 +216,15 @@ describe('editing tokens', () => {
 
     // The edit form echoes the whole token back, read-only fields and nulls included.
     const echoed = (await call('GET', `/api/token/${token.id}`)).body.data;
-    const saved = await call('PUT', '/api/token/', { ...echoed, name: 'echoed', used_quota: 123456, user_id: 999, key: 'forged', status: 2, remain_quota: null });
+    const saved = await call('PUT', '/api/token/', {
+      ...echoed,
+      name: 'echoed',
+      used_quota: 123456,
+      user_id: 999,
+      key: 'forged',
+      status: 2,
+      remain_quota: null,
+    });
     expect(saved.body.data).toMatchObject({ name: 'echoed', used_quota: 0, user_id: echoed.user_id, key: token.masked, status: 1, remain_quota: 42 });
     // The echoed masked key (or a forged one) never replaces the real key.
     expect(await stored(token.id)).toMatchObject({ name: 'echoed', remain_quota: 42, used_quota: 0, key: token.key });
@@ -226,7 +261,11 @@ describe('switching tokens on and off', () => {
 
   it('refuses to enable an expired or used-up token with new-api’s messages', async () => {
     const expired = await create();
-    await test.context.db.kysely.updateTable('tokens').set({ expired_time: Math.floor(Date.now() / 1000) - 1, status: 3 }).where('id', '=', expired.id).execute();
+    await test.context.db.kysely
+      .updateTable('tokens')
+      .set({ expired_time: Math.floor(Date.now() / 1000) - 1, status: 3 })
+      .where('id', '=', expired.id)
+      .execute();
     expect(await setStatus(expired.id, 1)).toMatchObject({
       status: 200,
       body: { success: false, message: '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期' },

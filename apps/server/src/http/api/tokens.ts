@@ -58,9 +58,10 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const statusOnly = queryText(request.query, 'status_only');
     const user = currentUser(request);
     const balances = spendableBalances(context);
-    const token = statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
-      ? await tokens.setStatus(user, input.id, input.status, balances)
-      : await tokens.update(user, input, balances);
+    const token =
+      statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
+        ? await tokens.setStatus(user, input.id, input.status, balances)
+        : await tokens.update(user, input, balances);
     // The balance as the console shows it everywhere: the column leaves out what the relay's leases hold.
     return ok((await withSpendableRemain(context, [toWireToken(token)]))[0], '更新成功');
   });

@@ -31,7 +31,13 @@ const SECRET = 'whsec-0123456789-abcdef';
 describe('PUT /api/user/setting', () => {
   it('stores a mail warning with its threshold and address, returned by GET /api/user/self as a JSON string', async () => {
     expect(await selfSetting()).toEqual({});
-    const saved = await put({ notify_type: 'email', quota_warning_threshold: 250000, notification_email: 'alerts@example.com', accept_unset_model_ratio_model: false, record_ip_log: false });
+    const saved = await put({
+      notify_type: 'email',
+      quota_warning_threshold: 250000,
+      notification_email: 'alerts@example.com',
+      accept_unset_model_ratio_model: false,
+      record_ip_log: false,
+    });
     expect(saved).toEqual({ status: 200, body: { success: true, message: '设置已更新' } });
     expect(await selfSetting()).toEqual({
       notify_type: 'email',
@@ -43,7 +49,10 @@ describe('PUT /api/user/setting', () => {
   });
 
   it('stores a webhook with a write-only secret: never read back, kept when sent empty, removed with null', async () => {
-    expect((await put({ notify_type: 'webhook', quota_warning_threshold: 1000, webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret: SECRET })).body.success).toBe(true);
+    expect(
+      (await put({ notify_type: 'webhook', quota_warning_threshold: 1000, webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret: SECRET })).body
+        .success,
+    ).toBe(true);
     expect(await stored()).toMatchObject({ notify_type: 'webhook', webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret: SECRET });
     const shown = await selfSetting();
     expect(shown).toMatchObject({ notify_type: 'webhook', webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret_set: true });
@@ -65,7 +74,11 @@ describe('PUT /api/user/setting', () => {
   });
 
   it('drops the webhook when the user goes back to mail, and keeps keys it does not manage', async () => {
-    await test.context.db.kysely.updateTable('users').set({ setting: JSON.stringify({ sidebar_modules: '{"chat":true}' }) }).where('id', '=', userId).execute();
+    await test.context.db.kysely
+      .updateTable('users')
+      .set({ setting: JSON.stringify({ sidebar_modules: '{"chat":true}' }) })
+      .where('id', '=', userId)
+      .execute();
     await put({ notify_type: 'webhook', quota_warning_threshold: 1, webhook_url: 'http://hooks.example.com/', webhook_secret: SECRET });
     await put({ notify_type: 'email', quota_warning_threshold: 5 });
     expect(await stored()).toEqual({
@@ -100,7 +113,12 @@ describe('PUT /api/user/setting', () => {
       // new-api's rule: a refusal is HTTP 200 with success:false.
       expect(status).toBe(200);
     }
-    const notJson = await test.app.inject({ method: 'PUT', url: '/api/user/setting', headers: { ...user, 'content-type': 'application/json' }, payload: '{"notify_type":' });
+    const notJson = await test.app.inject({
+      method: 'PUT',
+      url: '/api/user/setting',
+      headers: { ...user, 'content-type': 'application/json' },
+      payload: '{"notify_type":',
+    });
     expect(notJson.json().success).toBe(false);
     expect(notJson.statusCode).toBe(200);
     expect(await stored()).toEqual(before);

@@ -14,7 +14,11 @@ export function userSettingRoutes(app: FastifyInstance, context: AppContext): vo
   app.put('/api/user/setting', { preHandler: signedIn }, async (request) => {
     const user = currentUser(request);
     const next = applyUserSettingUpdate(parseUserSetting(user.setting), request.body);
-    await context.db.kysely.updateTable('users').set({ setting: JSON.stringify(next) }).where('id', '=', Number(user.id)).execute();
+    await context.db.kysely
+      .updateTable('users')
+      .set({ setting: JSON.stringify(next) })
+      .where('id', '=', Number(user.id))
+      .execute();
     context.changes.emit('user', Number(user.id));
     return ok(undefined, '设置已更新');
   });

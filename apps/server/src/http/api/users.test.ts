@@ -51,8 +51,22 @@ const expected: Record<RoleName, Record<RoleName, Record<Action, string>>> = {
       delete: 'ok',
       add_quota: 'ok',
     },
-    admin: { promote: SAME_OR_HIGHER, demote: SAME_OR_HIGHER, disable: SAME_OR_HIGHER, enable: SAME_OR_HIGHER, delete: SAME_OR_HIGHER, add_quota: SAME_OR_HIGHER },
-    root: { promote: SAME_OR_HIGHER, demote: SAME_OR_HIGHER, disable: SAME_OR_HIGHER, enable: SAME_OR_HIGHER, delete: SAME_OR_HIGHER, add_quota: SAME_OR_HIGHER },
+    admin: {
+      promote: SAME_OR_HIGHER,
+      demote: SAME_OR_HIGHER,
+      disable: SAME_OR_HIGHER,
+      enable: SAME_OR_HIGHER,
+      delete: SAME_OR_HIGHER,
+      add_quota: SAME_OR_HIGHER,
+    },
+    root: {
+      promote: SAME_OR_HIGHER,
+      demote: SAME_OR_HIGHER,
+      disable: SAME_OR_HIGHER,
+      enable: SAME_OR_HIGHER,
+      delete: SAME_OR_HIGHER,
+      add_quota: SAME_OR_HIGHER,
+    },
   },
   root: {
     common: { promote: 'ok', demote: '该用户已经是普通用户', disable: 'ok', enable: 'ok', delete: 'ok', add_quota: 'ok' },
@@ -148,10 +162,16 @@ describe('creating, reading and editing users', () => {
     expect((await create(root, { username: 'root2', password: PASSWORD, role: Role.Root })).body.message).toBe('无法创建权限大于等于自己的用户');
     expect((await create(root, { username: 'admin3', password: PASSWORD, role: Role.Admin })).body.success).toBe(true);
     expect((await create(root, { username: 'newbie', password: PASSWORD })).body.message).toBe('用户名已存在，或已注销');
-    expect(await create(root, { username: '', password: PASSWORD })).toMatchObject({ status: 200, body: { success: false, message: expect.stringMatching(/^无效的参数，username: /) } });
+    expect(await create(root, { username: '', password: PASSWORD })).toMatchObject({
+      status: 200,
+      body: { success: false, message: expect.stringMatching(/^无效的参数，username: /) },
+    });
     expect((await create(root, { username: 'shorty', password: '1234567' })).body.message).toContain('密码长度不得小于 8 位！');
     const common = await test.login('newbie', PASSWORD);
-    expect(await create(common, { username: 'x1', password: PASSWORD })).toMatchObject({ status: 200, body: { success: false, message: '无权进行此操作，权限不足' } });
+    expect(await create(common, { username: 'x1', password: PASSWORD })).toMatchObject({
+      status: 200,
+      body: { success: false, message: '无权进行此操作，权限不足' },
+    });
   });
 
   it('lets admins read only users below them', async () => {
@@ -159,13 +179,22 @@ describe('creating, reading and editing users', () => {
     expect((await call(test, { method: 'GET', url: `/api/user/${commonId}`, headers: admin })).body.data).toMatchObject({ username: 'reader1' });
     const otherAdmin = await addUser(test, 'boss2', Role.Admin);
     expect((await call(test, { method: 'GET', url: `/api/user/${otherAdmin}`, headers: admin })).body.message).toBe('无权获取同级或更高等级用户的信息');
-    expect(await call(test, { method: 'GET', url: '/api/user/1', headers: admin })).toMatchObject({ status: 200, body: { success: false, message: '无权获取同级或更高等级用户的信息' } });
+    expect(await call(test, { method: 'GET', url: '/api/user/1', headers: admin })).toMatchObject({
+      status: 200,
+      body: { success: false, message: '无权获取同级或更高等级用户的信息' },
+    });
     const byRoot = await call<Record<string, unknown>>(test, { method: 'GET', url: `/api/user/${otherAdmin}`, headers: root });
     expect(byRoot.body.data).toMatchObject({ username: 'boss2', role: Role.Admin });
     expect(byRoot.body.data).not.toHaveProperty('password');
     expect(byRoot.body.data).not.toHaveProperty('access_token');
-    expect(await call(test, { method: 'GET', url: '/api/user/abc', headers: root })).toMatchObject({ status: 200, body: { success: false, message: '无效的参数，无效的用户 ID' } });
-    expect(await call(test, { method: 'GET', url: '/api/user/424242', headers: root })).toMatchObject({ status: 200, body: { success: false, message: '用户不存在' } });
+    expect(await call(test, { method: 'GET', url: '/api/user/abc', headers: root })).toMatchObject({
+      status: 200,
+      body: { success: false, message: '无效的参数，无效的用户 ID' },
+    });
+    expect(await call(test, { method: 'GET', url: '/api/user/424242', headers: root })).toMatchObject({
+      status: 200,
+      body: { success: false, message: '用户不存在' },
+    });
   });
 
   it('edits the fields sent, logs a quota change, and tells caches', async () => {
@@ -208,7 +237,10 @@ describe('creating, reading and editing users', () => {
     try {
       const headers = await fresh.login();
       for (let index = 1; index <= 12; index += 1) {
-        await addUser(fresh, `user${String(index).padStart(2, '0')}`, Role.Common, { group: index % 2 === 0 ? 'vip' : 'default', email: `u${index}@mail.test` });
+        await addUser(fresh, `user${String(index).padStart(2, '0')}`, Role.Common, {
+          group: index % 2 === 0 ? 'vip' : 'default',
+          email: `u${index}@mail.test`,
+        });
       }
       await fresh.context.users.repository.softDelete(13);
       type Page = { items: { id: number; username: string; DeletedAt: string | null }[]; total: number; page: number; page_size: number };
@@ -228,7 +260,10 @@ describe('creating, reading and editing users', () => {
       expect((await search('keyword=user&group=vip&page_size=100')).body.data!.total).toBe(6);
       expect((await search('keyword=%25')).body.data!.total).toBe(0);
       const common = await fresh.login('user01', PASSWORD);
-      expect(await call(fresh, { method: 'GET', url: '/api/user/', headers: common })).toMatchObject({ status: 200, body: { success: false, message: '无权进行此操作，权限不足' } });
+      expect(await call(fresh, { method: 'GET', url: '/api/user/', headers: common })).toMatchObject({
+        status: 200,
+        body: { success: false, message: '无权进行此操作，权限不足' },
+      });
     } finally {
       await fresh.close();
     }
@@ -401,9 +436,7 @@ describe.each(DIALECTS)('account flows on %s', (dialect) => {
       expect(found.body.data!.items.map((user) => user.username)).toEqual(['guest%1']);
 
       const guest = (await users.repository.findLiveByLogin('guest%1'))!;
-      const answers = await Promise.all(
-        Array.from({ length: 12 }, () => manage(node, root, { id: guest.id, action: 'add_quota', value: -100 })),
-      );
+      const answers = await Promise.all(Array.from({ length: 12 }, () => manage(node, root, { id: guest.id, action: 'add_quota', value: -100 })));
       expect(answers.every((answer) => answer.status < 500)).toBe(true);
       expect(answers.filter((answer) => answer.body.success)).toHaveLength(10);
       expect((await users.repository.findById(guest.id))!.quota).toBe(0);

@@ -1,10 +1,4 @@
-import {
-  LogType,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  Role,
-  USERNAME_MAX_LENGTH,
-} from '@modelgate/contract';
+import { LogType, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -27,11 +21,7 @@ import { spendableBalances, withSpendableQuota } from './console-balances.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
 
-const username = z
-  .string()
-  .trim()
-  .min(1, '用户名不能为空')
-  .max(USERNAME_MAX_LENGTH, `用户名长度不能超过 ${USERNAME_MAX_LENGTH} 个字符`);
+const username = z.string().trim().min(1, '用户名不能为空').max(USERNAME_MAX_LENGTH, `用户名长度不能超过 ${USERNAME_MAX_LENGTH} 个字符`);
 const password = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `密码长度不得小于 ${PASSWORD_MIN_LENGTH} 位！`)

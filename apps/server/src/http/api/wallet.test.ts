@@ -18,7 +18,12 @@ beforeEach(async () => {
 afterEach(async () => test.close());
 
 async function enableEpay() {
-  for (const [key, value] of [['PayAddress', 'https://pay.example.com/'], ['EpayId', '1001'], ['EpayKey', MERCHANT_KEY], ['ServerAddress', 'https://gw.example.com']]) {
+  for (const [key, value] of [
+    ['PayAddress', 'https://pay.example.com/'],
+    ['EpayId', '1001'],
+    ['EpayKey', MERCHANT_KEY],
+    ['ServerAddress', 'https://gw.example.com'],
+  ]) {
     expect((await setOption(key!, value!)).json().success).toBe(true);
   }
 }
@@ -53,7 +58,14 @@ describe('online top-up through Epay', () => {
     expect(paid.success).toBe(true);
     expect(paid.url).toBe('https://pay.example.com/submit.php');
     const form = paid.data as Record<string, string>;
-    expect(form).toMatchObject({ pid: '1001', type: 'alipay', money: '73.00', name: 'TUC10', sign_type: 'MD5', notify_url: 'https://gw.example.com/api/user/epay/notify' });
+    expect(form).toMatchObject({
+      pid: '1001',
+      type: 'alipay',
+      money: '73.00',
+      name: 'TUC10',
+      sign_type: 'MD5',
+      notify_url: 'https://gw.example.com/api/user/epay/notify',
+    });
     expect(form.sign).toBe(epaySign(form, MERCHANT_KEY));
     const order = await test.context.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', form.out_trade_no!).executeTakeFirstOrThrow();
     expect(order).toMatchObject({ status: 'pending', amount: 10, money: 73 });
@@ -108,10 +120,21 @@ describe('online top-up through Epay', () => {
 
   it('refuses a validly signed notify whose money is missing, malformed or not the order amount', async () => {
     await enableEpay();
-    const form = (await test.app.inject({ method: 'POST', url: '/api/user/pay', headers: user, payload: { amount: 10, payment_method: 'zfb' } })).json().data as Record<string, string>;
-    const base: Record<string, string> = { pid: '1001', trade_no: 'EP9', out_trade_no: form.out_trade_no!, type: 'alipay', name: 'TUC10', trade_status: 'TRADE_SUCCESS' };
+    const form = (await test.app.inject({ method: 'POST', url: '/api/user/pay', headers: user, payload: { amount: 10, payment_method: 'zfb' } })).json()
+      .data as Record<string, string>;
+    const base: Record<string, string> = {
+      pid: '1001',
+      trade_no: 'EP9',
+      out_trade_no: form.out_trade_no!,
+      type: 'alipay',
+      name: 'TUC10',
+      trade_status: 'TRADE_SUCCESS',
+    };
     const notify = (params: Record<string, string>) =>
-      test.app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams({ ...params, sign: epaySign(params, MERCHANT_KEY), sign_type: 'MD5' })}` });
+      test.app.inject({
+        method: 'GET',
+        url: `/api/user/epay/notify?${new URLSearchParams({ ...params, sign: epaySign(params, MERCHANT_KEY), sign_type: 'MD5' })}`,
+      });
     const orderStatus = async () =>
       (await test.context.db.kysely.selectFrom('top_ups').select('status').where('trade_no', '=', form.out_trade_no!).executeTakeFirstOrThrow()).status;
 

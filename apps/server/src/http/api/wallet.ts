@@ -23,8 +23,10 @@ export function walletRoutes(app: FastifyInstance, context: AppContext): void {
     const { key } = parseInput(redeemBody, request.body);
     const user = currentUser(request);
     const { options } = context;
-    const result = await redemptions.redeem(key, { id: Number(user.id), username: user.username }, (quota) =>
-      `通过兑换码充值 ${formatQuota(quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'))}`,
+    const result = await redemptions.redeem(
+      key,
+      { id: Number(user.id), username: user.username },
+      (quota) => `通过兑换码充值 ${formatQuota(quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'))}`,
     );
     context.changes.emit('user', Number(user.id));
     return ok(result.quota, '兑换成功');
@@ -56,7 +58,9 @@ export function walletRoutes(app: FastifyInstance, context: AppContext): void {
     return credited ? 'success' : 'fail';
   };
   const stringParams = (input: unknown): Record<string, string> =>
-    Object.fromEntries(Object.entries((input ?? {}) as Record<string, unknown>).map(([name, value]) => [name, String(Array.isArray(value) ? value[0] : value)]));
+    Object.fromEntries(
+      Object.entries((input ?? {}) as Record<string, unknown>).map(([name, value]) => [name, String(Array.isArray(value) ? value[0] : value)]),
+    );
 
   app.get('/api/user/epay/notify', async (request, reply) => reply.type('text/plain').send(await notify(stringParams(request.query))));
   app.post('/api/user/epay/notify', async (request, reply) =>

@@ -64,7 +64,10 @@ function envelopeOf(data: JsonSchema | undefined): JsonSchema {
 }
 
 function operationIdOf(method: string, path: string): string {
-  const words = path.replace(/^\/api\//, '').split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  const words = path
+    .replace(/^\/api\//, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== '');
   return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
@@ -75,7 +78,10 @@ const securityOf = (auth: RouteDoc['auth']): Record<string, string[]>[] => {
     case 'user':
     case 'admin':
     case 'root':
-      return [{ session: [], newApiUser: [] }, { accessToken: [], newApiUser: [] }];
+      return [
+        { session: [], newApiUser: [] },
+        { accessToken: [], newApiUser: [] },
+      ];
     default: {
       const unknownAuth: never = auth;
       throw new Error(`unknown auth level ${String(unknownAuth)}`);
@@ -97,8 +103,13 @@ function parametersOf(path: string, doc: RouteDoc): OpenApiParameter[] {
     const properties = paramsSchema?.properties as Record<string, JsonSchema> | undefined;
     parameters.push({ name, in: 'path', required: true, schema: properties?.[name] ?? { type: 'string' } });
   }
-  const pagingParameter = (name: string, description: string): OpenApiParameter =>
-    ({ name, in: 'query', required: false, schema: { type: 'string', pattern: '^\\d+$' }, description });
+  const pagingParameter = (name: string, description: string): OpenApiParameter => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string', pattern: '^\\d+$' },
+    description,
+  });
   if (doc.paged === true) parameters.push(pagingParameter('p', 'Page number, from 1.'), pagingParameter('page_size', 'Rows per page.'));
   if (doc.query !== undefined) {
     const query = jsonSchemaOf(doc.query);
@@ -132,7 +143,11 @@ function operationOf(method: string, path: string, doc: RouteDoc): OpenApiOperat
         content: { 'application/json': { schema: envelopeOf(doc.data === undefined ? undefined : jsonSchemaOf(doc.data)) } },
       };
   operation.responses['200'] = answer;
-  if (doc.auth !== 'public') operation.responses['401'] = { description: 'No valid session or access token, or no matching New-Api-User header.', content: { 'application/json': { schema: { $ref: ENVELOPE_REF } } } };
+  if (doc.auth !== 'public')
+    operation.responses['401'] = {
+      description: 'No valid session or access token, or no matching New-Api-User header.',
+      content: { 'application/json': { schema: { $ref: ENVELOPE_REF } } },
+    };
   operation.responses['429'] = { description: 'Rate limited.', content: { 'application/json': { schema: { $ref: ENVELOPE_REF } } } };
   return operation;
 }
@@ -142,11 +157,7 @@ function operationOf(method: string, path: string, doc: RouteDoc): OpenApiOperat
  * summary, auth level and input schemas. A registered route with no entry still appears, marked
  * undocumented (the drift test refuses that); an entry for a route not registered is left out.
  */
-export function buildOpenApiDocument(
-  routes: readonly { method: string; path: string }[],
-  docs: RouteDocs,
-  meta: { version: string },
-): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly { method: string; path: string }[], docs: RouteDocs, meta: { version: string }): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
   const operationIds = new Set<string>();
@@ -184,8 +195,13 @@ export function buildOpenApiDocument(
       },
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'session', description: 'Set by POST /api/user/login.' },
-        accessToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The system access token from GET /api/user/token (optionally "Bearer ").' },
-        newApiUser: { type: 'apiKey', in: 'header', name: 'New-Api-User', description: 'The signed-in user\'s id; required with either credential.' },
+        accessToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The system access token from GET /api/user/token (optionally "Bearer ").',
+        },
+        newApiUser: { type: 'apiKey', in: 'header', name: 'New-Api-User', description: "The signed-in user's id; required with either credential." },
       },
     },
   };

@@ -42,7 +42,10 @@ function schemasWithin(schema: z.ZodType, into = new Set<unknown>()): Set<unknow
 function importedFrom(source: string, name: string): { from: string; name: string } | undefined {
   for (const match of source.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
     for (const part of match[1]!.split(',')) {
-      const [exported, local] = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      const [exported, local] = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/);
       if ((local ?? exported) === name && exported) return { from: match[2]!, name: exported };
     }
   }
@@ -85,13 +88,15 @@ describe('GET /api/openapi.json', () => {
     expect(undocumented, 'routes with no entry in http/openapi/route-docs*.ts').toEqual([]);
     const stale = Object.keys(ROUTE_DOCS).filter((route) => !routes.includes(route));
     expect(stale, 'entries in route-docs*.ts for routes the app does not register').toEqual([]);
-    const described = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(described.sort()).toEqual(
+      routes
+        .map((route) => {
+          const [method, path] = route.split(' ');
+          return `${method} ${openApiPath(path!)}`;
+        })
+        .sort(),
     );
-    expect(described.sort()).toEqual(routes.map((route) => {
-      const [method, path] = route.split(' ');
-      return `${method} ${openApiPath(path!)}`;
-    }).sort());
   });
 
   it('gives every operation a summary, a tag, its auth and the {success, message, data} envelope', () => {
@@ -225,7 +230,9 @@ describe('the description matches what the routes do', () => {
     }
     const apiDir = join(here, '../api');
     const files = [
-      ...readdirSync(apiDir).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).map((name) => join(apiDir, name)),
+      ...readdirSync(apiDir)
+        .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+        .map((name) => join(apiDir, name)),
       join(here, '../../domain/channels/channel-service.ts'),
     ];
     const missing: string[] = [];
@@ -238,7 +245,8 @@ describe('the description matches what the routes do', () => {
         const imported = importedFrom(source, name);
         if (imported !== undefined) {
           const origin = (await import(pathToFileURL(join(dirname(file), imported.from.replace(/\.js$/, '.ts'))).href)) as Record<string, unknown>;
-          if (!documented.has(origin[imported.name])) missing.push(`${file}: ${name} (from ${imported.from}) is parsed by a route but no entry in route-docs*.ts uses it`);
+          if (!documented.has(origin[imported.name]))
+            missing.push(`${file}: ${name} (from ${imported.from}) is parsed by a route but no entry in route-docs*.ts uses it`);
         } else if (module[name] === undefined) missing.push(`${file}: ${name} is not exported, so the description cannot show it`);
         else if (!documented.has(module[name])) missing.push(`${file}: ${name} is parsed by a route but no entry in route-docs*.ts uses it`);
       }

@@ -34,7 +34,7 @@ const logStat = z.object({ quota: z.number(), rpm: z.number(), tpm: z.number() }
 const dataQuery = z.object({
   start_timestamp: timestamp.describe('Unix seconds.'),
   end_timestamp: timestamp.describe('Unix seconds.'),
-  username: z.string().optional().describe('One user\'s rows instead of everyone\'s sums (administrators).'),
+  username: z.string().optional().describe("One user's rows instead of everyone's sums (administrators)."),
 });
 const taskQuery = z.object({
   ...paging,
@@ -75,7 +75,13 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     body: tokenInputSchema,
     data: z.union([wireTokenSchema, z.array(wireTokenSchema)]).describe('One token, or the list when `count` was given.'),
   },
-  'PUT /api/token/': { summary: tokenPut, auth: 'user', body: tokenInputSchema, query: z.object({ status_only: z.string().optional() }), data: wireTokenSchema },
+  'PUT /api/token/': {
+    summary: tokenPut,
+    auth: 'user',
+    body: tokenInputSchema,
+    query: z.object({ status_only: z.string().optional() }),
+    data: wireTokenSchema,
+  },
   'GET /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
   'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
   'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema },
@@ -109,9 +115,19 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   },
   'GET /api/channel/update_balance/:id': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
   'GET /api/channel/update_balance/:id/': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
-  'GET /api/channel/update_balance': { summary: 'Refresh every channel\'s upstream balance', auth: 'admin' },
-  'GET /api/channel/fetch_models/:id': { summary: "Read a saved channel's model list from its upstream", auth: 'admin', params: numericId, data: z.array(z.string()) },
-  'POST /api/channel/fetch_models': { summary: 'Read a model list from an upstream before saving', auth: 'admin', body: fetchModelsBody, data: z.array(z.string()) },
+  'GET /api/channel/update_balance': { summary: "Refresh every channel's upstream balance", auth: 'admin' },
+  'GET /api/channel/fetch_models/:id': {
+    summary: "Read a saved channel's model list from its upstream",
+    auth: 'admin',
+    params: numericId,
+    data: z.array(z.string()),
+  },
+  'POST /api/channel/fetch_models': {
+    summary: 'Read a model list from an upstream before saving',
+    auth: 'admin',
+    body: fetchModelsBody,
+    data: z.array(z.string()),
+  },
 
   'GET /api/redemption/': { summary: 'List redemption codes', auth: 'admin', query: pagingQuery, data: pageData },
   'GET /api/redemption/search': { summary: 'Search redemption codes', auth: 'admin', query: redemptionSearch, data: pageData },

@@ -1,20 +1,8 @@
 import { z } from 'zod';
 import { updateSchema as userSettingBody } from '../../domain/users/user-setting.js';
-import {
-  loginBody,
-  registerBody,
-  resetBody,
-  sessionId,
-} from '../api/auth.js';
+import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
 import { oidcDiscoveryBody } from '../api/oauth.js';
-import {
-  adminUpdateBody,
-  affTransferBody,
-  createBody as createUserBody,
-  manageBody,
-  selfUpdateBody,
-  userId,
-} from '../api/users.js';
+import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import { pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
@@ -72,7 +60,7 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'PUT /api/user/self': { summary: "Update the signed-in user's name, display name or password", auth: 'user', body: selfUpdateBody },
   'DELETE /api/user/self': { summary: 'Delete the signed-in account (not the root user)', auth: 'user' },
   'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user' },
-  'DELETE /api/user/self/sessions/:id': { summary: 'End one of the signed-in user\'s sessions', auth: 'user', params: sessionIdParams },
+  'DELETE /api/user/self/sessions/:id': { summary: "End one of the signed-in user's sessions", auth: 'user', params: sessionIdParams },
   'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user' },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },

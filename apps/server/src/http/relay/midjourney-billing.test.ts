@@ -38,7 +38,6 @@ describe('midjourney billing', () => {
   let env: RelayTestEnv;
   beforeAll(async () => {
     env = await startRelayTestEnv(QUIET);
-
   });
   afterAll(() => env.close());
 
@@ -74,7 +73,6 @@ describe('midjourney billing', () => {
   it('accepts exactly the submits the balance covers out of 50 at once', async () => {
     const strict = await startRelayTestEnv({ ...QUIET, QUOTA_WAIT_SECONDS: '0' });
     try {
-
       const payer = await seedMjPayer(strict.context, mock, { quota: 20 * IMAGINE });
       const pool = new Pool(strict.gateway, { connections: 50 });
       const answers = await Promise.all(
@@ -125,12 +123,15 @@ describe('midjourney refund across a restart', () => {
       await mock.fail(id, 'Job timeout');
       // The failure is written (as a poll round writes it) and the process stops before any refund.
       const row = await taskRow(first.context, id);
-      await first.context.db.kysely.updateTable('midjourneys').set({ status: 'FAILURE', progress: '100%', fail_reason: 'Job timeout' }).where('id', '=', row.id).execute();
+      await first.context.db.kysely
+        .updateTable('midjourneys')
+        .set({ status: 'FAILURE', progress: '100%', fail_reason: 'Job timeout' })
+        .where('id', '=', row.id)
+        .execute();
       await first.close();
 
       const second = await startRelayTestEnv(sqlite);
       try {
-
         expect((await taskRow(second.context, id)).refunded).toBe(0);
         expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(1);
         expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(0);
@@ -170,7 +171,8 @@ describe('midjourney refund on PostgreSQL', () => {
         mj.poller.pollOnce(),
         env.runtime.tasks.refundPending(),
       ]);
-      const refunds = results.slice(0, 5).filter((result) => result !== undefined).length + (results[5] as { refunded: number }).refunded + (results[6] as number);
+      const refunds =
+        results.slice(0, 5).filter((result) => result !== undefined).length + (results[5] as { refunded: number }).refunded + (results[6] as number);
       expect(refunds).toBe(1);
       await env.runtime.flush();
       const books = await totals(env.context, payer.ids);

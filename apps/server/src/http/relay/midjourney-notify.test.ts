@@ -67,11 +67,16 @@ describe('midjourney notify', () => {
     const forged = await mjCall(env.gateway, '', 'POST', '/mj/notify', { id, status: 'FAILURE', progress: '100%', failReason: 'forged' });
     expect(forged.status).toBe(200);
     expect((await mjCall(env.gateway, payer.token.apiKey, 'GET', `/mj/task/${id}/fetch`)).json).toMatchObject({ status: 'SUBMITTED' });
-    expect((await mjCall(env.gateway, '', 'POST', '/mj/notify', { id: 'unknown-task' })).json).toMatchObject({ code: 4, description: 'midjourney_task_not_found' });
+    expect((await mjCall(env.gateway, '', 'POST', '/mj/notify', { id: 'unknown-task' })).json).toMatchObject({
+      code: 4,
+      description: 'midjourney_task_not_found',
+    });
 
     await mock.fail(id, 'Invalid parameter');
     // The mock's call to /mj/notify wrote the failure and the refund followed.
-    await until(async () => (await env.context.db.kysely.selectFrom('midjourneys').select('refunded').where('mj_id', '=', id).executeTakeFirstOrThrow()).refunded === 1);
+    await until(
+      async () => (await env.context.db.kysely.selectFrom('midjourneys').select('refunded').where('mj_id', '=', id).executeTakeFirstOrThrow()).refunded === 1,
+    );
     await mjCall(env.gateway, '', 'POST', '/mj/notify', { id });
     expect((await midjourneyOf(env.context).poller.pollOnce()).refunded).toBe(0);
     await env.runtime.flush();

@@ -16,14 +16,14 @@ const UNIT = 500_000;
 beforeAll(async () => {
   env = await startRelayTestEnv(QUIET);
   mock = await new MockMidjourney().start();
-
 });
 afterAll(async () => {
   await mock.close();
   await env.close();
 });
 
-const call = (apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown, header: 'mj' | 'bearer' = 'mj') => mjCall(env.gateway, apiKey, method, path, body, header);
+const call = (apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown, header: 'mj' | 'bearer' = 'mj') =>
+  mjCall(env.gateway, apiKey, method, path, body, header);
 const poll = () => midjourneyOf(env.context).poller.pollOnce();
 
 async function finishedImagine(apiKey: string, prompt = 'a cat') {
@@ -89,7 +89,13 @@ describe('midjourney relay', () => {
     // A second channel in the same group on another proxy: follow-ups must not go there.
     const other = await new MockMidjourney({ secret: 'other-secret' }).start();
     try {
-      await seedChannel(env.context, { type: 5, key: other.secret, baseUrl: other.url, models: ALL_MJ_MODELS.filter((model) => model !== 'mj_imagine'), groups: [payer.user.group] });
+      await seedChannel(env.context, {
+        type: 5,
+        key: other.secret,
+        baseUrl: other.url,
+        models: ALL_MJ_MODELS.filter((model) => model !== 'mj_imagine'),
+        groups: [payer.user.group],
+      });
       const key = payer.token.apiKey;
       const id = await finishedImagine(key);
       const steps: Array<[string, Record<string, unknown>, string]> = [
@@ -138,7 +144,21 @@ describe('midjourney relay', () => {
       const books = await totals(env.context, payer.ids);
       const expected = ['mj_imagine', ...steps.map((step) => step[2]), ...fresh.map((step) => step[2])];
       expect(books.logs.map((log) => log.model_name)).toEqual(expected);
-      const prices: Record<string, number> = { mj_imagine: 0.1, mj_upscale: 0.05, mj_variation: 0.1, mj_low_variation: 0.1, mj_pan: 0.1, mj_reroll: 0.1, mj_zoom: 0.1, mj_modal: 0.1, mj_describe: 0.05, mj_blend: 0.1, mj_shorten: 0.1, mj_upload: 0.05, swap_face: 0.05 };
+      const prices: Record<string, number> = {
+        mj_imagine: 0.1,
+        mj_upscale: 0.05,
+        mj_variation: 0.1,
+        mj_low_variation: 0.1,
+        mj_pan: 0.1,
+        mj_reroll: 0.1,
+        mj_zoom: 0.1,
+        mj_modal: 0.1,
+        mj_describe: 0.05,
+        mj_blend: 0.1,
+        mj_shorten: 0.1,
+        mj_upload: 0.05,
+        swap_face: 0.05,
+      };
       for (const log of books.logs) expect(Number(log.quota), log.model_name).toBe(Math.round(prices[log.model_name]! * UNIT));
       expect(books.userUsed).toBe(books.logQuotaSum);
       expect(books.logs[1]!.content).toContain('操作 UPSCALE');
@@ -182,7 +202,11 @@ describe('midjourney relay', () => {
     expect(noKey.json).toMatchObject({ code: 4 });
     expect(String(noKey.json.description)).toContain('无效的令牌');
 
-    const notJson = await fetch(`${env.gateway}/mj/submit/imagine`, { method: 'POST', headers: { 'mj-api-secret': key, 'content-type': 'application/json' }, body: '{"prompt":' });
+    const notJson = await fetch(`${env.gateway}/mj/submit/imagine`, {
+      method: 'POST',
+      headers: { 'mj-api-secret': key, 'content-type': 'application/json' },
+      body: '{"prompt":',
+    });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ code: 4 });
 
@@ -230,7 +254,11 @@ describe('midjourney relay', () => {
       const image = await fetch(address);
       expect(image.status).toBe(200);
       expect(image.headers.get('content-type')).toBe('image/png');
-      expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+      expect(
+        Buffer.from(await image.arrayBuffer())
+          .subarray(1, 4)
+          .toString(),
+      ).toBe('PNG');
       // Task ids are nearly sequential: without the signature of that very id, no picture.
       expect((await fetch(`${env.gateway}/mj/image/${id}`)).status).toBe(403);
       const sig = new URL(address).searchParams.get('sig')!;
@@ -244,7 +272,11 @@ describe('midjourney relay', () => {
     const payer = await seedMjPayer(env.context, mock);
     await setOption(env.context, 'MjModeClearEnabled', true);
     try {
-      await call(payer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'a boat --fast --ar 16:9', accountFilter: { channelId: '1' }, notifyHook: 'https://example.com/hook' });
+      await call(payer.token.apiKey, 'POST', '/mj/submit/imagine', {
+        prompt: 'a boat --fast --ar 16:9',
+        accountFilter: { channelId: '1' },
+        notifyHook: 'https://example.com/hook',
+      });
       const sent = JSON.parse(mock.received.at(-1)!.body) as Record<string, unknown>;
       expect(sent.prompt).toBe('a boat  --ar 16:9');
       expect(sent).not.toHaveProperty('accountFilter');
@@ -276,7 +308,9 @@ describe('midjourney relay', () => {
       let status = 1;
       for (let tries = 0; tries < 50 && status === 1; tries += 1) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        status = Number((await env.context.db.kysely.selectFrom('channels').select('status').where('id', '=', lonely.channelId).executeTakeFirstOrThrow()).status);
+        status = Number(
+          (await env.context.db.kysely.selectFrom('channels').select('status').where('id', '=', lonely.channelId).executeTakeFirstOrThrow()).status,
+        );
       }
       expect(status).toBe(3);
     } finally {

@@ -22,7 +22,17 @@ import { mjRefusal, mjUpstreamError, MjReply, taskDto, toMjReply } from './midjo
  */
 export const MJ_MODES = ['fast', 'relax', 'turbo', 'mj-fast', 'mj-relax', 'mj-turbo'] as const;
 const MJ_PREFIXES = ['', ...MJ_MODES.map((mode) => `/${mode}`)];
-const SUBMIT_KINDS: readonly MjSubmitKind[] = ['imagine', 'change', 'simple-change', 'describe', 'blend', 'action', 'modal', 'shorten', 'upload-discord-images'];
+const SUBMIT_KINDS: readonly MjSubmitKind[] = [
+  'imagine',
+  'change',
+  'simple-change',
+  'describe',
+  'blend',
+  'action',
+  'modal',
+  'shorten',
+  'upload-discord-images',
+];
 const IMAGE_TIMEOUT_MS = 60_000;
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 /** Blend, describe and face swaps carry base64 images. */
@@ -156,9 +166,11 @@ function register(routes: FastifyInstance, context: AppContext, mj: MidjourneyRu
     const fresh = (await mj.repository.byMjId(row.mj_id)) ?? row;
     if (fresh.status === 'FAILURE') void mj.relay.tasks.refund('midjourneys', Number(fresh.id)).catch(() => undefined);
     if (typeof hook === 'string' && hook !== '') {
-      mj.hooks.forward(hook, taskDto(fresh, forward(), serverAddress(), secret)).catch((error: unknown) =>
-        context.logger.info({ mjId: row.mj_id, reason: error instanceof Error ? error.message : String(error) }, 'midjourney notifyHook not delivered'),
-      );
+      mj.hooks
+        .forward(hook, taskDto(fresh, forward(), serverAddress(), secret))
+        .catch((error: unknown) =>
+          context.logger.info({ mjId: row.mj_id, reason: error instanceof Error ? error.message : String(error) }, 'midjourney notifyHook not delivered'),
+        );
     }
     return { code: 1, description: 'success', result: row.mj_id };
   });

@@ -68,7 +68,8 @@ export async function relaySubmit(
     prompt = origin.prompt;
   } else if (caller.pinnedChannelId !== undefined) {
     channel = await mj.channels.byId(caller.pinnedChannelId);
-    if (!channel || channel.status !== ChannelStatus.Enabled) throw new MjReply(403, 4, `渠道 #${caller.pinnedChannelId} 不可用 (channel unavailable)`, 'new_api_error');
+    if (!channel || channel.status !== ChannelStatus.Enabled)
+      throw new MjReply(403, 4, `渠道 #${caller.pinnedChannelId} 不可用 (channel unavailable)`, 'new_api_error');
   } else {
     channel = await mj.channels.pick(caller.group, priceKey);
     if (!channel) throw new MjReply(503, 4, `当前分组 ${caller.group} 下对于模型 ${priceKey} 无可用渠道 (no available channel)`, 'new_api_error');
@@ -120,7 +121,9 @@ export async function relaySubmit(
   else if (hold) mj.relay.tasks.release(hold);
 
   if (result.code === MJ_NO_INSTANCE && channel.autoBan && options.bool('AutomaticDisableChannelEnabled')) {
-    void mj.relay.health.disable(channel.id, 'No available account instance').catch((error: unknown) => context.logger.error({ err: error }, 'could not disable channel'));
+    void mj.relay.health
+      .disable(channel.id, 'No available account instance')
+      .catch((error: unknown) => context.logger.error({ err: error }, 'could not disable channel'));
   }
 
   const row = {

@@ -7,8 +7,7 @@ import type { RelayRuntime } from '../../relay/relay-runtime.js';
 import { countPromptTokens } from '../../relay/token-counter.js';
 import { usableModels } from './model-routes.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const notFound = (what: string) =>
   new AppError('request:api_not_implemented', `接口 ${what} 不存在 (no such API: ${what})`, { status: 404, type: 'invalid_request_error' });

@@ -66,7 +66,9 @@ describe('a gateway restart between a failure and its refund', () => {
       expect(refunds.map((log) => Number(log.quota))).toEqual([MUSIC_QUOTA]);
       const books = await totals(second.context, payer.ids);
       expect(books.logQuotaSum - MUSIC_QUOTA).toBe(0);
-      expect([books.userQuota, books.userUsed, books.tokenRemain, books.tokenUsed, books.channelUsed.get(payer.channelId)]).toEqual([1_000_000_000, 0, 1_000_000, 0, 0]);
+      expect([books.userQuota, books.userUsed, books.tokenRemain, books.tokenUsed, books.channelUsed.get(payer.channelId)]).toEqual([
+        1_000_000_000, 0, 1_000_000, 0, 0,
+      ]);
       const fetched = await sunoCall(second.gateway, payer.token.apiKey, 'GET', `/suno/fetch/${taskId}`);
       expect(fetched.json.data).toMatchObject({ status: 'FAILURE', progress: '100%', fail_reason: 'the model refused the lyrics' });
     } finally {

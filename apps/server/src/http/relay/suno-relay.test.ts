@@ -1,16 +1,7 @@
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSuno, type MockSuno } from '../../providers/suno/testing/mock-suno.js';
-import {
-  LYRICS_QUOTA,
-  MUSIC_QUOTA,
-  SUNO_PRICES,
-  pollTasks,
-  refundLogs,
-  seedSunoPayer,
-  sunoCall,
-  taskRow,
-} from '../../providers/suno/testing/suno-test-kit.js';
+import { LYRICS_QUOTA, MUSIC_QUOTA, SUNO_PRICES, pollTasks, refundLogs, seedSunoPayer, sunoCall, taskRow } from '../../providers/suno/testing/suno-test-kit.js';
 import { seedChannel, setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 
 /**
@@ -33,7 +24,12 @@ afterAll(async () => {
 describe('submit and fetch', () => {
   it('relays a song: submit charged at suno_music, the poll following it to success with its clips', async () => {
     const payer = await seedSunoPayer(env, mock);
-    const submitted = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: '[Verse]\nhello', title: 'Morning', tags: 'lofi', extra: 'dropped' });
+    const submitted = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', {
+      prompt: '[Verse]\nhello',
+      title: 'Morning',
+      tags: 'lofi',
+      extra: 'dropped',
+    });
     expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
     expect(submitted.json).toMatchObject({ code: 'success' });
     const taskId = submitted.json.data as string;
@@ -90,7 +86,14 @@ describe('submit and fetch', () => {
     expect(1_000_000_000 - books.userQuota).toBe(MUSIC_QUOTA);
     expect([books.userUsed, books.tokenUsed, books.channelUsed.get(payer.channelId)]).toEqual([MUSIC_QUOTA, MUSIC_QUOTA, MUSIC_QUOTA]);
     const row = await taskRow(env, taskId);
-    expect([row.platform, row.action, Number(row.quota), Number(row.token_id), Number(row.user_id), Number(row.channel_id)]).toEqual(['suno', 'MUSIC', MUSIC_QUOTA, payer.token.id, payer.user.id, payer.channelId]);
+    expect([row.platform, row.action, Number(row.quota), Number(row.token_id), Number(row.user_id), Number(row.channel_id)]).toEqual([
+      'suno',
+      'MUSIC',
+      MUSIC_QUOTA,
+      payer.token.id,
+      payer.user.id,
+      payer.channelId,
+    ]);
   });
 
   it('relays lyrics at suno_lyrics, and refuses an empty prompt without charging', async () => {
@@ -103,8 +106,13 @@ describe('submit and fetch', () => {
     mock.finishAll();
     await pollTasks(env);
     const fetched = await sunoCall(env.gateway, payer.token.apiKey, 'GET', `/suno/fetch/${taskId}`);
-    expect(fetched.json.data).toMatchObject({ action: 'LYRICS', status: 'SUCCESS', progress: '100%', data: { id: taskId, status: 'complete', title: 'Quiet Morning' } });
-    expect(((fetched.json.data as { data: { text: string } }).data.text)).toContain('[Verse]');
+    expect(fetched.json.data).toMatchObject({
+      action: 'LYRICS',
+      status: 'SUCCESS',
+      progress: '100%',
+      data: { id: taskId, status: 'complete', title: 'Quiet Morning' },
+    });
+    expect((fetched.json.data as { data: { text: string } }).data.text).toContain('[Verse]');
     await env.runtime.drain();
     const books = await totals(env.context, payer.ids);
     expect(books.logs.map((log) => [log.model_name, Number(log.quota)])).toEqual([['suno_lyrics', LYRICS_QUOTA]]);
@@ -114,8 +122,15 @@ describe('submit and fetch', () => {
     const owner = await seedSunoPayer(env, mock);
     const stranger = await seedSunoPayer(env, mock);
     const taskId = (await sunoCall(env.gateway, owner.token.apiKey, 'POST', '/suno/submit/lyrics', { prompt: 'mine' })).json.data as string;
-    expect(await sunoCall(env.gateway, stranger.token.apiKey, 'GET', `/suno/fetch/${taskId}`)).toEqual({ status: 400, json: { code: 'task_not_exist', message: 'task_not_exist', data: null } });
-    expect((await sunoCall(env.gateway, stranger.token.apiKey, 'POST', '/suno/fetch', { ids: [taskId] })).json).toEqual({ code: 'success', message: '', data: [] });
+    expect(await sunoCall(env.gateway, stranger.token.apiKey, 'GET', `/suno/fetch/${taskId}`)).toEqual({
+      status: 400,
+      json: { code: 'task_not_exist', message: 'task_not_exist', data: null },
+    });
+    expect((await sunoCall(env.gateway, stranger.token.apiKey, 'POST', '/suno/fetch', { ids: [taskId] })).json).toEqual({
+      code: 'success',
+      message: '',
+      data: [],
+    });
     expect((await sunoCall(env.gateway, owner.token.apiKey, 'POST', '/suno/fetch', { ids: 'x' })).json).toMatchObject({ code: 'invalid_request' });
   });
 });
@@ -126,14 +141,32 @@ describe('routing', () => {
     const origin = (await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'first part' })).json.data as string;
     const preferred = await startMockSuno({ key: 'suno-second-key' });
     try {
-      await seedChannel(env.context, { type: 36, key: preferred.key, baseUrl: preferred.url, models: ['suno_music'], groups: [payer.user.group], priority: 10 });
+      await seedChannel(env.context, {
+        type: 36,
+        key: preferred.key,
+        baseUrl: preferred.url,
+        models: ['suno_music'],
+        groups: [payer.user.group],
+        priority: 10,
+      });
       const fresh = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'new song' });
       expect(preferred.tasks.has(fresh.json.data as string)).toBe(true);
-      const continued = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'second part', continue_clip_id: `${origin}-clip-0`, continue_at: 120, task_id: origin });
+      const continued = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', {
+        prompt: 'second part',
+        continue_clip_id: `${origin}-clip-0`,
+        continue_at: 120,
+        task_id: origin,
+      });
       expect(continued.status, JSON.stringify(continued.json)).toBe(200);
       expect(mock.tasks.get(continued.json.data as string)?.request).toMatchObject({ continue_clip_id: `${origin}-clip-0`, continue_at: 120, task_id: origin });
-      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c' })).toEqual({ status: 400, json: { code: 'invalid_request', message: 'task id is empty', data: null } });
-      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c', task_id: 'nobody' })).toEqual({ status: 400, json: { code: 'task_not_exist', message: 'task_origin_not_exist', data: null } });
+      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c' })).toEqual({
+        status: 400,
+        json: { code: 'invalid_request', message: 'task id is empty', data: null },
+      });
+      expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { continue_clip_id: 'c', task_id: 'nobody' })).toEqual({
+        status: 400,
+        json: { code: 'task_not_exist', message: 'task_origin_not_exist', data: null },
+      });
     } finally {
       await preferred.close();
     }
@@ -150,7 +183,10 @@ describe('refusals', () => {
     const limited = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/music', { prompt: 'x' });
     expect(limited.status).toBe(403);
     expect(limited.json).toMatchObject({ code: 'model_not_allowed', data: null });
-    expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/video', { prompt: 'x' })).toEqual({ status: 400, json: { code: 'invalid_request', message: 'invalid_action', data: null } });
+    expect(await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/video', { prompt: 'x' })).toEqual({
+      status: 400,
+      json: { code: 'invalid_request', message: 'invalid_action', data: null },
+    });
     const wrongType = await sunoCall(env.gateway, payer.token.apiKey, 'POST', '/suno/submit/lyrics', { prompt: 3 });
     expect([wrongType.status, wrongType.json.code]).toEqual([400, 'invalid_request']);
   });
@@ -200,7 +236,9 @@ describe('money', () => {
     expect(String(refunds[0]!.content)).toContain(`异步任务执行失败 ${taskId}`);
     const books = await totals(env.context, payer.ids);
     expect(books.logQuotaSum - refunds.reduce((sum, log) => sum + Number(log.quota), 0)).toBe(0);
-    expect([books.userQuota, books.userUsed, books.tokenRemain, books.tokenUsed, books.channelUsed.get(payer.channelId)]).toEqual([1_000_000_000, 0, 1_000_000, 0, 0]);
+    expect([books.userQuota, books.userUsed, books.tokenRemain, books.tokenUsed, books.channelUsed.get(payer.channelId)]).toEqual([
+      1_000_000_000, 0, 1_000_000, 0, 0,
+    ]);
     expect(Number((await taskRow(env, taskId)).refunded)).toBe(1);
   });
 

@@ -84,7 +84,8 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
         routes.post('/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
           const who = await caller(request);
           const parsed = sunoFetchRequestSchema.safeParse(jsonOf(request.body) ?? {});
-          if (!parsed.success) throw taskError('invalid_request', '请求参数错误：ids 需要是任务 ID 的数组 (ids must be an array of task ids, at most 1000)', 400);
+          if (!parsed.success)
+            throw taskError('invalid_request', '请求参数错误：ids 需要是任务 ID 的数组 (ids must be an array of task ids, at most 1000)', 400);
           return { code: 'success', message: '', data: await tasks.fetchMany(who, parsed.data.ids ?? []) };
         });
 

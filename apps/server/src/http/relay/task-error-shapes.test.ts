@@ -66,7 +66,11 @@ describe('/suno', () => {
     const huge = await raw('/suno/submit/music', { method: 'POST', headers, body: JSON.stringify({ prompt: 'x'.repeat(2 * 1024 * 1024) }) });
     expect(huge.status).toBe(413);
     expect(huge.json).toEqual(sunoShape(expect.any(String)));
-    for (const [method, path] of [['GET', '/suno/nope'], ['GET', '/suno'], ['GET', '/suno/fetch/a/b']] as const) {
+    for (const [method, path] of [
+      ['GET', '/suno/nope'],
+      ['GET', '/suno'],
+      ['GET', '/suno/fetch/a/b'],
+    ] as const) {
       expect(await raw(path, { method, headers }), `${method} ${path}`).toEqual({ status: 404, json: sunoShape('invalid_url') });
     }
   });
@@ -78,7 +82,10 @@ describe('/mj', () => {
   it('answers key refusals in midjourney-proxy shape, under every speed prefix and either key header', async () => {
     for (const prefix of ['', '/fast', '/mj-relax']) {
       const path = `${prefix}/mj/submit/imagine`;
-      expect(await raw(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"x"}' }), path).toEqual({ status: 401, json: mjShape(4) });
+      expect(await raw(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"x"}' }), path).toEqual({
+        status: 401,
+        json: mjShape(4),
+      });
       for (const header of ['mj', 'bearer'] as const) {
         const refused = await mjCall(env.gateway, 'sk-nosuchkey', 'POST', path, { prompt: 'x' }, header);
         expect([refused.status, refused.json], `${path} ${header}`).toEqual([401, mjShape(4)]);
@@ -96,13 +103,22 @@ describe('/mj', () => {
     const none = await mjCall(env.gateway, payer.token.apiKey, 'POST', '/fast/mj/submit/blend', { base64Array: [] });
     expect([none.status, none.json]).toEqual([503, mjShape(4)]);
     expect(none.json.description).toContain('mj_blend');
-    const broken = await raw('/mj/submit/imagine', { method: 'POST', headers: { 'mj-api-secret': payer.token.apiKey, 'content-type': 'application/json' }, body: '{"prompt":' });
+    const broken = await raw('/mj/submit/imagine', {
+      method: 'POST',
+      headers: { 'mj-api-secret': payer.token.apiKey, 'content-type': 'application/json' },
+      body: '{"prompt":',
+    });
     expect(broken).toEqual({ status: 400, json: mjShape(4) });
   });
 
   it('answers a path no route serves in midjourney-proxy shape', async () => {
     const headers = { 'mj-api-secret': 'sk-whatever' };
-    for (const [method, path] of [['GET', '/mj/nope'], ['GET', '/fast/mj/task/queue'], ['GET', '/mj-turbo/mj'], ['POST', '/relax/mj/account/list']] as const) {
+    for (const [method, path] of [
+      ['GET', '/mj/nope'],
+      ['GET', '/fast/mj/task/queue'],
+      ['GET', '/mj-turbo/mj'],
+      ['POST', '/relax/mj/account/list'],
+    ] as const) {
       const answer = await raw(path, { method, headers });
       expect(answer, `${method} ${path}`).toEqual({ status: 404, json: mjShape(4) });
       expect(answer.json.description).toBe(`Invalid URL (${method} ${path})`);

@@ -36,7 +36,9 @@ class SnapshotHistogram extends Histogram<string> {
     for (const { labels, buckets } of this.read()) {
       if (buckets.count === 0) continue;
       const cumulative = buckets.cumulative();
-      buckets.bounds.forEach((bound, index) => values.push({ metricName: `${this.metricName}_bucket`, labels: { ...labels, le: bound }, value: cumulative[index]! }));
+      buckets.bounds.forEach((bound, index) =>
+        values.push({ metricName: `${this.metricName}_bucket`, labels: { ...labels, le: bound }, value: cumulative[index]! }),
+      );
       values.push({ metricName: `${this.metricName}_bucket`, labels: { ...labels, le: '+Inf' }, value: buckets.count });
       values.push({ metricName: `${this.metricName}_sum`, labels, value: buckets.sum });
       values.push({ metricName: `${this.metricName}_count`, labels, value: buckets.count });
@@ -92,9 +94,14 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
   new SnapshotHistogram(METRIC_NAMES.duration, 'Relayed call duration in seconds, to the end of its accounting (a stream: its end)', registry, function* () {
     for (const series of relay.requests) yield { labels: requestLabels(series), buckets: series.latency };
   });
-  new SnapshotHistogram(METRIC_NAMES.firstToken, "Seconds to the upstream answer's first byte (a stream's first token), served calls only", registry, function* () {
-    for (const series of relay.requests) yield { labels: requestLabels(series), buckets: series.firstToken };
-  });
+  new SnapshotHistogram(
+    METRIC_NAMES.firstToken,
+    "Seconds to the upstream answer's first byte (a stream's first token), served calls only",
+    registry,
+    function* () {
+      for (const series of relay.requests) yield { labels: requestLabels(series), buckets: series.firstToken };
+    },
+  );
   new Counter({
     name: METRIC_NAMES.upstreamErrors,
     help: 'Failed upstream attempts by channel and kind (status: an error answer, connection: unreachable or timed out, unusable: a broken 2xx answer, request: the request could not be built)',

@@ -24,8 +24,7 @@ function messagesRequest(call: NativeChatCall): UpstreamRequest {
   };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Anthropic Claude (channel type 14): the Messages API with `x-api-key` and `anthropic-version`;
@@ -57,6 +56,7 @@ export const anthropicAdaptor: ProviderAdaptor = {
       headers: anthropicHeaders(key),
       body: '',
     }),
-    parse: (answer) => (isObject(answer) && Array.isArray(answer.data) ? answer.data.flatMap((model) => (isObject(model) && typeof model.id === 'string' ? [model.id] : [])) : []),
+    parse: (answer) =>
+      isObject(answer) && Array.isArray(answer.data) ? answer.data.flatMap((model) => (isObject(model) && typeof model.id === 'string' ? [model.id] : [])) : [],
   },
 };

@@ -10,7 +10,10 @@ import { bedrockModelId } from './bedrock-models.js';
 import { startMockBedrock, type MockBedrock } from './testing/mock-bedrock.js';
 
 /** The Messages API request of docs.anthropic.com/en/api/messages, with the tool of its tool-use guide. */
-const ANTHROPIC_REQUEST = JSON.parse(readFileSync(new URL('./__fixtures__/anthropic-messages-request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const ANTHROPIC_REQUEST = JSON.parse(readFileSync(new URL('./__fixtures__/anthropic-messages-request.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 const ACCESS_KEY = 'AKIAMOCKEXAMPLE12345';
 const SECRET = 'mockSecret/Key+0123456789abcdefghijklmno';
@@ -45,22 +48,36 @@ describe('Bedrock requests', () => {
     expect(built.path).toBe('/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke');
     expect(built.headers['content-type']).toBe('application/json');
     expect(built.headers.accept).toBe('application/json');
-    expect(built.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAMOCKEXAMPLE12345\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/);
+    expect(built.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIAMOCKEXAMPLE12345\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
     expect(JSON.stringify(built)).not.toContain(SECRET);
   });
 
   it('sends the Anthropic body without model and stream, with Bedrock’s version and the client’s betas', () => {
     const built = buildBedrockChatRequest(
-      call({ stream: true, body: { ...structuredClone(ANTHROPIC_REQUEST), stream: true }, clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31, token-efficient-tools-2025-02-19' } }),
+      call({
+        stream: true,
+        body: { ...structuredClone(ANTHROPIC_REQUEST), stream: true },
+        clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31, token-efficient-tools-2025-02-19' },
+      }),
     );
     expect(built.path).toBe('/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke-with-response-stream');
     expect(built.headers.accept).toBe('application/vnd.amazon.eventstream');
     const { model: _model, stream: _stream, ...rest } = ANTHROPIC_REQUEST;
-    expect(JSON.parse(built.body as string)).toEqual({ ...rest, anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['prompt-caching-2024-07-31', 'token-efficient-tools-2025-02-19'] });
+    expect(JSON.parse(built.body as string)).toEqual({
+      ...rest,
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['prompt-caching-2024-07-31', 'token-efficient-tools-2025-02-19'],
+    });
   });
 
   it('fields Bedrock does not take (metadata, service_tier) are left out, as new-api leaves them', () => {
-    const built = buildBedrockChatRequest(call({ body: { ...structuredClone(ANTHROPIC_REQUEST), metadata: { user_id: 'u1' }, service_tier: 'auto', thinking: { type: 'enabled', budget_tokens: 2048 } } }));
+    const built = buildBedrockChatRequest(
+      call({
+        body: { ...structuredClone(ANTHROPIC_REQUEST), metadata: { user_id: 'u1' }, service_tier: 'auto', thinking: { type: 'enabled', budget_tokens: 2048 } },
+      }),
+    );
     const body = JSON.parse(built.body as string) as Record<string, unknown>;
     expect(body).not.toHaveProperty('metadata');
     expect(body).not.toHaveProperty('service_tier');
@@ -113,7 +130,10 @@ describe('Bedrock errors', () => {
   it('rejected credentials disable the channel and let another try', () => {
     expect(verdict(403, 'The security token included in the request is invalid.')).toEqual({ retryable: true, disableChannel: true });
     expect(verdict(403, 'The request signature we calculated does not match the signature you provided.')).toEqual({ retryable: true, disableChannel: true });
-    expect(verdict(400, "You don't have access to the model with the specified model ID.", 'AccessDeniedException')).toEqual({ retryable: true, disableChannel: true });
+    expect(verdict(400, "You don't have access to the model with the specified model ID.", 'AccessDeniedException')).toEqual({
+      retryable: true,
+      disableChannel: true,
+    });
   });
   it('throttling and server trouble are retried without disabling; a bad request is neither', () => {
     expect(verdict(429, 'Too many requests, please wait before trying again.')).toEqual({ retryable: true, disableChannel: false });
@@ -138,12 +158,21 @@ describe('Bedrock against the signature-checking mock', () => {
     const answer = await send(buildBedrockChatRequest(call({ channel })));
     expect(answer.status).toBe(200);
     const message = JSON.parse(answer.body.toString('utf8'));
-    expect(message).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hi there' }], stop_reason: 'end_turn', usage: { input_tokens: 30, cache_read_input_tokens: 10, output_tokens: 4 } });
+    expect(message).toMatchObject({
+      type: 'message',
+      content: [{ type: 'text', text: 'Hi there' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 30, cache_read_input_tokens: 10, output_tokens: 4 },
+    });
     expect(mock.requests.at(-1)?.path).toBe('/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke');
   });
 
   it('a streamed invoke decodes to the Anthropic events, tool call included', async () => {
-    mock.setScript(() => ({ text: 'Checking.', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { location: 'Paris' } }], usage: { input: 40, output: 20 } }));
+    mock.setScript(() => ({
+      text: 'Checking.',
+      toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { location: 'Paris' } }],
+      usage: { input: 40, output: 20 },
+    }));
     const answer = await send(buildBedrockChatRequest(call({ channel, stream: true })));
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/vnd.amazon.eventstream');

@@ -6,7 +6,17 @@ import { bedrockChunkFrame, bedrockExceptionFrame } from './testing/mock-bedrock
 
 /** Events from Anthropic's streaming documentation (docs.anthropic.com/en/docs/build-with-claude/streaming). */
 const EVENTS = [
-  { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude-3-5-sonnet-20241022', usage: { input_tokens: 25, output_tokens: 1 } } },
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: 'claude-3-5-sonnet-20241022',
+      usage: { input_tokens: 25, output_tokens: 1 },
+    },
+  },
   { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello ✓ 世界' } },
   { type: 'content_block_stop', index: 0 },
@@ -29,7 +39,10 @@ describe('Bedrock event-stream decoding (frames from the AWS SDK’s own encoder
       const decoder = new BedrockFrameDecoder();
       const out: string[] = [];
       for (let start = 0; start < all.length; start += size) out.push(...decoder.push(all.subarray(start, start + size)).map((event) => event.data));
-      expect(out.map((data) => JSON.parse(data)), `piece size ${size}`).toEqual(EVENTS);
+      expect(
+        out.map((data) => JSON.parse(data)),
+        `piece size ${size}`,
+      ).toEqual(EVENTS);
     }
   });
 
@@ -40,9 +53,14 @@ describe('Bedrock event-stream decoding (frames from the AWS SDK’s own encoder
   });
 
   it('an exception message becomes an Anthropic error event with the exception type and message', () => {
-    const decoded = new BedrockFrameDecoder().push(Buffer.concat([frames[0]!, bedrockExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.')]));
+    const decoded = new BedrockFrameDecoder().push(
+      Buffer.concat([frames[0]!, bedrockExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.')]),
+    );
     expect(decoded).toHaveLength(2);
-    expect(JSON.parse(decoded[1]!.data)).toEqual({ type: 'error', error: { type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' } });
+    expect(JSON.parse(decoded[1]!.data)).toEqual({
+      type: 'error',
+      error: { type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' },
+    });
   });
 
   it('messages that are neither chunks nor exceptions are skipped; header value types all parse', () => {

@@ -32,7 +32,11 @@ function chatCall(stream: boolean, key = KEY): NativeChatCall {
 }
 
 async function fetchFrom(upstream: UpstreamRequest) {
-  const answer = await send(`${upstream.origin}${upstream.path}`, { method: upstream.method ?? 'POST', headers: upstream.headers, body: upstream.method === 'GET' ? undefined : (upstream.body as string) });
+  const answer = await send(`${upstream.origin}${upstream.path}`, {
+    method: upstream.method ?? 'POST',
+    headers: upstream.headers,
+    body: upstream.method === 'GET' ? undefined : (upstream.body as string),
+  });
   return { status: answer.statusCode, text: await answer.body.text() };
 }
 
@@ -42,14 +46,29 @@ describe('Cohere adaptor requests', () => {
     expect(cohereAdaptor.nativeChat!.formatFor('command-a-03-2025')).toBe('cohere');
     expect(upstream.path).toBe('/v2/chat');
     expect(upstream.headers).toMatchObject({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'text/event-stream' });
-    expect(JSON.parse(upstream.body as string)).toMatchObject({ model: 'command-a-03-2025', stream: true, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Toronto?' }] });
+    expect(JSON.parse(upstream.body as string)).toMatchObject({
+      model: 'command-a-03-2025',
+      stream: true,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Toronto?' },
+      ],
+    });
     const pasted = await cohereAdaptor.nativeChat!.buildRequest({ ...chatCall(false), channel: { ...channel, basePath: '/v2' } });
     expect(pasted.path).toBe('/v2/chat');
   });
 
   it('passes a rerank body on to /v2/rerank with the channel model', () => {
     const json = { model: 'rerank', query: 'capital of France', documents: ['Paris is the capital of France', 'Berlin'], top_n: 1, return_documents: true };
-    const upstream = cohereAdaptor.buildRequest({ endpoint: 'rerank', channel: { ...channel, basePath: '/v1' }, key: KEY, model: 'rerank', upstreamModel: 'rerank-v3.5', body: { kind: 'json', json, raw: JSON.stringify(json) }, askStreamUsage: false });
+    const upstream = cohereAdaptor.buildRequest({
+      endpoint: 'rerank',
+      channel: { ...channel, basePath: '/v1' },
+      key: KEY,
+      model: 'rerank',
+      upstreamModel: 'rerank-v3.5',
+      body: { kind: 'json', json, raw: JSON.stringify(json) },
+      askStreamUsage: false,
+    });
     expect(upstream.path).toBe('/v2/rerank');
     expect(upstream.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(JSON.parse(upstream.body as string)).toEqual({ ...json, model: 'rerank-v3.5' });
@@ -71,9 +90,17 @@ describe('Cohere adaptor requests', () => {
 
   it('classifies Cohere errors: a rejected key disables, 429 and 5xx retry elsewhere, 400 does not', () => {
     expect(cohereAdaptor.classifyError({ status: 401, message: 'invalid api token', type: '', code: '' })).toEqual({ retryable: true, disableChannel: true });
-    expect(cohereAdaptor.classifyError({ status: 429, message: 'You are using a Trial key, which is limited to 10 API calls / minute', type: '', code: '' })).toEqual({ retryable: true, disableChannel: false });
-    expect(cohereAdaptor.classifyError({ status: 503, message: 'service unavailable', type: '', code: '' })).toEqual({ retryable: true, disableChannel: false });
-    expect(cohereAdaptor.classifyError({ status: 400, message: 'invalid request: p must be between 0.01 and 0.99', type: '', code: '' })).toEqual({ retryable: false, disableChannel: false });
+    expect(
+      cohereAdaptor.classifyError({ status: 429, message: 'You are using a Trial key, which is limited to 10 API calls / minute', type: '', code: '' }),
+    ).toEqual({ retryable: true, disableChannel: false });
+    expect(cohereAdaptor.classifyError({ status: 503, message: 'service unavailable', type: '', code: '' })).toEqual({
+      retryable: true,
+      disableChannel: false,
+    });
+    expect(cohereAdaptor.classifyError({ status: 400, message: 'invalid request: p must be between 0.01 and 0.99', type: '', code: '' })).toEqual({
+      retryable: false,
+      disableChannel: false,
+    });
   });
 });
 
@@ -90,7 +117,11 @@ describe('the mock Cohere answers what the codec sends', () => {
   });
 
   it('streamed tool call: the events decode to a plan, one call with its arguments and usage', async () => {
-    mock.setScript(() => ({ thinking: 'I will look up the weather.', toolCalls: [{ id: 'call_w', name: 'get_weather', arguments: { location: 'Toronto' } }], usage: { input: 20, output: 9 } }));
+    mock.setScript(() => ({
+      thinking: 'I will look up the weather.',
+      toolCalls: [{ id: 'call_w', name: 'get_weather', arguments: { location: 'Toronto' } }],
+      usage: { input: 20, output: 9 },
+    }));
     const { status, text } = await fetchFrom(await cohereAdaptor.nativeChat!.buildRequest(chatCall(true)));
     expect(status).toBe(200);
     const decoder = cohereCodec.streamDecoder!('command-a-03-2025');
@@ -107,15 +138,32 @@ describe('the mock Cohere answers what the codec sends', () => {
 
   it('rerank: results by relevance; usage left to the relay when Cohere reports only search units', async () => {
     mock.setScript(() => ({ usage: { input: 0, output: 0 } }));
-    const json = { model: 'rerank-v3.5', query: 'capital of France', documents: ['Berlin is in Germany', 'Paris is the capital of France'], top_n: 1, return_documents: true };
-    const upstream = cohereAdaptor.buildRequest({ endpoint: 'rerank', channel, key: KEY, model: 'rerank-v3.5', upstreamModel: 'rerank-v3.5', body: { kind: 'json', json, raw: JSON.stringify(json) }, askStreamUsage: false });
+    const json = {
+      model: 'rerank-v3.5',
+      query: 'capital of France',
+      documents: ['Berlin is in Germany', 'Paris is the capital of France'],
+      top_n: 1,
+      return_documents: true,
+    };
+    const upstream = cohereAdaptor.buildRequest({
+      endpoint: 'rerank',
+      channel,
+      key: KEY,
+      model: 'rerank-v3.5',
+      upstreamModel: 'rerank-v3.5',
+      body: { kind: 'json', json, raw: JSON.stringify(json) },
+      askStreamUsage: false,
+    });
     const { status, text } = await fetchFrom(upstream);
     expect(status).toBe(200);
     const answer = JSON.parse(text) as { results: { index: number; document: { text: string } }[] };
     expect(answer.results).toHaveLength(1);
     expect(answer.results[0]).toMatchObject({ index: 1, document: { text: 'Paris is the capital of France' } });
     expect(cohereAdaptor.parseUsage('rerank', answer)).toBeUndefined();
-    expect(cohereAdaptor.parseUsage('rerank', { meta: { billed_units: { input_tokens: 42, search_units: 1 } } })).toEqual({ promptTokens: 42, completionTokens: 0 });
+    expect(cohereAdaptor.parseUsage('rerank', { meta: { billed_units: { input_tokens: 42, search_units: 1 } } })).toEqual({
+      promptTokens: 42,
+      completionTokens: 0,
+    });
     expect(cohereAdaptor.completionText('rerank', answer)).toEqual([]);
   });
 

@@ -52,7 +52,12 @@ export const cohereAdaptor: ProviderAdaptor = {
   supports: (endpoint: OpenAIEndpoint) => endpoint === 'chat' || endpoint === 'rerank',
   buildRequest(call): UpstreamRequest {
     // Chat goes through nativeChat; a caller that reaches here with it has skipped the codec.
-    if (call.endpoint !== 'rerank') throw new AppError('channel:native_chat_only', `Cohere 渠道的 ${call.endpoint} 请求须经 Cohere 格式转换 (Cohere serves ${call.endpoint} only through its chat codec)`, { status: 500 });
+    if (call.endpoint !== 'rerank')
+      throw new AppError(
+        'channel:native_chat_only',
+        `Cohere 渠道的 ${call.endpoint} 请求须经 Cohere 格式转换 (Cohere serves ${call.endpoint} only through its chat codec)`,
+        { status: 500 },
+      );
     const { body } = upstreamBody({ ...call, askStreamUsage: false });
     return { origin: call.channel.origin, path: `${apiRoot(call.channel)}/v2/rerank`, headers: jsonHeaders(call.key), body };
   },

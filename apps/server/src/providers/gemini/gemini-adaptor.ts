@@ -3,8 +3,7 @@ import { upstreamBody } from '../openai-compatible/openai-compatible-adaptor.js'
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
 import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamCall, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Model names go into the path: one segment, escaped. */
 const modelSegment = (model: string) => encodeURIComponent(model.replace(/^models\//, ''));

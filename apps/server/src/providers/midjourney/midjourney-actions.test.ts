@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nextState, signMjImage, verifyMjImage } from '../../domain/tasks/midjourney-task-state.js';
 import type { MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
-import { actionOfCustomId, clearModeFlags, isFreeAction, MJ_ACTIONS, MjRequestRefusal, parseSimpleChange, planSubmit, priceKeyOf } from './midjourney-actions.js';
+import {
+  actionOfCustomId,
+  clearModeFlags,
+  isFreeAction,
+  MJ_ACTIONS,
+  MjRequestRefusal,
+  parseSimpleChange,
+  planSubmit,
+  priceKeyOf,
+} from './midjourney-actions.js';
 import { MJ_ACCEPTED_CODES, MjSubmitAnswer, MjTaskDto } from './midjourney-wire.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -27,8 +36,22 @@ describe('midjourney-proxy wire', () => {
 describe('actions and price keys', () => {
   it('prices every action by new-api names', () => {
     expect(MJ_ACTIONS.map(priceKeyOf)).toEqual([
-      'mj_imagine', 'mj_upscale', 'mj_variation', 'mj_high_variation', 'mj_low_variation', 'mj_pan', 'mj_describe', 'mj_blend',
-      'mj_upload', 'mj_shorten', 'mj_reroll', 'mj_inpaint', 'mj_zoom', 'mj_custom_zoom', 'mj_modal', 'swap_face',
+      'mj_imagine',
+      'mj_upscale',
+      'mj_variation',
+      'mj_high_variation',
+      'mj_low_variation',
+      'mj_pan',
+      'mj_describe',
+      'mj_blend',
+      'mj_upload',
+      'mj_shorten',
+      'mj_reroll',
+      'mj_inpaint',
+      'mj_zoom',
+      'mj_custom_zoom',
+      'mj_modal',
+      'swap_face',
     ]);
     expect(MJ_ACTIONS.filter(isFreeAction)).toEqual(['INPAINT', 'CUSTOM_ZOOM']);
   });
@@ -52,7 +75,8 @@ describe('actions and price keys', () => {
     expect(parseSimpleChange('1320098173412546 U2')).toEqual({ taskId: '1320098173412546', action: 'UPSCALE', index: 2 });
     expect(parseSimpleChange('1320098173412546 v4')).toEqual({ taskId: '1320098173412546', action: 'VARIATION', index: 4 });
     expect(parseSimpleChange('1320098173412546 R')?.action).toBe('REROLL');
-    for (const bad of ['1320098173412546 U5', '1320098173412546 X1', 'only', '1 U1 extra', '1320098173412546 U12']) expect(parseSimpleChange(bad), bad).toBeUndefined();
+    for (const bad of ['1320098173412546 U5', '1320098173412546 X1', 'only', '1 U1 extra', '1320098173412546 U12'])
+      expect(parseSimpleChange(bad), bad).toBeUndefined();
   });
 
   it('plans each submit kind and refuses with new-api descriptions', () => {
@@ -76,9 +100,30 @@ describe('actions and price keys', () => {
 describe('task state from the proxy', () => {
   const row = (change: Partial<MidjourneyRow> = {}): MidjourneyRow =>
     ({
-      id: 1, code: 1, user_id: 1, action: 'IMAGINE', mj_id: '1320098173412546', prompt: 'Cat', prompt_en: '', description: '', state: '',
-      submit_time: 1689231405854, start_time: 0, finish_time: 0, image_url: '', video_url: '', video_urls: '', status: 'SUBMITTED',
-      progress: '0%', fail_reason: '', channel_id: 1, quota: 50_000, buttons: '', properties: '{"notifyHook":"https://hook.example/x"}', token_id: 1, refunded: 0,
+      id: 1,
+      code: 1,
+      user_id: 1,
+      action: 'IMAGINE',
+      mj_id: '1320098173412546',
+      prompt: 'Cat',
+      prompt_en: '',
+      description: '',
+      state: '',
+      submit_time: 1689231405854,
+      start_time: 0,
+      finish_time: 0,
+      image_url: '',
+      video_url: '',
+      video_urls: '',
+      status: 'SUBMITTED',
+      progress: '0%',
+      fail_reason: '',
+      channel_id: 1,
+      quota: 50_000,
+      buttons: '',
+      properties: '{"notifyHook":"https://hook.example/x"}',
+      token_id: 1,
+      refunded: 0,
       ...change,
     }) as MidjourneyRow;
   const task = MjTaskDto.parse(fixture('task.json'));
@@ -94,7 +139,11 @@ describe('task state from the proxy', () => {
     const failing = { ...task, status: 'IN_PROGRESS', progress: '40%', failReason: 'Banned prompt', imageUrl: '' };
     expect(nextState(row(), failing, task.submitTime + 1000)).toMatchObject({ status: 'FAILURE', progress: '100%', fail_reason: 'Banned prompt' });
     const stuck = { ...task, status: 'IN_PROGRESS', progress: '40%', imageUrl: '' };
-    expect(nextState(row(), stuck, task.submitTime + 3_600_001)).toMatchObject({ status: 'FAILURE', progress: '100%', fail_reason: '上游任务超时（超过1小时）' });
+    expect(nextState(row(), stuck, task.submitTime + 3_600_001)).toMatchObject({
+      status: 'FAILURE',
+      progress: '100%',
+      fail_reason: '上游任务超时（超过1小时）',
+    });
   });
 
   it('signs image addresses per task id', () => {

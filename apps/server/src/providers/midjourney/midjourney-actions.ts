@@ -8,7 +8,17 @@ export type MjAction = DrawingAction;
 const isAction = (value: string): value is MjAction => (MJ_ACTIONS as readonly string[]).includes(value);
 
 /** The submit endpoints under /mj/submit/ (and /mj/insight-face/swap). */
-export type MjSubmitKind = 'imagine' | 'change' | 'simple-change' | 'describe' | 'blend' | 'action' | 'modal' | 'shorten' | 'upload-discord-images' | 'swap-face';
+export type MjSubmitKind =
+  | 'imagine'
+  | 'change'
+  | 'simple-change'
+  | 'describe'
+  | 'blend'
+  | 'action'
+  | 'modal'
+  | 'shorten'
+  | 'upload-discord-images'
+  | 'swap-face';
 
 /** new-api's CovertMjpActionToModelName: `mj_<action>`, and `swap_face` for face swaps. */
 export function priceKeyOf(action: MjAction): string {

@@ -23,7 +23,10 @@ export const MjSubmitAnswer = z.looseObject({
 export type MjSubmitAnswer = z.infer<typeof MjSubmitAnswer>;
 
 const int = z.coerce.number().int().catch(0);
-const str = z.string().nullish().transform((value) => value ?? '');
+const str = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? '');
 
 export const MjTaskDto = z.looseObject({
   id: z.coerce.string(),

@@ -33,8 +33,7 @@ export interface OpenAICompatibleOptions {
   endpoints?: ReadonlySet<OpenAIEndpoint>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Joins a base path and an endpoint path. Operators often paste base URLs ending in /v1; the
@@ -63,7 +62,8 @@ export function upstreamBody(call: UpstreamCall): { body: string | Buffer | Form
       if (!call.askStreamUsage) return { body: body.raw, contentType: 'application/json' };
       // The usual stream request: the option goes in front of the client's own text, which is not
       // parsed and re-serialised for it (the body is a JSON object that names its model).
-      if (body.json.stream_options === undefined) return { body: `{"stream_options":{"include_usage":true},${body.raw.slice(body.raw.indexOf('{') + 1)}`, contentType: 'application/json' };
+      if (body.json.stream_options === undefined)
+        return { body: `{"stream_options":{"include_usage":true},${body.raw.slice(body.raw.indexOf('{') + 1)}`, contentType: 'application/json' };
     }
     const rewritten: Record<string, unknown> = { ...body.json, model: call.upstreamModel };
     if (call.askStreamUsage) {

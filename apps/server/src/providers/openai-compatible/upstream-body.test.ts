@@ -30,7 +30,11 @@ describe('the JSON sent upstream', () => {
 
   it('keeps the client stream options it merges include_usage into', () => {
     const withOptions = '{"model":"m","stream":true,"stream_options":{"include_usage":false,"chunk_size":3}}';
-    expect(sent(upstreamBody(call(withOptions, { askStreamUsage: true })))).toEqual({ model: 'm', stream: true, stream_options: { include_usage: true, chunk_size: 3 } });
+    expect(sent(upstreamBody(call(withOptions, { askStreamUsage: true })))).toEqual({
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true, chunk_size: 3 },
+    });
   });
 
   it('names the mapped model', () => {

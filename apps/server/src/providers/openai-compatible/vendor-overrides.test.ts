@@ -44,7 +44,9 @@ describe('OpenAI-compatible vendors: the URL and headers each one gets', () => {
   });
 
   it('Cloudflare: the account id from the channel’s other field goes into the path', () => {
-    expect(build(39, 'chat', { base: 'https://api.cloudflare.com', other: ' 0123abcd ' }).url).toBe('https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/v1/chat/completions');
+    expect(build(39, 'chat', { base: 'https://api.cloudflare.com', other: ' 0123abcd ' }).url).toBe(
+      'https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/v1/chat/completions',
+    );
     const embeddings = build(39, 'embeddings', { base: 'https://api.cloudflare.com/client/v4', other: '0123abcd' });
     expect(embeddings.url).toBe('https://api.cloudflare.com/client/v4/accounts/0123abcd/ai/v1/embeddings');
     expect(embeddings.headers.authorization).toBe(`Bearer ${KEY}`);

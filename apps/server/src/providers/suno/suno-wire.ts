@@ -118,8 +118,7 @@ export const sunoFetchRequestSchema = z.object({
 });
 
 /** A known status, or undefined for one this version does not know. */
-export const knownStatus = (status: string | undefined): SunoTaskStatus | undefined =>
-  SUNO_TASK_STATUSES.find((known) => known === status?.toUpperCase());
+export const knownStatus = (status: string | undefined): SunoTaskStatus | undefined => SUNO_TASK_STATUSES.find((known) => known === status?.toUpperCase());
 
 /** "0%".."100%", as the tasks table keeps progress. */
 export const isProgressText = (text: string | undefined): text is string => text !== undefined && /^(\d{1,2}|100)%$/.test(text);

@@ -57,7 +57,12 @@ function summary(chunks: ChatChunk[]) {
   const calls = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
   const argumentsText = calls.map((call) => call.function?.arguments ?? '').join('');
   const usage = chunks.findLast((chunk) => chunk.usage)?.usage;
-  return { text, toolName: calls.find((call) => call.function?.name)?.function?.name, args: argumentsText === '' ? undefined : JSON.parse(argumentsText), usage };
+  return {
+    text,
+    toolName: calls.find((call) => call.function?.name)?.function?.name,
+    args: argumentsText === '' ? undefined : JSON.parse(argumentsText),
+    usage,
+  };
 }
 
 describe('cloud streams through the codecs', () => {
@@ -73,7 +78,9 @@ describe('cloud streams through the codecs', () => {
   });
 
   it('Bedrock: event-stream frames → Anthropic events → canonical chunks', async () => {
-    const upstream = buildBedrockChatRequest(baseCall({ channel: { type: 33, origin: bedrock.url, basePath: '', other: '', organization: '' }, key: 'AKIAEXAMPLE|secret/example|us-west-2' }));
+    const upstream = buildBedrockChatRequest(
+      baseCall({ channel: { type: 33, origin: bedrock.url, basePath: '', other: '', organization: '' }, key: 'AKIAEXAMPLE|secret/example|us-west-2' }),
+    );
     const frames = new BedrockFrameDecoder();
     const decoder = anthropicCodec.streamDecoder!('claude-sonnet-4-20250514');
     const chunks: ChatChunk[] = [];
@@ -88,7 +95,11 @@ describe('cloud streams through the codecs', () => {
 
   it('Vertex Claude: streamRawPredict SSE → canonical chunks', async () => {
     const adaptor = createVertexAdaptor({ tokens: new AccessTokenCache() });
-    const upstream = await Promise.resolve(adaptor.nativeChat!.buildRequest(baseCall({ channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-east5', organization: '' }, key: vertex.serviceAccountKey })));
+    const upstream = await Promise.resolve(
+      adaptor.nativeChat!.buildRequest(
+        baseCall({ channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-east5', organization: '' }, key: vertex.serviceAccountKey }),
+      ),
+    );
     const result = summary(decodeSse(await streamBytes(upstream), anthropicCodec.streamDecoder!('claude-sonnet-4-20250514')));
     expect(result).toMatchObject({ text: 'It is sunny.', toolName: 'get_weather', args: { location: 'Paris' } });
     expect(result.usage).toMatchObject({ prompt_tokens: 52, completion_tokens: 12 });
@@ -98,7 +109,12 @@ describe('cloud streams through the codecs', () => {
     const adaptor = createVertexAdaptor({ tokens: new AccessTokenCache() });
     const upstream = await Promise.resolve(
       adaptor.nativeChat!.buildRequest(
-        baseCall({ channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-central1', organization: '' }, key: vertex.serviceAccountKey, upstreamModel: 'gemini-2.5-flash', body: structuredClone(GEMINI_BODY) }),
+        baseCall({
+          channel: { type: 41, origin: vertex.url, basePath: '', other: 'us-central1', organization: '' },
+          key: vertex.serviceAccountKey,
+          upstreamModel: 'gemini-2.5-flash',
+          body: structuredClone(GEMINI_BODY),
+        }),
       ),
     );
     const result = summary(decodeSse(await streamBytes(upstream), geminiCodec.streamDecoder!('gemini-2.5-flash')));

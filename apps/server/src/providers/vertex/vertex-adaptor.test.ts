@@ -9,7 +9,10 @@ import { classifyVertexError, createVertexAdaptor } from './vertex-adaptor.js';
 import { vertexClaudeModel, vertexOrigin, vertexRegion } from './vertex-models.js';
 
 /** The generateContent body of cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference (curl example). */
-const GEMINI_REQUEST = JSON.parse(readFileSync(new URL('./__fixtures__/gemini-generate-content-request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const GEMINI_REQUEST = JSON.parse(readFileSync(new URL('./__fixtures__/gemini-generate-content-request.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
 /** The Messages body of cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude, as the relay hands it over (model and stream kept). */
 const CLAUDE_REQUEST = JSON.parse(readFileSync(new URL('./__fixtures__/claude-raw-predict-request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -118,7 +121,10 @@ describe('Vertex errors', () => {
     expect(verdict(403, 'Permission denied on resource project x.')).toEqual({ retryable: true, disableChannel: true });
     expect(verdict(401, 'Request had invalid authentication credentials.')).toEqual({ retryable: true, disableChannel: true });
     expect(verdict(400, 'PERMISSION_DENIED: billing disabled')).toEqual({ retryable: true, disableChannel: true });
-    expect(verdict(429, 'Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute')).toEqual({ retryable: true, disableChannel: false });
+    expect(verdict(429, 'Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute')).toEqual({
+      retryable: true,
+      disableChannel: false,
+    });
     expect(verdict(529, 'Overloaded', 'overloaded_error')).toEqual({ retryable: true, disableChannel: false });
     expect(verdict(503, 'The service is currently unavailable.')).toEqual({ retryable: true, disableChannel: false });
     expect(verdict(400, 'Invalid JSON payload received.')).toEqual({ retryable: false, disableChannel: false });
@@ -139,7 +145,9 @@ describe('Vertex against the token-checking mock', () => {
     const chunks = streamed.text
       .split('\r\n\r\n')
       .filter((event) => event.startsWith('data: '))
-      .map((event) => JSON.parse(event.slice(6)) as { candidates: { content: { parts: { text: string }[] } }[]; usageMetadata: { candidatesTokenCount: number } });
+      .map(
+        (event) => JSON.parse(event.slice(6)) as { candidates: { content: { parts: { text: string }[] } }[]; usageMetadata: { candidatesTokenCount: number } },
+      );
     expect(chunks.map((chunk) => chunk.candidates[0]!.content.parts[0]!.text).join('')).toBe('Once upon a time');
     expect(chunks.at(-1)?.usageMetadata.candidatesTokenCount).toBe(8);
   });

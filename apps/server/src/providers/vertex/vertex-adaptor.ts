@@ -31,7 +31,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function withoutFunctionResponseIds(body: Record<string, unknown>): Record<string, unknown> | undefined {
   const contents = Array.isArray(body.contents) ? body.contents : [];
-  const hasId = contents.some((content) => isObject(content) && Array.isArray(content.parts) && content.parts.some((part) => isObject(part) && isObject(part.functionResponse) && 'id' in part.functionResponse));
+  const hasId = contents.some(
+    (content) =>
+      isObject(content) &&
+      Array.isArray(content.parts) &&
+      content.parts.some((part) => isObject(part) && isObject(part.functionResponse) && 'id' in part.functionResponse),
+  );
   if (!hasId) return undefined;
   return {
     ...body,

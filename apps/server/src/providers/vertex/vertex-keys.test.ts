@@ -4,7 +4,13 @@ import { parseServiceAccount } from '../../lib/google-service-account.js';
 import { vertexChannelKeys } from './vertex-keys.js';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-const account = (project: string) => ({ type: 'service_account', project_id: project, private_key: pem, client_email: `a@${project}.iam.gserviceaccount.com`, token_uri: 'https://oauth2.googleapis.com/token' });
+const account = (project: string) => ({
+  type: 'service_account',
+  project_id: project,
+  private_key: pem,
+  client_email: `a@${project}.iam.gserviceaccount.com`,
+  token_uri: 'https://oauth2.googleapis.com/token',
+});
 
 describe('a Vertex channel’s key field', () => {
   it('a key file pasted as downloaded (pretty-printed over many lines) is one key', () => {

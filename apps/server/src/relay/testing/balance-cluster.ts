@@ -47,14 +47,31 @@ async function seedShared(db: Db, upstreamUrl: string): Promise<{ model: string;
     ['CompletionRatio', { [model]: 1 }],
   ] as const) {
     await db.kysely.deleteFrom('options').where('key', '=', key).execute();
-    await db.kysely.insertInto('options').values({ key, value: JSON.stringify(value) }).execute();
+    await db.kysely
+      .insertInto('options')
+      .values({ key, value: JSON.stringify(value) })
+      .execute();
   }
   const channelId = await insertReturningId(db, 'channels', {
-    type: 1, key: 'sk-upstream', status: 1, name: 'held', base_url: upstreamUrl, models: model, group: 'default', created_time: 0,
+    type: 1,
+    key: 'sk-upstream',
+    status: 1,
+    name: 'held',
+    base_url: upstreamUrl,
+    models: model,
+    group: 'default',
+    created_time: 0,
   });
   await db.kysely.insertInto('abilities').values({ group: 'default', model, channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' }).execute();
   const admin = unique('root').slice(0, 12);
-  await insertReturningId(db, 'users', { username: admin, password: await hashPassword(PASSWORD), role: Role.Root, status: UserStatus.Enabled, group: 'default', created_at: 0 });
+  await insertReturningId(db, 'users', {
+    username: admin,
+    password: await hashPassword(PASSWORD),
+    role: Role.Root,
+    status: UserStatus.Enabled,
+    group: 'default',
+    created_at: 0,
+  });
   return { model, admin };
 }
 
@@ -97,7 +114,14 @@ export async function sqliteCluster(): Promise<Cluster> {
   const fresh: FreshDb = await createFreshDb('sqlite');
   const upstream = await new MockUpstream().start();
   const { model, admin } = await seedShared(fresh.db, upstream.url);
-  const env = { SQLITE_PATH: fresh.sqlitePath, SESSION_SECRET: 'balance-set', BATCH_UPDATE_INTERVAL: '1', GLOBAL_API_RATE_LIMIT: '0', GLOBAL_WEB_RATE_LIMIT: '0', CRITICAL_RATE_LIMIT: '0' };
+  const env = {
+    SQLITE_PATH: fresh.sqlitePath,
+    SESSION_SECRET: 'balance-set',
+    BATCH_UPDATE_INTERVAL: '1',
+    GLOBAL_API_RATE_LIMIT: '0',
+    GLOBAL_WEB_RATE_LIMIT: '0',
+    CRITICAL_RATE_LIMIT: '0',
+  };
   const processes: ServerProcess[] = await Promise.all([
     startServerProcess({ ...env, NODE_NAME: 'set-a' }),
     startServerProcess({ ...env, NODE_NAME: 'set-b', NODE_TYPE: 'slave' }),
@@ -173,11 +197,24 @@ export interface TestPayer {
 export async function seedPayer(cluster: Cluster, tokenQuota?: number): Promise<TestPayer> {
   const username = unique('p').slice(0, 12);
   const userId = await insertReturningId(cluster.db, 'users', {
-    username, password: await hashPassword(PASSWORD), role: Role.Common, status: UserStatus.Enabled, quota: START, group: 'default', created_at: 0,
+    username,
+    password: await hashPassword(PASSWORD),
+    role: Role.Common,
+    status: UserStatus.Enabled,
+    quota: START,
+    group: 'default',
+    created_at: 0,
   });
   const key = randomAlphanumeric(48);
   const tokenId = await insertReturningId(cluster.db, 'tokens', {
-    user_id: userId, key, name: 't', status: 1, created_time: 0, expired_time: -1, remain_quota: tokenQuota ?? 0, unlimited_quota: tokenQuota === undefined ? 1 : 0,
+    user_id: userId,
+    key,
+    name: 't',
+    status: 1,
+    created_time: 0,
+    expired_time: -1,
+    remain_quota: tokenQuota ?? 0,
+    unlimited_quota: tokenQuota === undefined ? 1 : 0,
   });
   return { username, userId, tokenId, key };
 }
@@ -225,7 +262,11 @@ export function holdCalls(cluster: Cluster, payerOf: TestPayer, count: number): 
 /** The payer's books as the database holds them. */
 export async function books(cluster: Cluster, payerOf: TestPayer) {
   const user = await cluster.db.kysely.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', payerOf.userId).executeTakeFirstOrThrow();
-  const token = await cluster.db.kysely.selectFrom('tokens').select(['remain_quota', 'used_quota', 'status']).where('id', '=', payerOf.tokenId).executeTakeFirstOrThrow();
+  const token = await cluster.db.kysely
+    .selectFrom('tokens')
+    .select(['remain_quota', 'used_quota', 'status'])
+    .where('id', '=', payerOf.tokenId)
+    .executeTakeFirstOrThrow();
   const logs = await cluster.db.kysely.selectFrom('logs').select('quota').where('user_id', '=', payerOf.userId).where('type', '=', 2).execute();
   return {
     userQuota: Number(user.quota),

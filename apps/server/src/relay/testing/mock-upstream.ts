@@ -82,11 +82,21 @@ export const openAILikeHandler: UpstreamHandler = (request, response) => {
     const vector = [0.5, 0.25, 0.125];
     // The openai client asks for base64 unless told otherwise, as OpenAI's own SDKs do.
     const embedding = json?.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
-    sendJson(response, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model: json?.model, usage: { prompt_tokens: 5, total_tokens: 5 } });
+    sendJson(response, 200, {
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding }],
+      model: json?.model,
+      usage: { prompt_tokens: 5, total_tokens: 5 },
+    });
     return;
   }
   if (path.endsWith('/completions')) {
-    sendJson(response, 200, { id: 'cmpl-mock', object: 'text_completion', choices: [{ index: 0, text: 'done', finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    sendJson(response, 200, {
+      id: 'cmpl-mock',
+      object: 'text_completion',
+      choices: [{ index: 0, text: 'done', finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
     return;
   }
   if (path.endsWith('/responses')) {
@@ -98,7 +108,12 @@ export const openAILikeHandler: UpstreamHandler = (request, response) => {
       );
       return;
     }
-    sendJson(response, 200, { id: 'resp-mock', object: 'response', output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hi' }] }], usage: { input_tokens: 9, output_tokens: 4, total_tokens: 13 } });
+    sendJson(response, 200, {
+      id: 'resp-mock',
+      object: 'response',
+      output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hi' }] }],
+      usage: { input_tokens: 9, output_tokens: 4, total_tokens: 13 },
+    });
     return;
   }
   if (path.endsWith('/images/generations')) {

@@ -51,10 +51,7 @@ export interface SeededUser {
   group: string;
 }
 
-export async function seedUser(
-  context: AppContext,
-  options: { quota?: number; group?: string; role?: number; status?: number } = {},
-): Promise<SeededUser> {
+export async function seedUser(context: AppContext, options: { quota?: number; group?: string; role?: number; status?: number } = {}): Promise<SeededUser> {
   const username = unique('u').slice(0, 12);
   const group = options.group ?? unique('g');
   const id = await insertReturningId(context.db, 'users', {
@@ -182,9 +179,7 @@ export async function totals(context: AppContext, ids: { userId: number; tokenId
   const refundLogs = (await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 4).orderBy('id').execute()).filter((log) =>
     String(log.other).includes('"task_refund":true'),
   );
-  const channels = ids.channelIds?.length
-    ? await db.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', ids.channelIds).execute()
-    : [];
+  const channels = ids.channelIds?.length ? await db.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', ids.channelIds).execute() : [];
   return {
     userQuota: Number(user.quota),
     userUsed: Number(user.used_quota),

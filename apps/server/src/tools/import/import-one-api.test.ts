@@ -40,10 +40,21 @@ INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, 
       await source.close();
       await target.close();
       expect(summary.tables.map((table) => [table.table, table.inserted, table.failed])).toEqual([
-        ['users', 2, 0], ['tokens', 1, 0], ['channels', 1, 0], ['abilities', 2, 0], ['options', 1, 0], ['redemptions', 1, 0], ['logs', 1, 0],
+        ['users', 2, 0],
+        ['tokens', 1, 0],
+        ['channels', 1, 0],
+        ['abilities', 2, 0],
+        ['options', 1, 0],
+        ['redemptions', 1, 0],
+        ['logs', 1, 0],
       ]);
       const unmapped = Object.fromEntries(summary.tables.map((table) => [table.table, table.unmappedColumns]));
-      expect(unmapped).toMatchObject({ users: ['lark_id'], tokens: ['subnet'], channels: ['config', 'system_prompt'], logs: ['request_id', 'system_prompt_reset'] });
+      expect(unmapped).toMatchObject({
+        users: ['lark_id'],
+        tokens: ['subnet'],
+        channels: ['config', 'system_prompt'],
+        logs: ['request_id', 'system_prompt_reset'],
+      });
 
       const app = await startTestApp({ SQLITE_PATH: targetPath });
       try {

@@ -30,8 +30,17 @@ export interface ImportSummary {
 }
 
 export const emptyTableSummary = (table: ImportTable): TableSummary => ({
-  table, absent: false, read: 0, inserted: 0, updated: 0, unchanged: 0, kept: 0, skipped: 0, failed: 0,
-  unmappedColumns: [], skippedKeys: [],
+  table,
+  absent: false,
+  read: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  kept: 0,
+  skipped: 0,
+  failed: 0,
+  unmappedColumns: [],
+  skippedKeys: [],
 });
 
 export interface ImportProgress {
@@ -95,7 +104,7 @@ export function formatSummary(summary: ImportSummary): string {
   }
   lines.push(...summary.warnings);
   if (summary.tables.some((table) => table.kept > 0)) {
-    lines.push('kept: the id (or key) exists here with other content; modelgate\'s row was kept, not overwritten.');
+    lines.push("kept: the id (or key) exists here with other content; modelgate's row was kept, not overwritten.");
   }
   return `${lines.join('\n')}\n`;
 }

@@ -24,7 +24,10 @@ const WARNINGS_PER_TABLE = 20;
 const MAX_PARAMETERS = 30_000;
 
 /** Database errors name the constraint; MySQL's also quote the duplicate value, which may be a key. */
-const describeDbError = (error: unknown) => String((error as Error).message ?? error).replace(/'[^']*'/g, "'…'").replace(/\(([^)]*)\)=\(([^)]*)\)/g, '($1)=(…)');
+const describeDbError = (error: unknown) =>
+  String((error as Error).message ?? error)
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/\(([^)]*)\)=\(([^)]*)\)/g, '($1)=(…)');
 
 /**
  * Copies users, tokens, channels, abilities, options, redemptions and logs from a one-api/new-api
@@ -149,7 +152,11 @@ async function replaceDefaultRoot(target: Db, row: TargetRow): Promise<void> {
   const values: TargetRow = { ...row };
   delete values.id;
   await target.kysely.transaction().execute(async (transaction) => {
-    await transaction.updateTable('users').set({ ...values, username_key: usernameKey(String(row.username)) } as never).where('id', '=', id).execute();
+    await transaction
+      .updateTable('users')
+      .set({ ...values, username_key: usernameKey(String(row.username)) } as never)
+      .where('id', '=', id)
+      .execute();
     // A new password ends the default root's sessions, as a password change does.
     await transaction.deleteFrom('sessions').where('user_id', '=', id).execute();
   });
@@ -178,7 +185,10 @@ async function insertRows(context: BatchContext, table: ImportTable, rows: Targe
   try {
     await target.kysely.transaction().execute(async (transaction) => {
       for (let start = 0; start < rows.length; start += perStatement) {
-        await transaction.insertInto(table).values(rows.slice(start, start + perStatement) as never).execute();
+        await transaction
+          .insertInto(table)
+          .values(rows.slice(start, start + perStatement) as never)
+          .execute();
       }
     });
     summary.inserted += rows.length;
@@ -188,7 +198,10 @@ async function insertRows(context: BatchContext, table: ImportTable, rows: Targe
   }
   for (const row of rows) {
     try {
-      await target.kysely.insertInto(table).values(row as never).execute();
+      await target.kysely
+        .insertInto(table)
+        .values(row as never)
+        .execute();
       summary.inserted += 1;
     } catch (error) {
       summary.failed += 1;
@@ -198,7 +211,11 @@ async function insertRows(context: BatchContext, table: ImportTable, rows: Targe
 }
 
 const describeRow = (table: ImportTable, row: TargetRow) =>
-  table === 'abilities' ? `${String(row.group)}/${String(row.model)}/channel ${String(row.channel_id)}` : table === 'options' ? String(row.key) : `#${String(row.id)}`;
+  table === 'abilities'
+    ? `${String(row.group)}/${String(row.model)}/channel ${String(row.channel_id)}`
+    : table === 'options'
+      ? String(row.key)
+      : `#${String(row.id)}`;
 
 const abilityKey = (row: Record<string, unknown>) => `${String(row.group)}\u0000${String(row.model)}\u0000${Number(row.channel_id)}`;
 

@@ -113,7 +113,14 @@ async function openMysql(dsn: string): Promise<ImportSource> {
   let connection: Connection;
   try {
     // Datetimes (gorm.DeletedAt) read as UTC, as GORM's MySQL driver writes them by default (loc=UTC).
-    connection = await createConnection({ uri: dsn, supportBigNumbers: true, bigNumberStrings: false, decimalNumbers: true, charset: 'utf8mb4', timezone: 'Z' });
+    connection = await createConnection({
+      uri: dsn,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: true,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+    });
   } catch (error) {
     throw new ImportSourceError(`cannot connect to ${redactDsn(dsn)}: ${(error as Error).message}`);
   }

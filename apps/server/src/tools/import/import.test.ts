@@ -105,10 +105,16 @@ describe('import from a new-api SQLite database', () => {
     const second = await importInto(target, sqliteSource);
     await target.close();
 
-    const counts = (summary: ImportSummary) => Object.fromEntries(summary.tables.map((table) => [table.table, [table.read, table.inserted, table.unchanged, table.skipped, table.failed]]));
+    const counts = (summary: ImportSummary) =>
+      Object.fromEntries(summary.tables.map((table) => [table.table, [table.read, table.inserted, table.unchanged, table.skipped, table.failed]]));
     expect(counts(first)).toEqual({
-      users: [3, 3, 0, 0, 0], tokens: [2, 2, 0, 0, 0], channels: [2, 2, 0, 0, 0], abilities: [5, 5, 0, 0, 0],
-      options: [5, 3, 0, 1, 1], redemptions: [2, 2, 0, 0, 0], logs: [3, 3, 0, 0, 0],
+      users: [3, 3, 0, 0, 0],
+      tokens: [2, 2, 0, 0, 0],
+      channels: [2, 2, 0, 0, 0],
+      abilities: [5, 5, 0, 0, 0],
+      options: [5, 3, 0, 1, 1],
+      redemptions: [2, 2, 0, 0, 0],
+      logs: [3, 3, 0, 0, 0],
     });
     expect(byTable(first, 'options').skippedKeys).toEqual(['SomeFutureNewApiSetting']);
     expect(byTable(first, 'users').unmappedColumns).toEqual(['discord_id', 'stripe_customer']);
@@ -116,8 +122,13 @@ describe('import from a new-api SQLite database', () => {
     expect(first.warnings.join('\n')).toContain('QuotaPerUnit');
     // The second run changes nothing: every row is found unchanged.
     expect(counts(second)).toEqual({
-      users: [3, 0, 3, 0, 0], tokens: [2, 0, 2, 0, 0], channels: [2, 0, 2, 0, 0], abilities: [5, 0, 5, 0, 0],
-      options: [5, 0, 3, 1, 1], redemptions: [2, 0, 2, 0, 0], logs: [3, 0, 3, 0, 0],
+      users: [3, 0, 3, 0, 0],
+      tokens: [2, 0, 2, 0, 0],
+      channels: [2, 0, 2, 0, 0],
+      abilities: [5, 0, 5, 0, 0],
+      options: [5, 0, 3, 1, 1],
+      redemptions: [2, 0, 2, 0, 0],
+      logs: [3, 0, 3, 0, 0],
     });
     expect(second.tables.every((table) => table.kept === 0 && table.updated === 0)).toBe(true);
     expect(JSON.stringify([first, second])).not.toContain(ALICE_KEY);
@@ -154,10 +165,21 @@ describe('import from a new-api SQLite database', () => {
         data: { items: { id: number; model_name: string; quota: number; is_stream: boolean; channel: number; channel_name: string }[]; total: number };
       };
       expect(logs.data.total).toBe(3);
-      expect(logs.data.items.find((log) => log.id === 1)).toMatchObject({ model_name: 'gpt-4o-mini', quota: 1500, is_stream: true, channel: 4, channel_name: 'openai-main' });
+      expect(logs.data.items.find((log) => log.id === 1)).toMatchObject({
+        model_name: 'gpt-4o-mini',
+        quota: 1500,
+        is_stream: true,
+        channel: 4,
+        channel_name: 'openai-main',
+      });
 
       // The app's own new rows take ids past the imported ones.
-      const created = await test.app.inject({ method: 'POST', url: '/api/user/', headers: root, payload: { username: 'newbie', password: 'new-password-1', display_name: 'n' } });
+      const created = await test.app.inject({
+        method: 'POST',
+        url: '/api/user/',
+        headers: root,
+        payload: { username: 'newbie', password: 'new-password-1', display_name: 'n' },
+      });
       expect((created.json() as { success: boolean }).success).toBe(true);
       const newbie = await test.context.db.kysely.selectFrom('users').select('id').where('username', '=', 'newbie').executeTakeFirstOrThrow();
       expect(Number(newbie.id)).toBeGreaterThan(5);
@@ -212,7 +234,10 @@ describe('import from a new-api SQLite database', () => {
     try {
       const tables = await fresh.db.kysely.introspection.getTables();
       for (const table of IMPORT_TABLES) {
-        const ours = tables.find((candidate) => candidate.name === table)?.columns.map((column) => column.name).filter((name) => name !== 'username_key');
+        const ours = tables
+          .find((candidate) => candidate.name === table)
+          ?.columns.map((column) => column.name)
+          .filter((name) => name !== 'username_key');
         expect(Object.keys(IMPORT_COLUMNS[table]).sort(), table).toEqual(ours?.sort());
       }
     } finally {
@@ -236,7 +261,13 @@ describe('import from a new-api PostgreSQL database', () => {
     try {
       const first = await importInto(target.db, sourceUrl.toString());
       expect(first.tables.map((table) => [table.table, table.inserted])).toEqual([
-        ['users', 3], ['tokens', 2], ['channels', 2], ['abilities', 5], ['options', 3], ['redemptions', 2], ['logs', 3],
+        ['users', 3],
+        ['tokens', 2],
+        ['channels', 2],
+        ['abilities', 5],
+        ['options', 3],
+        ['redemptions', 2],
+        ['logs', 3],
       ]);
       const gone = await target.db.kysely.selectFrom('users').select(['deleted_at', 'access_token']).where('id', '=', 5).executeTakeFirstOrThrow();
       expect(Number(gone.deleted_at)).toBe(Date.UTC(2024, 4, 1, 10) / 1000);
@@ -269,7 +300,13 @@ describe('import from a new-api MySQL database', () => {
     try {
       const first = await importInto(target.db, sourceUrl.toString());
       expect(first.tables.map((table) => [table.table, table.inserted, table.failed])).toEqual([
-        ['users', 3, 0], ['tokens', 2, 0], ['channels', 2, 0], ['abilities', 5, 0], ['options', 3, 1], ['redemptions', 2, 0], ['logs', 3, 0],
+        ['users', 3, 0],
+        ['tokens', 2, 0],
+        ['channels', 2, 0],
+        ['abilities', 5, 0],
+        ['options', 3, 1],
+        ['redemptions', 2, 0],
+        ['logs', 3, 0],
       ]);
       const log = await target.db.kysely.selectFrom('logs').select(['is_stream', 'channel_name']).where('id', '=', 1).executeTakeFirstOrThrow();
       expect(log).toEqual({ is_stream: 1, channel_name: 'openai-main' });

@@ -46,7 +46,7 @@ async function main(): Promise<number> {
     throw error;
   }
   if (config.sqlDsn === '' && !/^[a-z]+:\/\//i.test(parsed.source) && resolve(parsed.source) === resolve(config.sqlitePath)) {
-    process.stderr.write('modelgate import: the source is modelgate\'s own database (SQLITE_PATH); give the one-api/new-api database\n');
+    process.stderr.write("modelgate import: the source is modelgate's own database (SQLITE_PATH); give the one-api/new-api database\n");
     return 2;
   }
   let source;

@@ -33,9 +33,7 @@ export function AppHeader() {
   const { pathname } = useLocation();
 
   const consoleEntries = visibleConsoleRoutes(roles, status);
-  const pages: TopNavItem[] = publicRoutes.flatMap((route) =>
-    route.navLabelKey ? [{ key: route.path, to: route.path, labelKey: route.navLabelKey }] : [],
-  );
+  const pages: TopNavItem[] = publicRoutes.flatMap((route) => (route.navLabelKey ? [{ key: route.path, to: route.path, labelKey: route.navLabelKey }] : []));
   // "Console" exists only once some console screen does; it opens the first one this user may see.
   const withConsole: TopNavItem[] = consoleEntries.length
     ? [pages[0], { key: 'console', to: consoleEntries[0].path, labelKey: 'console' }, ...pages.slice(1)]

@@ -12,25 +12,14 @@ export function LanguageSwitch() {
       render={
         <Dropdown.Menu>
           {SUPPORTED_LANGUAGES.map((language) => (
-            <Dropdown.Item
-              key={language}
-              active={language === current}
-              data-testid={`language-${language}`}
-              onClick={() => void i18n.changeLanguage(language)}
-            >
+            <Dropdown.Item key={language} active={language === current} data-testid={`language-${language}`} onClick={() => void i18n.changeLanguage(language)}>
               {t(`languages.${language}`)}
             </Dropdown.Item>
           ))}
         </Dropdown.Menu>
       }
     >
-      <Button
-        theme="borderless"
-        type="tertiary"
-        aria-label={t('header.language')}
-        data-testid="language-switch"
-        icon={<IconLanguage size="large" />}
-      />
+      <Button theme="borderless" type="tertiary" aria-label={t('header.language')} data-testid="language-switch" icon={<IconLanguage size="large" />} />
     </Dropdown>
   );
 }

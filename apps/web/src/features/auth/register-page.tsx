@@ -50,8 +50,8 @@ export default function RegisterPage() {
         username: values.username?.trim() ?? '',
         password: values.password ?? '',
         password2: values.password2 ?? '',
-        email: emailVerification ? values.email?.trim() ?? '' : '',
-        verification_code: emailVerification ? values.verification_code?.trim() ?? '' : '',
+        email: emailVerification ? (values.email?.trim() ?? '') : '',
+        verification_code: emailVerification ? (values.verification_code?.trim() ?? '') : '',
         aff_code: inviterCode,
       };
       await register(input, turnstile.token);
@@ -93,9 +93,7 @@ export default function RegisterPage() {
 
   return (
     <AuthCard title={t('register.title')} subtitle={t('register.subtitle', { name: systemName })} footer={footer}>
-      {inviterCode && (
-        <Banner type="success" closeIcon={null} description={t('register.inviter', { code: inviterCode })} className="mg-auth-banner" />
-      )}
+      {inviterCode && <Banner type="success" closeIcon={null} description={t('register.inviter', { code: inviterCode })} className="mg-auth-banner" />}
       <Form<RegisterValues>
         getFormApi={(api) => (formApi.current = api as FormApi)}
         onSubmit={(values) => void onSubmit(values)}

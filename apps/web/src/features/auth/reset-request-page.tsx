@@ -57,16 +57,7 @@ export default function ResetRequestPage() {
           size="large"
         />
         {turnstile.widget}
-        <Button
-          htmlType="submit"
-          theme="solid"
-          type="primary"
-          size="large"
-          block
-          loading={sending}
-          disabled={countdown.active}
-          data-testid="reset-submit"
-        >
+        <Button htmlType="submit" theme="solid" type="primary" size="large" block loading={sending} disabled={countdown.active} data-testid="reset-submit">
           {countdown.active ? t('resetRequest.resendIn', { seconds: countdown.remaining }) : t('resetRequest.submit')}
         </Button>
       </Form>

@@ -205,7 +205,11 @@ export async function setTagEnabled(tag: string, enabled: boolean): Promise<void
  * otherwise the type, base URL and key typed into the form.
  */
 export async function fetchUpstreamModels(source: { id?: number; type: number; base_url: string; key: string }): Promise<string[]> {
-  const firstKey = source.key.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
+  const firstKey =
+    source.key
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line !== '') ?? '';
   if (source.id !== undefined && firstKey === '') {
     const { data } = await api.get<string[]>(`/api/channel/fetch_models/${source.id}`);
     return data ?? [];

@@ -77,9 +77,7 @@ export function overrunInfo(channel: Pick<Channel, 'other_info'>): OverrunInfo |
   }
 }
 
-export type BreakerDisplay =
-  | { kind: 'open' | 'probing'; reason: string; until: number }
-  | { kind: 'someKeys'; openKeys: number };
+export type BreakerDisplay = { kind: 'open' | 'probing'; reason: string; until: number } | { kind: 'someKeys'; openKeys: number };
 
 /** What the status column shows of the circuit breaker; null when there is nothing to say. */
 export function breakerDisplay(channel: Pick<Channel, 'breaker_state' | 'breaker_reason' | 'breaker_until' | 'breaker_open_keys'>): BreakerDisplay | null {

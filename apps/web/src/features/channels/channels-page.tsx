@@ -67,10 +67,7 @@ export default function ChannelsPage() {
   );
 
   // The list's filters and page stay in the address while the drawer is open and after it closes.
-  const openDrawer = useCallback(
-    (path: string) => navigate({ pathname: path, search: searchParams.toString() }),
-    [navigate, searchParams],
-  );
+  const openDrawer = useCallback((path: string) => navigate({ pathname: path, search: searchParams.toString() }), [navigate, searchParams]);
   const closeDrawer = useCallback(() => navigate({ pathname: '/channel', search: searchParams.toString() }), [navigate, searchParams]);
   const onEdit = useCallback((channel: Channel) => openDrawer(`/channel/edit/${channel.id}`), [openDrawer]);
 
@@ -170,8 +167,7 @@ export default function ChannelsPage() {
             ? {
                 selectedRowKeys: selectedIds.map((id) => `channel-${id}`),
                 getCheckboxProps: (row: TableRow) => ({ disabled: row.kind === 'tag' }),
-                onChange: (_keys, selected) =>
-                  setSelectedIds((selected ?? []).flatMap((row) => (row.kind === 'channel' ? [row.channel.id] : []))),
+                onChange: (_keys, selected) => setSelectedIds((selected ?? []).flatMap((row) => (row.kind === 'channel' ? [row.channel.id] : []))),
               }
             : undefined
         }

@@ -2,16 +2,7 @@ import { Toast } from '@douyinfe/semi-ui';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../lib/api-client';
-import {
-  copyChannel,
-  deleteChannel,
-  editTag,
-  patchChannel,
-  setTagEnabled,
-  testChannel,
-  updateBalance,
-  type Channel,
-} from './api';
+import { copyChannel, deleteChannel, editTag, patchChannel, setTagEnabled, testChannel, updateBalance, type Channel } from './api';
 import type { RowNumberField } from './channel-rules';
 import { useRefreshChannels } from './queries';
 

@@ -96,23 +96,11 @@ export default function DetailPage() {
       <Spin spinning={query.isLoading} size="large" wrapperClassName="mg-detail-body">
         <SummaryCards summary={summary} />
         {query.isError && !query.data ? (
-          <Empty
-            className="mg-detail-empty"
-            image={emptyImage}
-            title={t('error')}
-            description={query.error.message}
-            data-testid="detail-error"
-          >
+          <Empty className="mg-detail-empty" image={emptyImage} title={t('error')} description={query.error.message} data-testid="detail-error">
             <Button onClick={() => void query.refetch()}>{t('retry')}</Button>
           </Empty>
         ) : query.isSuccess && rows.length === 0 ? (
-          <Empty
-            className="mg-detail-empty"
-            image={emptyImage}
-            title={t('empty')}
-            description={t('emptyHint')}
-            data-testid="detail-empty"
-          />
+          <Empty className="mg-detail-empty" image={emptyImage} title={t('empty')} description={t('emptyHint')} data-testid="detail-empty" />
         ) : rows.length > 0 ? (
           <div className="mg-detail-charts" data-testid="detail-charts" data-granularity={granularity} data-buckets={chartData.buckets.length}>
             <div className="mg-detail-chart-wide">

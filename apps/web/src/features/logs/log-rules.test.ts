@@ -23,7 +23,9 @@ describe('billing details from a row', () => {
   it('writes out the cached part of the prompt with its cache ratio when the upstream reported cached tokens', () => {
     const cached = parseOther('{"model_ratio":2,"completion_ratio":3,"group_ratio":1.5,"model_price":-1,"cache_tokens":800,"cache_ratio":0.25}');
     expect(cached).toMatchObject({ cacheTokens: 800, cacheRatio: 0.25 });
-    expect(billingFormula(cached, { prompt_tokens: 1000, completion_tokens: 100, quota: 2100 }, 500_000)).toBe('(1000 − 800 + 800 × 0.25 + 100 × 3) × 2 × 1.5 = 2100');
+    expect(billingFormula(cached, { prompt_tokens: 1000, completion_tokens: 100, quota: 2100 }, 500_000)).toBe(
+      '(1000 − 800 + 800 × 0.25 + 100 × 3) × 2 × 1.5 = 2100',
+    );
     // No cached tokens: the formula is the plain one.
     const none = parseOther('{"model_ratio":2,"completion_ratio":3,"group_ratio":1.5,"model_price":-1,"cache_tokens":0,"cache_ratio":0.25}');
     expect(billingFormula(none, { prompt_tokens: 1000, completion_tokens: 100, quota: 3900 }, 500_000)).toBe('(1000 + 100 × 3) × 2 × 1.5 = 3900');
@@ -37,7 +39,9 @@ describe('billing details from a row', () => {
     expect(billingFormula(both, { prompt_tokens: 2950, completion_tokens: 120, quota: 5850 }, 500_000)).toBe(
       '(2950 − 2000 − 800 + 2000 × 0.1 + 800 × 1.25 + 120 × 5) × 1.5 × 2 = 5850',
     );
-    const written = parseOther('{"model_ratio":1,"completion_ratio":1,"group_ratio":1,"model_price":-1,"cache_tokens":0,"cache_ratio":1,"cache_creation_tokens":300,"cache_creation_ratio":2}');
+    const written = parseOther(
+      '{"model_ratio":1,"completion_ratio":1,"group_ratio":1,"model_price":-1,"cache_tokens":0,"cache_ratio":1,"cache_creation_tokens":300,"cache_creation_ratio":2}',
+    );
     expect(billingFormula(written, { prompt_tokens: 400, completion_tokens: 0, quota: 700 }, 500_000)).toBe('(400 − 300 + 300 × 2 + 0 × 1) × 1 × 1 = 700');
   });
 

@@ -101,16 +101,16 @@ export function billingFormula(
   const completionRatio = details.completionRatio ?? 1;
   const cached = details.cacheTokens ?? 0;
   const written = details.cacheCreationTokens ?? 0;
-  const minus = [cached, written].filter((count) => count > 0).map((count) => ` − ${count}`).join('');
+  const minus = [cached, written]
+    .filter((count) => count > 0)
+    .map((count) => ` − ${count}`)
+    .join('');
   const plus = [
     cached > 0 ? ` + ${cached} × ${trimmed(details.cacheRatio ?? 1)}` : '',
     written > 0 ? ` + ${written} × ${trimmed(details.cacheCreationRatio ?? 1.25)}` : '',
   ].join('');
   const prompt = `${row.prompt_tokens}${minus}${plus}`;
-  return (
-    `(${prompt} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` +
-    `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`
-  );
+  return `(${prompt} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` + `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`;
 }
 
 /** URL parameters of the filters; the page's `p` sits beside them. */

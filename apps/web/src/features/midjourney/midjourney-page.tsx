@@ -25,19 +25,14 @@ export default function MidjourneyPage() {
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
 
-  const columns = useMemo(
-    () => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }),
-    [t, admin],
-  );
+  const columns = useMemo(() => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }), [t, admin]);
 
   return (
     <div className="mg-task-page" data-testid="mj-page">
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>
-      {admin && status.mj_notify_enabled !== true && (
-        <Banner type="info" className="mg-task-banner" description={t('notifyOff')} data-testid="mj-notify-off" />
-      )}
+      {admin && status.mj_notify_enabled !== true && <Banner type="info" className="mg-task-banner" description={t('notifyOff')} data-testid="mj-notify-off" />}
       <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="mj" onSubmit={applyFilters} onReset={reset} />
       <Table<DrawingTask>
         rowKey="id"

@@ -69,7 +69,9 @@ describe('SSE parsing', () => {
   });
 
   it('reads the error of an OpenAI error body and of a new-api envelope', () => {
-    expect(errorMessageOf({ error: { message: '额度不足', type: 'new_api_error', code: 'insufficient_user_quota' } })).toBe('额度不足 (insufficient_user_quota)');
+    expect(errorMessageOf({ error: { message: '额度不足', type: 'new_api_error', code: 'insufficient_user_quota' } })).toBe(
+      '额度不足 (insufficient_user_quota)',
+    );
     expect(errorMessageOf({ error: { message: 'bad model model_not_found', code: 'model_not_found' } })).toBe('bad model model_not_found');
     expect(errorMessageOf({ success: false, message: '无权进行此操作' })).toBe('无权进行此操作');
     expect(errorMessageOf({ error: { type: 'x' } })).toBe('{"type":"x"}');

@@ -1,13 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  createRedemptions,
-  deleteRedemption,
-  getRedemption,
-  listRedemptions,
-  setRedemptionStatus,
-  updateRedemption,
-  type RedemptionListParams,
-} from './api';
+import { createRedemptions, deleteRedemption, getRedemption, listRedemptions, setRedemptionStatus, updateRedemption, type RedemptionListParams } from './api';
 
 export const redemptionKeys = {
   all: ['redemptions'] as const,

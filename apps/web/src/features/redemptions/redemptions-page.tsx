@@ -158,8 +158,7 @@ export default function RedemptionsPage() {
             total,
             showSizeChanger: true,
             pageSizeOpts: PAGE_SIZE_CHOICES,
-            formatPageText: (info) =>
-              t('pageText', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total }),
+            formatPageText: (info) => t('pageText', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total }),
             onPageChange: (page) => location.update({ page }),
             onPageSizeChange: (size) => {
               setPageSize(size);

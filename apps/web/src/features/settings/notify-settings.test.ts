@@ -3,14 +3,28 @@ import { notifyProblem, parseNotifySettings, quotaToThreshold, thresholdToQuota 
 
 describe('notify settings rules', () => {
   it('reads the setting string of GET /api/user/self, and defaults for empty or broken ones', () => {
-    const defaults = { notifyType: 'email', threshold: 0, webhookUrl: '', notificationEmail: '', secretSet: false, acceptUnsetModelRatioModel: false, recordIpLog: false };
+    const defaults = {
+      notifyType: 'email',
+      threshold: 0,
+      webhookUrl: '',
+      notificationEmail: '',
+      secretSet: false,
+      acceptUnsetModelRatioModel: false,
+      recordIpLog: false,
+    };
     expect(parseNotifySettings('')).toEqual(defaults);
     expect(parseNotifySettings(undefined)).toEqual(defaults);
     expect(parseNotifySettings('{not json')).toEqual(defaults);
     expect(parseNotifySettings('[1]')).toEqual(defaults);
     expect(
       parseNotifySettings(
-        JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 2500, webhook_url: 'https://h.example/x', webhook_secret_set: true, record_ip_log: true }),
+        JSON.stringify({
+          notify_type: 'webhook',
+          quota_warning_threshold: 2500,
+          webhook_url: 'https://h.example/x',
+          webhook_secret_set: true,
+          record_ip_log: true,
+        }),
       ),
     ).toEqual({ ...defaults, notifyType: 'webhook', threshold: 2500, webhookUrl: 'https://h.example/x', secretSet: true, recordIpLog: true });
     // Types the card does not offer (bark, gotify from new-api) read as mail.

@@ -52,7 +52,12 @@ export function isHttpUrl(address: string): boolean {
 }
 
 /** The same checks the server makes, so a mistake is named before anything is sent. */
-export function notifyProblem(form: { notifyType: NotifyType; threshold: number | undefined; webhookUrl: string; notificationEmail: string }): NotifyProblem | undefined {
+export function notifyProblem(form: {
+  notifyType: NotifyType;
+  threshold: number | undefined;
+  webhookUrl: string;
+  notificationEmail: string;
+}): NotifyProblem | undefined {
   if (form.threshold !== undefined && !(Number.isFinite(form.threshold) && form.threshold >= 0)) return 'thresholdInvalid';
   if (form.notifyType === 'webhook') {
     const url = form.webhookUrl.trim();

@@ -61,7 +61,10 @@ function clipOf(raw: Json): SunoClip {
 export function sunoResult(data: unknown): SunoResult {
   const value = unwrap(data);
   if (Array.isArray(value)) {
-    const clips = value.filter(isRecord).map(clipOf).filter((clip) => clip.audioUrl || clip.lyrics);
+    const clips = value
+      .filter(isRecord)
+      .map(clipOf)
+      .filter((clip) => clip.audioUrl || clip.lyrics);
     return clips.length > 0 ? { kind: 'clips', clips } : { kind: 'none' };
   }
   if (isRecord(value)) {

@@ -95,7 +95,23 @@ export function durationColour(seconds: number): 'red' | 'green' {
   return seconds > 60 ? 'red' : 'green';
 }
 
-const CHANNEL_COLOURS: TagColour[] = ['amber', 'blue', 'cyan', 'green', 'grey', 'indigo', 'light-blue', 'lime', 'orange', 'pink', 'purple', 'red', 'teal', 'violet', 'yellow'];
+const CHANNEL_COLOURS: TagColour[] = [
+  'amber',
+  'blue',
+  'cyan',
+  'green',
+  'grey',
+  'indigo',
+  'light-blue',
+  'lime',
+  'orange',
+  'pink',
+  'purple',
+  'red',
+  'teal',
+  'violet',
+  'yellow',
+];
 
 /** A channel keeps its colour from row to row, as in new-api. */
 export function channelColour(channelId: number): TagColour {

@@ -44,11 +44,9 @@ export function batchNames(name: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => (index === 0 ? name : `${name}-${randomSuffix()}`));
 }
 
-export const isExpired = (token: Pick<Token, 'expired_time'>, nowSeconds: number): boolean =>
-  token.expired_time !== -1 && token.expired_time <= nowSeconds;
+export const isExpired = (token: Pick<Token, 'expired_time'>, nowSeconds: number): boolean => token.expired_time !== -1 && token.expired_time <= nowSeconds;
 
-export const isExhausted = (token: Pick<Token, 'unlimited_quota' | 'remain_quota'>): boolean =>
-  !token.unlimited_quota && token.remain_quota <= 0;
+export const isExhausted = (token: Pick<Token, 'unlimited_quota' | 'remain_quota'>): boolean => !token.unlimited_quota && token.remain_quota <= 0;
 
 /** Spec 02 §4: an expired or used-up token cannot be switched on; says why, or null when it can. */
 export function enableBlocker(token: Token, nowSeconds: number): 'expired' | 'exhausted' | null {

@@ -1,15 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import type { PageData } from '@modelgate/contract';
-import {
-  fetchGroupRatios,
-  fetchGroups,
-  fetchSelfUser,
-  fetchUser,
-  listUsers,
-  type ManagedUser,
-  type UserListQuery,
-} from './api';
+import { fetchGroupRatios, fetchGroups, fetchSelfUser, fetchUser, listUsers, type ManagedUser, type UserListQuery } from './api';
 
 /** Which user a drawer edits: an id from the list, or the signed-in admin (/user/edit). */
 export type EditTarget = number | 'self';

@@ -15,9 +15,7 @@ export function useRedeemCode() {
   return useMutation({
     mutationFn: redeemCode,
     onSuccess: (added) => {
-      queryClient.setQueriesData<UserInfo>({ queryKey: selfKeys.all }, (user) =>
-        user ? { ...user, quota: (user.quota ?? 0) + added } : user,
-      );
+      queryClient.setQueriesData<UserInfo>({ queryKey: selfKeys.all }, (user) => (user ? { ...user, quota: (user.quota ?? 0) + added } : user));
       void queryClient.invalidateQueries({ queryKey: selfKeys.all });
     },
   });

@@ -92,7 +92,11 @@ export const thinkingResponse = {
   role: 'assistant',
   model: 'claude-3-7-sonnet-20250219',
   content: [
-    { type: 'thinking', thinking: 'Let me analyze this step by step...', signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL' },
+    {
+      type: 'thinking',
+      thinking: 'Let me analyze this step by step...',
+      signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL',
+    },
     { type: 'text', text: 'Based on my analysis...' },
   ],
   stop_reason: 'end_turn',

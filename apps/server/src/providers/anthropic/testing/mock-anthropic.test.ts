@@ -57,13 +57,28 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
 
   it('sends the exact event sequence of a streamed answer', async () => {
     mock.setScript(() => ({ ...weatherTurn, thinking: undefined, text: 'ok', pieceLength: 10 }));
-    const stream = await client.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const stream = await client.messages.create({
+      model: 'claude-3-5-haiku-20241022',
+      max_tokens: 10,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     // The SDK swallows ping; the raw order is checked on the bytes below.
     // The tool input (50 characters) goes in an opening empty piece and five of ten characters.
     const toolDeltas = Array.from({ length: 6 }, () => 'content_block_delta');
-    expect(types).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', ...toolDeltas, 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      ...toolDeltas,
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     const raw = await fetch(`${mock.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
@@ -81,7 +96,13 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
         ? { text: 'It is 15 degrees in San Francisco.', usage: { input: 60, output: 9 } }
         : { toolCalls: [{ name: 'get_weather', arguments: { location: 'San Francisco, CA' } }], usage: { input: 30, output: 12 } };
     });
-    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather now', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }];
+    const tools: Anthropic.Tool[] = [
+      {
+        name: 'get_weather',
+        description: 'Weather now',
+        input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+      },
+    ];
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather in SF?' };
     const first = await client.messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 256, tools, messages: [question] });
     expect(first.stop_reason).toBe('tool_use');
@@ -92,7 +113,11 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
       model: 'claude-sonnet-4-20250514',
       max_tokens: 256,
       tools,
-      messages: [question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call?.id ?? '', content: '15 degrees' }] }],
+      messages: [
+        question,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: call?.id ?? '', content: '15 degrees' }] },
+      ],
     });
     expect(second.content).toEqual([{ type: 'text', text: 'It is 15 degrees in San Francisco.' }]);
     expect(mock.requests.at(-1)?.body).toMatchObject({ tools: [{ name: 'get_weather' }] });
@@ -102,11 +127,18 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
     const wrong = new Anthropic({ apiKey: 'sk-ant-wrong', baseURL: mock.url, maxRetries: 0 });
     const denied = await wrong.messages.create({ model: 'm', max_tokens: 1, messages: [] }).catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect((denied as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    expect((denied as InstanceType<typeof Anthropic.APIError>).error).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'invalid x-api-key' },
+    });
 
-    const missing = await client.messages.create({ model: 'm', messages: [] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((error: unknown) => error);
+    const missing = await client.messages
+      .create({ model: 'm', messages: [] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((missing as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    expect((missing as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+    });
 
     const noVersion = await fetch(`${mock.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY }, body: '{}' });
     expect(noVersion.status).toBe(400);
@@ -116,7 +148,10 @@ describe('mock Anthropic upstream, driven by @anthropic-ai/sdk', () => {
     const overloaded = await client.messages.create({ model: 'm', max_tokens: 1, messages: [] }).catch((error: unknown) => error);
     expect(overloaded).toBeInstanceOf(Anthropic.APIError);
     expect((overloaded as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
-    expect((overloaded as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect((overloaded as InstanceType<typeof Anthropic.APIError>).error).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
   });
 
   it('counts tokens (its own characters/4 rule) and lists models', async () => {
@@ -172,7 +207,9 @@ describe('the codec speaks to the official client (what /v1/messages writes for 
     try {
       const sdk = new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
       const texts: string[] = [];
-      const stream = sdk.messages.stream({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).on('text', (text) => texts.push(text));
+      const stream = sdk.messages
+        .stream({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
+        .on('text', (text) => texts.push(text));
       const message = await stream.finalMessage();
       expect(texts).toEqual(['Hel', 'lo']);
       expect(message.content).toEqual([
@@ -201,8 +238,18 @@ describe('the codec speaks to the official client (what /v1/messages writes for 
       response.end(JSON.stringify(anthropicResponseFromCanonical(completion)));
     }).start();
     try {
-      const message = await new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 }).messages.create({ model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
-      expect(message).toMatchObject({ id: 'msg_chatcmpl-9', type: 'message', content: [{ type: 'text', text: 'Hi there' }], stop_reason: 'max_tokens', usage: { input_tokens: 20, output_tokens: 12 } });
+      const message = await new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 }).messages.create({
+        model: 'gpt-4o',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      expect(message).toMatchObject({
+        id: 'msg_chatcmpl-9',
+        type: 'message',
+        content: [{ type: 'text', text: 'Hi there' }],
+        stop_reason: 'max_tokens',
+        usage: { input_tokens: 20, output_tokens: 12 },
+      });
     } finally {
       await server.close();
     }

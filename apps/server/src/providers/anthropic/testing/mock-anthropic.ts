@@ -84,7 +84,8 @@ function usageOf(turn: MockTurn, outputTokens: number): Json {
 /** A turn as Anthropic's whole Message: thinking first, then text, then one tool_use per call. */
 export function mockAnthropicMessage(turn: MockTurn, model: string): Json {
   const content: Json[] = [];
-  if (turn.thinking) content.push({ type: 'thinking', thinking: turn.thinking, signature: Buffer.from(`mock-signature:${turn.thinking.length}`).toString('base64') });
+  if (turn.thinking)
+    content.push({ type: 'thinking', thinking: turn.thinking, signature: Buffer.from(`mock-signature:${turn.thinking.length}`).toString('base64') });
   if (turn.text) content.push({ type: 'text', text: turn.text });
   (turn.toolCalls ?? []).forEach((call, index) =>
     content.push({ type: 'tool_use', id: call.id ?? `toolu_mock${index}${randomBytes(6).toString('hex')}`, name: call.name, input: call.arguments }),
@@ -118,11 +119,13 @@ export function mockAnthropicStreamEvents(turn: MockTurn, model: string): Json[]
   (message.content as Json[]).forEach((block, index) => {
     if (block.type === 'thinking') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      for (const piece of pieces(String(block.thinking), pieceLength)) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      for (const piece of pieces(String(block.thinking), pieceLength))
+        events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
     } else if (block.type === 'text') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const piece of pieces(String(block.text), pieceLength)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      for (const piece of pieces(String(block.text), pieceLength))
+        events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     } else {
       events.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
       // Anthropic opens each tool's input with an empty piece.

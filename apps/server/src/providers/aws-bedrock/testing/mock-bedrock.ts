@@ -69,12 +69,19 @@ const header = (request: ReceivedRequest, name: string): string => {
 function authenticationProblem(request: ReceivedRequest, options: MockBedrockOptions): { status: number; type: string; message: string } | undefined {
   const authorization = header(request, 'authorization');
   if (options.apiKey && authorization === `Bearer ${options.apiKey}`) return undefined;
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
+  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+    authorization,
+  );
   if (!match) return { status: 403, type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const [, accessKeyId, day, region, service, signedHeaderList] = match as unknown as [string, string, string, string, string, string];
-  if (accessKeyId !== options.accessKeyId) return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  if (accessKeyId !== options.accessKeyId)
+    return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
   if (region !== options.region || service !== 'bedrock') {
-    return { status: 403, type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region and service bedrock, not '${region}/${service}'.` };
+    return {
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: `Credential should be scoped to a valid region and service bedrock, not '${region}/${service}'.`,
+    };
   }
   const amzDate = header(request, 'x-amz-date');
   const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
@@ -82,7 +89,8 @@ function authenticationProblem(request: ReceivedRequest, options: MockBedrockOpt
     return { status: 403, type: 'InvalidSignatureException', message: 'Signature expired or x-amz-date does not match the credential scope.' };
   }
   const names = signedHeaderList.split(';');
-  if (!names.includes('host') || !names.includes('x-amz-date')) return { status: 403, type: 'InvalidSignatureException', message: "'Host' or 'X-Amz-Date' must be a signed header." };
+  if (!names.includes('host') || !names.includes('x-amz-date'))
+    return { status: 403, type: 'InvalidSignatureException', message: "'Host' or 'X-Amz-Date' must be a signed header." };
   const contentHash = header(request, 'x-amz-content-sha256');
   if (contentHash !== '' && contentHash !== sha256(request.body)) {
     return { status: 400, type: 'ValidationException', message: "The provided 'x-amz-content-sha256' header does not match what was computed." };
@@ -102,10 +110,7 @@ function authenticationProblem(request: ReceivedRequest, options: MockBedrockOpt
     body: request.body,
     extraHeadersToIgnore,
   };
-  const resigned = aws4.sign(
-    toSign,
-    { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-  );
+  const resigned = aws4.sign(toSign, { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey });
   if ((resigned.headers as Record<string, string>).Authorization !== authorization) {
     return {
       status: 403,
@@ -123,9 +128,11 @@ function bodyProblem(body: unknown): string | undefined {
   for (const key of Object.keys(record)) {
     if (!CLOUD_CLAUDE_FIELDS.has(key)) return `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`;
   }
-  if (record.anthropic_version !== 'bedrock-2023-05-31') return 'Malformed input request: #/anthropic_version: bedrock-2023-05-31 is required, please reformat your input and try again.';
+  if (record.anthropic_version !== 'bedrock-2023-05-31')
+    return 'Malformed input request: #/anthropic_version: bedrock-2023-05-31 is required, please reformat your input and try again.';
   if (!Array.isArray(record.messages)) return 'Malformed input request: #: required key [messages] not found, please reformat your input and try again.';
-  if (typeof record.max_tokens !== 'number') return 'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.';
+  if (typeof record.max_tokens !== 'number')
+    return 'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.';
   return undefined;
 }
 
@@ -179,7 +186,15 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
     if (request.method === 'GET' && pathname === '/foundation-models') {
       const ids = ['anthropic.claude-3-5-sonnet-20241022-v2:0', 'anthropic.claude-3-7-sonnet-20250219-v1:0', 'anthropic.claude-sonnet-4-20250514-v1:0'];
       response.writeHead(200, { 'content-type': 'application/json' });
-      return response.end(JSON.stringify({ modelSummaries: ids.map((modelId) => ({ modelId, providerName: 'Anthropic', modelArn: `arn:aws:bedrock:${options.region}::foundation-model/${modelId}` })) }));
+      return response.end(
+        JSON.stringify({
+          modelSummaries: ids.map((modelId) => ({
+            modelId,
+            providerName: 'Anthropic',
+            modelArn: `arn:aws:bedrock:${options.region}::foundation-model/${modelId}`,
+          })),
+        }),
+      );
     }
     const route = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(pathname);
     if (request.method !== 'POST' || !route) return sendError(response, 404, 'UnknownOperationException', `No operation for ${request.method} ${pathname}`);

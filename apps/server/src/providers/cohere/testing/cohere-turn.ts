@@ -84,8 +84,13 @@ export function cohereChatStream(turn: MockTurn): string[] {
     send({ type: 'content-end', index: contentIndex });
   }
   calls.forEach((call, index) => {
-    send({ type: 'tool-call-start', index, delta: { message: { tool_calls: { id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } } } } });
-    for (const piece of pieces(call.function.arguments, size)) send({ type: 'tool-call-delta', index, delta: { message: { tool_calls: { function: { arguments: piece } } } } });
+    send({
+      type: 'tool-call-start',
+      index,
+      delta: { message: { tool_calls: { id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } } } },
+    });
+    for (const piece of pieces(call.function.arguments, size))
+      send({ type: 'tool-call-delta', index, delta: { message: { tool_calls: { function: { arguments: piece } } } } });
     send({ type: 'tool-call-end', index });
   });
   send({ type: 'message-end', delta: { finish_reason: finishReason(turn), usage: usageOf(turn) } });

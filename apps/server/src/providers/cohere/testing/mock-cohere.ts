@@ -47,7 +47,11 @@ function rerank(body: Record<string, unknown>): Record<string, unknown> {
   const topN = typeof body.top_n === 'number' ? body.top_n : scored.length;
   return {
     id: randomUUID(),
-    results: scored.slice(0, topN).map(({ index, relevance_score, text }) => (body.return_documents === true ? { index, relevance_score, document: { text } } : { index, relevance_score })),
+    results: scored
+      .slice(0, topN)
+      .map(({ index, relevance_score, text }) =>
+        body.return_documents === true ? { index, relevance_score, document: { text } } : { index, relevance_score },
+      ),
     meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } },
   };
 }

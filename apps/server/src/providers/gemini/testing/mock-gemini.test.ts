@@ -1,5 +1,13 @@
 import { GoogleGenAI, Type } from '@google/genai';
-import { chatRequestToGemini, geminiCodec, GeminiStreamDecoder, geminiResponseToChat, SseSplitter, type ChatChunk, type ChatCompletion } from '@modelgate/protocol';
+import {
+  chatRequestToGemini,
+  geminiCodec,
+  GeminiStreamDecoder,
+  geminiResponseToChat,
+  SseSplitter,
+  type ChatChunk,
+  type ChatCompletion,
+} from '@modelgate/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalServer } from '../../../lib/testing/local-server.js';
 import { startMockGemini, type MockGemini } from './mock-gemini.js';
@@ -17,14 +25,21 @@ afterAll(() => mock.close());
 describe('mock Gemini, called by the official @google/genai client', () => {
   it('answers generateContent with text and usage, receiving the key in x-goog-api-key', async () => {
     mock.setScript(() => ({ text: 'AI learns patterns from data.', usage: { input: 8, output: 6, cacheRead: 2 } }));
-    const response = await client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Explain how AI works in a few words', config: { temperature: 0.5 } });
+    const response = await client.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: 'Explain how AI works in a few words',
+      config: { temperature: 0.5 },
+    });
     expect(response.text).toBe('AI learns patterns from data.');
     expect(response.candidates?.[0]?.finishReason).toBe('STOP');
     expect(response.usageMetadata).toEqual({ promptTokenCount: 10, candidatesTokenCount: 6, totalTokenCount: 16, cachedContentTokenCount: 2 });
     const received = mock.requests.at(-1)!;
     expect(received.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
     expect(received.headers['x-goog-api-key']).toBe(KEY);
-    expect(received.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Explain how AI works in a few words' }] }], generationConfig: { temperature: 0.5 } });
+    expect(received.body).toMatchObject({
+      contents: [{ role: 'user', parts: [{ text: 'Explain how AI works in a few words' }] }],
+      generationConfig: { temperature: 0.5 },
+    });
   });
 
   it('streams with alt=sse: text in pieces, cumulative usage, the finish on the last chunk', async () => {
@@ -49,7 +64,10 @@ describe('mock Gemini, called by the official @google/genai client', () => {
   });
 
   it('calls functions: the declared tools go up, the call comes back whole', async () => {
-    mock.setScript(() => ({ toolCalls: [{ name: 'schedule_meeting', arguments: { attendees: ['Bob', 'Alice'], topic: 'Q3 planning' } }], usage: { input: 40, output: 10 } }));
+    mock.setScript(() => ({
+      toolCalls: [{ name: 'schedule_meeting', arguments: { attendees: ['Bob', 'Alice'], topic: 'Q3 planning' } }],
+      usage: { input: 40, output: 10 },
+    }));
     const response = await client.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'Schedule a meeting with Bob and Alice about Q3 planning.',
@@ -60,7 +78,11 @@ describe('mock Gemini, called by the official @google/genai client', () => {
               {
                 name: 'schedule_meeting',
                 description: 'Schedules a meeting.',
-                parameters: { type: Type.OBJECT, properties: { attendees: { type: Type.ARRAY, items: { type: Type.STRING } }, topic: { type: Type.STRING } }, required: ['attendees'] },
+                parameters: {
+                  type: Type.OBJECT,
+                  properties: { attendees: { type: Type.ARRAY, items: { type: Type.STRING } }, topic: { type: Type.STRING } },
+                  required: ['attendees'],
+                },
               },
             ],
           },
@@ -81,7 +103,10 @@ describe('mock Gemini, called by the official @google/genai client', () => {
 
   it('refuses a wrong key (400 API_KEY_INVALID) and reports scripted failures in Google’s shape', async () => {
     const stranger = new GoogleGenAI({ apiKey: 'AIza-wrong', httpOptions: { baseUrl: mock.url } });
-    await expect(stranger.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('API key not valid') });
+    await expect(stranger.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('API key not valid'),
+    });
     mock.setScript(() => ({ status: 429, message: 'Resource has been exhausted (e.g. check quota).' }));
     await expect(client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).rejects.toMatchObject({ status: 429 });
   });
@@ -104,11 +129,15 @@ describe('mock Gemini over plain HTTP', () => {
   });
 
   it('refuses what Google refuses: unknown fields, empty parts, JSON Schema keywords outside its Schema', async () => {
-    const problem = async (body: unknown) => ((await (await post('/v1beta/models/m:generateContent', body)).json()) as { error: { message: string } }).error.message;
+    const problem = async (body: unknown) =>
+      ((await (await post('/v1beta/models/m:generateContent', body)).json()) as { error: { message: string } }).error.message;
     expect(await problem({ contents: [{ parts: [{ text: 'hi' }] }], model: 'x' })).toContain('Unknown name "model"');
     expect(await problem({ contents: [{ role: 'user', parts: [] }] })).toContain('must not be empty');
     expect(
-      await problem({ contents: [{ parts: [{ text: 'hi' }] }], tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object', additionalProperties: false } }] }] }),
+      await problem({
+        contents: [{ parts: [{ text: 'hi' }] }],
+        tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object', additionalProperties: false } }] }],
+      }),
     ).toContain('Unknown name "additionalProperties"');
   });
 
@@ -121,7 +150,12 @@ describe('mock Gemini over plain HTTP', () => {
           { role: 'system', content: 'Be brief.' },
           { role: 'user', content: 'Weather in Paris?' },
         ],
-        tools: [{ type: 'function', function: { name: 'weather', parameters: { $schema: 'x', type: 'object', additionalProperties: false, properties: { city: { type: 'string' } } } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'weather', parameters: { $schema: 'x', type: 'object', additionalProperties: false, properties: { city: { type: 'string' } } } },
+          },
+        ],
         reasoning_effort: 'low',
       },
       { model: 'gemini-2.5-flash', defaultMaxTokens: 8192, safetyThreshold: () => 'OFF' },
@@ -129,7 +163,10 @@ describe('mock Gemini over plain HTTP', () => {
     const whole = await post('/v1beta/models/gemini-2.5-flash:generateContent', value);
     expect(whole.status).toBe(200);
     const completion = geminiResponseToChat((await whole.json()) as Record<string, unknown>, 'gemini-2.5-flash');
-    expect(completion.choices[0]).toMatchObject({ message: { content: 'Sunny.', tool_calls: [{ function: { name: 'weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: 'tool_calls' });
+    expect(completion.choices[0]).toMatchObject({
+      message: { content: 'Sunny.', tool_calls: [{ function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      finish_reason: 'tool_calls',
+    });
     expect(completion.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 8 });
 
     const streamed = await post('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', value);
@@ -156,7 +193,16 @@ describe('the codec’s Gemini answers, read by the official @google/genai clien
     { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { content: 'Checking ' }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { content: 'the weather.' }, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_w', type: 'function', function: { name: 'weather', arguments: '{"ci' } }] }, finish_reason: null }] },
+    {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 'call_w', type: 'function', function: { name: 'weather', arguments: '{"ci' } }] },
+          finish_reason: null,
+        },
+      ],
+    },
     { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
     { ...base, choices: [], usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 } },

@@ -213,7 +213,9 @@ export function geminiRequestProblem(body: unknown): string | undefined {
   for (const [toolIndex, tool] of tools.entries()) {
     const declarations = isObject(tool) ? (tool.functionDeclarations ?? tool.function_declarations) : undefined;
     for (const [index, declaration] of (Array.isArray(declarations) ? declarations : []).entries()) {
-      const found = isObject(declaration) ? unknownSchemaField(declaration.parameters, `tools[${toolIndex}].function_declarations[${index}].parameters`) : undefined;
+      const found = isObject(declaration)
+        ? unknownSchemaField(declaration.parameters, `tools[${toolIndex}].function_declarations[${index}].parameters`)
+        : undefined;
       if (found) return found;
     }
   }
@@ -288,7 +290,12 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
     }
     if (key !== options.key) {
       return sendError(response, 400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
       ]);
     }
 
@@ -297,10 +304,13 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
     if (!route) return sendError(response, 404, `Not found: ${request.method} ${path}`);
     if (request.method === 'GET' && model === undefined) return sendJson(response, 200, { models: models.map(modelEntry) });
     if (request.method === 'GET' && method === undefined && model !== undefined) {
-      return models.includes(model) ? sendJson(response, 200, modelEntry(model)) : sendError(response, 404, `models/${model} is not found for API version ${version}`);
+      return models.includes(model)
+        ? sendJson(response, 200, modelEntry(model))
+        : sendError(response, 404, `models/${model} is not found for API version ${version}`);
     }
     if (request.method !== 'POST' || model === undefined || method === undefined) return sendError(response, 404, `Not found: ${request.method} ${path}`);
-    if (method === 'countTokens') return isObject(body) ? sendJson(response, 200, { totalTokens: mockGeminiTokenCount(body) }) : sendError(response, 400, 'Invalid JSON payload received.');
+    if (method === 'countTokens')
+      return isObject(body) ? sendJson(response, 200, { totalTokens: mockGeminiTokenCount(body) }) : sendError(response, 400, 'Invalid JSON payload received.');
     if (method !== 'generateContent' && method !== 'streamGenerateContent') {
       return sendError(response, 404, `models/${model} is not found for API version ${version}, or is not supported for ${method}.`);
     }

@@ -205,7 +205,11 @@ export class MockMidjourney {
     }
     if (/^(?:\/[\w-]+)?\/mj\/task\/list-by-condition$/.test(path) && received.method === 'POST') {
       const ids = Array.isArray(body.ids) ? (body.ids as unknown[]).map(String) : [];
-      json(response, 200, ids.flatMap((id) => (this.tasks.has(id) ? [this.dto(this.tasks.get(id)!)] : [])));
+      json(
+        response,
+        200,
+        ids.flatMap((id) => (this.tasks.has(id) ? [this.dto(this.tasks.get(id)!)] : [])),
+      );
       return;
     }
     json(response, 404, { code: 4, description: `no route ${received.method} ${path}` });
@@ -267,7 +271,12 @@ function actionOf(kind: string, body: Record<string, unknown>): string {
     case 'submit/change':
       return typeof body.action === 'string' ? body.action : 'UPSCALE';
     case 'submit/simple-change':
-      return String(body.content ?? '').split(' ')[1]?.toLowerCase().startsWith('u') ? 'UPSCALE' : 'VARIATION';
+      return String(body.content ?? '')
+        .split(' ')[1]
+        ?.toLowerCase()
+        .startsWith('u')
+        ? 'UPSCALE'
+        : 'VARIATION';
     case 'submit/action':
       return String(body.customId ?? '').includes('upsample') ? 'UPSCALE' : 'VARIATION';
     default:

@@ -146,7 +146,15 @@ export class MockSuno {
     }
     const finish = start + this.durationSeconds;
     if (task.outcome.kind === 'failure') {
-      return { ...base, status: 'FAILURE', progress: '100%', fail_reason: task.outcome.reason, start_time: start, finish_time: finish, data: this.result(task, 'error') };
+      return {
+        ...base,
+        status: 'FAILURE',
+        progress: '100%',
+        fail_reason: task.outcome.reason,
+        start_time: start,
+        finish_time: finish,
+        data: this.result(task, 'error'),
+      };
     }
     return { ...base, status: 'SUCCESS', progress: '100%', start_time: start, finish_time: finish, data: this.result(task, 'complete') };
   }

@@ -30,7 +30,14 @@ export async function seedSunoPayer(env: RelayTestEnv, mock: MockSuno, options: 
     ...(options.tokenQuota === undefined ? {} : { remainQuota: options.tokenQuota, unlimited: false }),
     ...(options.modelLimits ? { modelLimits: options.modelLimits } : {}),
   });
-  const channelId = await seedChannel(env.context, { type: 36, key: mock.key, baseUrl: mock.url, models: ['suno_music', 'suno_lyrics'], groups: [user.group], name: 'suno' });
+  const channelId = await seedChannel(env.context, {
+    type: 36,
+    key: mock.key,
+    baseUrl: mock.url,
+    models: ['suno_music', 'suno_lyrics'],
+    groups: [user.group],
+    name: 'suno',
+  });
   return { user, token, channelId, ids: { userId: user.id, tokenId: token.id, channelIds: [channelId] } };
 }
 
@@ -39,9 +46,16 @@ export const pollTasks = (env: RelayTestEnv): Promise<void> => taskPollerOf(env.
 
 /** The refund logs (type 4 with other.task_refund) of a user. */
 export async function refundLogs(env: RelayTestEnv, userId: number) {
-  const rows = await env.context.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', LogType.System).orderBy('id').execute();
+  const rows = await env.context.db.kysely
+    .selectFrom('logs')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('type', '=', LogType.System)
+    .orderBy('id')
+    .execute();
   return rows.filter((row) => String(row.other).includes('task_refund'));
 }
 
 /** The task row of an upstream task id. */
-export const taskRow = (env: RelayTestEnv, taskId: string) => env.context.db.kysely.selectFrom('tasks').selectAll().where('task_id', '=', taskId).executeTakeFirstOrThrow();
+export const taskRow = (env: RelayTestEnv, taskId: string) =>
+  env.context.db.kysely.selectFrom('tasks').selectAll().where('task_id', '=', taskId).executeTakeFirstOrThrow();

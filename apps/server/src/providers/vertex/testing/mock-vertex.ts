@@ -61,7 +61,15 @@ export function serviceAccountKeyJson(fields: { projectId: string; clientEmail: 
 }
 
 const DEFAULT_TURN: MockTurn = { text: 'Hello from Vertex.', usage: { input: 12, output: 6 } };
-const GOOGLE_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
@@ -81,7 +89,10 @@ function sendFailure(response: ServerResponse, failure: MockFailure): void {
 function functionResponseIdProblem(body: Record<string, unknown>): string | undefined {
   const contents = Array.isArray(body.contents) ? (body.contents as unknown[]) : [];
   for (const [index, content] of contents.entries()) {
-    const parts = typeof content === 'object' && content !== null && Array.isArray((content as Record<string, unknown>).parts) ? ((content as Record<string, unknown>).parts as unknown[]) : [];
+    const parts =
+      typeof content === 'object' && content !== null && Array.isArray((content as Record<string, unknown>).parts)
+        ? ((content as Record<string, unknown>).parts as unknown[])
+        : [];
     for (const [partIndex, part] of parts.entries()) {
       const response = typeof part === 'object' && part !== null ? (part as Record<string, unknown>).functionResponse : undefined;
       if (typeof response === 'object' && response !== null && 'id' in response) {
@@ -116,7 +127,8 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
   const handleToken = (request: ReceivedRequest, response: ServerResponse): void => {
     const form = new URLSearchParams(request.body);
     const invalidGrant = (description: string): void => sendJson(response, 400, { error: 'invalid_grant', error_description: description });
-    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return sendJson(response, 400, { error: 'unsupported_grant_type', error_description: 'Invalid grant_type' });
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+      return sendJson(response, 400, { error: 'unsupported_grant_type', error_description: 'Invalid grant_type' });
     const parts = (form.get('assertion') ?? '').split('.');
     if (parts.length !== 3) return invalidGrant('Invalid JWT: not three segments.');
     let header: Record<string, unknown>;
@@ -158,16 +170,26 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
     const authorization = request.headers.authorization ?? '';
     const expiresAt = tokens.get(authorization.replace(/^Bearer /, ''));
     if (!authorization.startsWith('Bearer ') || expiresAt === undefined || Date.now() >= expiresAt) {
-      return sendGoogleError(response, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+      return sendGoogleError(
+        response,
+        401,
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      );
     }
-    if (decodeURIComponent(project) !== projectId) return sendGoogleError(response, 403, `Permission denied on resource project ${decodeURIComponent(project)}.`);
+    if (decodeURIComponent(project) !== projectId)
+      return sendGoogleError(response, 403, `Permission denied on resource project ${decodeURIComponent(project)}.`);
     const model = decodeURIComponent(rawModel);
     const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if (publisher === 'anthropic') {
-      if (method !== 'rawPredict' && method !== 'streamRawPredict') return sendGoogleError(response, 400, `Method ${method} is not supported for Anthropic models.`);
-      if (!/^claude-[a-z0-9.-]+(@\d{8})?$/.test(model) || /-\d{8}$/.test(model)) return sendGoogleError(response, 404, `Publisher Model \`publishers/anthropic/models/${model}\` not found.`);
+      if (method !== 'rawPredict' && method !== 'streamRawPredict')
+        return sendGoogleError(response, 400, `Method ${method} is not supported for Anthropic models.`);
+      if (!/^claude-[a-z0-9.-]+(@\d{8})?$/.test(model) || /-\d{8}$/.test(model))
+        return sendGoogleError(response, 404, `Publisher Model \`publishers/anthropic/models/${model}\` not found.`);
       if (record.anthropic_version !== 'vertex-2023-10-16') {
-        return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: "anthropic_version: Input should be 'vertex-2023-10-16'" } });
+        return sendJson(response, 400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: "anthropic_version: Input should be 'vertex-2023-10-16'" },
+        });
       }
       if (!Array.isArray(record.messages) || typeof record.max_tokens !== 'number') {
         return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages and max_tokens are required' } });
@@ -190,7 +212,11 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
     if (new URLSearchParams(query).get('alt') === 'sse') {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       // Google separates SSE events with CRLF pairs.
-      return void response.end(mockGeminiStreamResponses(answer, model).map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join(''));
+      return void response.end(
+        mockGeminiStreamResponses(answer, model)
+          .map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`)
+          .join(''),
+      );
     }
     // Without alt=sse Google streams one JSON array.
     sendJson(response, 200, mockGeminiStreamResponses(answer, model));

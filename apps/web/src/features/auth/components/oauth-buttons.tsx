@@ -78,32 +78,17 @@ export function OAuthButtons({ status, withDivider, onSignedIn }: OAuthButtonsPr
       {withDivider && <Divider margin={16}>{t('login.or')}</Divider>}
       <div className="mg-oauth-buttons">
         {github && (
-          <Button
-            block
-            icon={<IconGithubLogo />}
-            loading={redirecting === 'github'}
-            onClick={() => void redirect('github', status.github_client_id ?? '')}
-          >
+          <Button block icon={<IconGithubLogo />} loading={redirecting === 'github'} onClick={() => void redirect('github', status.github_client_id ?? '')}>
             {t('oauth.github')}
           </Button>
         )}
         {linuxdo && (
-          <Button
-            block
-            icon={<LinuxDoIcon />}
-            loading={redirecting === 'linuxdo'}
-            onClick={() => void redirect('linuxdo', status.linuxdo_client_id ?? '')}
-          >
+          <Button block icon={<LinuxDoIcon />} loading={redirecting === 'linuxdo'} onClick={() => void redirect('linuxdo', status.linuxdo_client_id ?? '')}>
             {t('oauth.linuxdo')}
           </Button>
         )}
         {oidc && (
-          <Button
-            block
-            icon={<IconIdCard />}
-            loading={redirecting === 'oidc'}
-            onClick={() => void redirect('oidc', status.oidc_client_id ?? '')}
-          >
+          <Button block icon={<IconIdCard />} loading={redirecting === 'oidc'} onClick={() => void redirect('oidc', status.oidc_client_id ?? '')}>
             {t('oauth.oidc')}
           </Button>
         )}

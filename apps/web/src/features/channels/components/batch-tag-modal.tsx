@@ -40,14 +40,7 @@ export function BatchTagModal({ visible, selectedIds, onClose, onSaved }: BatchT
       <Typography.Paragraph type="tertiary" className="mg-channel-modal-hint">
         {t('batchTag.hint', { count: selectedIds.length })}
       </Typography.Paragraph>
-      <Input
-        value={tag}
-        onChange={setTag}
-        placeholder={t('batchTag.placeholder')}
-        onEnterPress={() => void submit()}
-        autoFocus
-        data-testid="batch-tag-input"
-      />
+      <Input value={tag} onChange={setTag} placeholder={t('batchTag.placeholder')} onEnterPress={() => void submit()} autoFocus data-testid="batch-tag-input" />
     </Modal>
   );
 }

@@ -147,13 +147,22 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
   const groupOptions = [...new Set([...(groups.data ?? []), ...(initValues?.groups ?? [])])].map((group) => ({ value: group, label: group }));
   // Types this version cannot relay are shown but not chosen (the server refuses them on save too).
   const typeOptions = CHANNEL_TYPES.map((info) =>
-    canRelayChannelType(info.value) ? { value: info.value, label: info.name } : { value: info.value, label: `${info.name}（${t('form.typeUnsupported')}）`, disabled: true },
+    canRelayChannelType(info.value)
+      ? { value: info.value, label: info.name }
+      : { value: info.value, label: `${info.name}（${t('form.typeUnsupported')}）`, disabled: true },
   );
 
   const footer = (
     <Space className="mg-channel-drawer-footer">
       <Button onClick={onClose}>{t('form.cancel')}</Button>
-      <Button theme="solid" type="primary" loading={submitting} disabled={!initValues} onClick={() => formApi.current?.submitForm()} data-testid="channel-form-submit">
+      <Button
+        theme="solid"
+        type="primary"
+        loading={submitting}
+        disabled={!initValues}
+        onClick={() => formApi.current?.submitForm()}
+        data-testid="channel-form-submit"
+      >
         {t('form.submit')}
       </Button>
     </Space>

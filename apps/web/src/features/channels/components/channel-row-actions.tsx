@@ -83,9 +83,7 @@ export function ChannelRowActions({ channel, actions, onEdit }: ChannelRowAction
         theme="light"
         type={enabled ? 'warning' : 'secondary'}
         loading={busy === 'status'}
-        onClick={() =>
-          void run('status', () => actions.setStatus(channel, enabled ? ChannelStatus.ManuallyDisabled : ChannelStatus.Enabled))
-        }
+        onClick={() => void run('status', () => actions.setStatus(channel, enabled ? ChannelStatus.ManuallyDisabled : ChannelStatus.Enabled))}
       >
         {enabled ? t('actions.disable') : t('actions.enable')}
       </Button>

@@ -18,9 +18,7 @@ export function ChannelStatusTag({ channel }: { channel: Channel }) {
   const info = key === 'autoDisabled' ? autoDisableInfo(channel) : null;
   if (!info) return tag;
   return (
-    <Tooltip
-      content={<span className="mg-channel-tooltip">{t('status.autoDisabledDetail', { reason: info.reason, time: formatTimestamp(info.time) })}</span>}
-    >
+    <Tooltip content={<span className="mg-channel-tooltip">{t('status.autoDisabledDetail', { reason: info.reason, time: formatTimestamp(info.time) })}</span>}>
       {tag}
     </Tooltip>
   );

@@ -61,7 +61,12 @@ export function ChannelToolbar(props: ChannelToolbarProps) {
         <Button loading={running === 'balances'} onClick={run('balances', props.onUpdateAllBalances)}>
           {t('actions.updateAllBalances')}
         </Button>
-        <Popconfirm title={t('confirm.deleteDisabled')} content={t('confirm.deleteContent')} okType="danger" onConfirm={run('deleteDisabled', props.onDeleteDisabled)}>
+        <Popconfirm
+          title={t('confirm.deleteDisabled')}
+          content={t('confirm.deleteContent')}
+          okType="danger"
+          onConfirm={run('deleteDisabled', props.onDeleteDisabled)}
+        >
           <Button type="danger" loading={running === 'deleteDisabled'} data-testid="channel-delete-disabled">
             {t('actions.deleteDisabled')}
           </Button>
@@ -90,7 +95,12 @@ export function ChannelToolbar(props: ChannelToolbarProps) {
             disabled={props.selectedCount === 0}
             onConfirm={run('deleteSelected', props.onDeleteSelected)}
           >
-            <Button type="danger" theme="light" loading={running === 'deleteSelected'} onClick={props.selectedCount === 0 ? run('deleteSelected', props.onDeleteSelected) : undefined}>
+            <Button
+              type="danger"
+              theme="light"
+              loading={running === 'deleteSelected'}
+              onClick={props.selectedCount === 0 ? run('deleteSelected', props.onDeleteSelected) : undefined}
+            >
               {t('actions.deleteSelected')}
             </Button>
           </Popconfirm>

@@ -85,7 +85,14 @@ export function ChannelTypeFields({ type }: { type: number }) {
       />
       {other &&
         (other.multiline ? (
-          <Form.TextArea field="other" label={other.label} placeholder={other.placeholder} extraText={other.extra} autosize={{ minRows: 3, maxRows: 8 }} data-testid="channel-form-other" />
+          <Form.TextArea
+            field="other"
+            label={other.label}
+            placeholder={other.placeholder}
+            extraText={other.extra}
+            autosize={{ minRows: 3, maxRows: 8 }}
+            data-testid="channel-form-other"
+          />
         ) : (
           <Form.Input
             field="other"

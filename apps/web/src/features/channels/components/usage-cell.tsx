@@ -32,13 +32,7 @@ export function UsageCell({ channel, formatQuota, onUpdateBalance }: UsageCellPr
         </Tag>
       </Tooltip>
       <Tooltip content={<span className="mg-channel-tooltip">{balanceTip}</span>}>
-        <Tag
-          color="white"
-          shape="circle"
-          className="mg-clickable"
-          onClick={() => void update()}
-          data-testid={`channel-balance-${channel.id}`}
-        >
+        <Tag color="white" shape="circle" className="mg-clickable" onClick={() => void update()} data-testid={`channel-balance-${channel.id}`}>
           {updating ? <Spin size="small" /> : formatBalance(channel.type, channel.balance)}
         </Tag>
       </Tooltip>

@@ -43,14 +43,10 @@ export function ChatNotice({ target, loadingText }: { target: NoticeTarget; load
     );
   }
 
-  const message =
-    target.state === 'invalid-config' ? t('chat:configError') : target.state === 'no-link' ? t('chat:noLink') : t('common:errors.unknown');
+  const message = target.state === 'invalid-config' ? t('chat:configError') : target.state === 'no-link' ? t('chat:noLink') : t('common:errors.unknown');
   return (
     <div className="mg-centered-page" data-testid="chat-unavailable">
-      <Empty
-        image={<NoticeIcon icon={<IconCommentStroked size="inherit" />} />}
-        title={message}
-      >
+      <Empty image={<NoticeIcon icon={<IconCommentStroked size="inherit" />} />} title={message}>
         {target.state === 'failed' && <Button onClick={target.retry}>{t('common:actions.reload')}</Button>}
       </Empty>
     </div>

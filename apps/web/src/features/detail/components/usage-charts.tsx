@@ -47,7 +47,14 @@ export function QuotaChart({ data, palette, total, formatQuota }: QuotaChartProp
           />
           <Legend itemSorter={null} wrapperStyle={{ color: palette.text }} />
           {data.models.map((model, index) => (
-            <Bar key={model} name={model} dataKey={(bucket: ChartData['buckets'][number]) => bucket.quota[model] ?? 0} stackId="quota" fill={palette.model(index)} maxBarSize={48} />
+            <Bar
+              key={model}
+              name={model}
+              dataKey={(bucket: ChartData['buckets'][number]) => bucket.quota[model] ?? 0}
+              stackId="quota"
+              fill={palette.model(index)}
+              maxBarSize={48}
+            />
           ))}
         </BarChart>
       </ResponsiveContainer>
@@ -63,7 +70,11 @@ export function CallsChart({ data, palette, total }: ChartProps & { total: numbe
     <ChartCard title={t('charts.calls')} subtitle={t('charts.total', { value: total.toLocaleString('en-US') })} testId="detail-chart-calls">
       <ResponsiveContainer width="100%" height={HEIGHT}>
         <PieChart>
-          <Tooltip contentStyle={tooltipStyle} itemStyle={{ color: 'var(--semi-color-text-0)' }} formatter={(value) => t('charts.callsUnit', { value: Number(value).toLocaleString('en-US') })} />
+          <Tooltip
+            contentStyle={tooltipStyle}
+            itemStyle={{ color: 'var(--semi-color-text-0)' }}
+            formatter={(value) => t('charts.callsUnit', { value: Number(value).toLocaleString('en-US') })}
+          />
           <Legend itemSorter={null} wrapperStyle={{ color: palette.text }} />
           <Pie data={data.calls} dataKey="count" nameKey="model" innerRadius="50%" outerRadius="78%" paddingAngle={data.calls.length > 1 ? 1 : 0} stroke="none">
             {data.calls.map((entry) => (

@@ -45,7 +45,12 @@ export function ClearLogsButton({ onCleared }: { onCleared: () => Promise<void> 
         <Typography.Paragraph>{t('clear.confirm')}</Typography.Paragraph>
         <Typography.Text strong>{t('clear.label')}</Typography.Text>
         <div data-testid="log-clear-time" className="mg-log-clear-time">
-          <DatePicker type="dateTime" value={before ?? undefined} onChange={(value) => setBefore(value instanceof Date ? value : null)} style={{ width: '100%' }} />
+          <DatePicker
+            type="dateTime"
+            value={before ?? undefined}
+            onChange={(value) => setBefore(value instanceof Date ? value : null)}
+            style={{ width: '100%' }}
+          />
         </div>
       </Modal>
     </>

@@ -43,7 +43,12 @@ export function logColumns({ t, admin, formatQuota, onUser }: ColumnContext): Co
         return <Tag color={TYPE_COLOURS[key]}>{t(`types.${key}`)}</Tag>;
       },
     },
-    { title: t('columns.model'), dataIndex: 'model_name', width: 150, render: (_, row) => (row.model_name ? <Tag color="light-blue">{row.model_name}</Tag> : null) },
+    {
+      title: t('columns.model'),
+      dataIndex: 'model_name',
+      width: 150,
+      render: (_, row) => (row.model_name ? <Tag color="light-blue">{row.model_name}</Tag> : null),
+    },
     {
       title: t('columns.useTime'),
       dataIndex: 'use_time',

@@ -89,9 +89,7 @@ export function drawingColumns({ t, admin, onText, onImage }: ColumnContext): Co
       dataIndex: 'fail_reason',
       width: 130,
       fixed: 'right',
-      render: (_, row) => (
-        <TextCell text={row.fail_reason} onOpen={() => onText(t('columns.failReason'), row.fail_reason)} testId={`mj-fail-${row.id}`} />
-      ),
+      render: (_, row) => <TextCell text={row.fail_reason} onOpen={() => onText(t('columns.failReason'), row.fail_reason)} testId={`mj-fail-${row.id}`} />,
     },
   ];
   return columns.filter((column): column is ColumnProps<DrawingTask> => column !== false);

@@ -44,8 +44,7 @@ export function RedemptionFormModal({ editing, visible, onClose, onCreated }: Re
     return '';
   };
   const validateQuota = (value: unknown) => (isWholeNumber(value) && value > 0 ? '' : t('form.quotaInteger'));
-  const validateCount = (value: unknown) =>
-    isWholeNumber(value) && value >= 1 && value <= MAX_REDEMPTIONS_PER_BATCH ? '' : t('form.countRange');
+  const validateCount = (value: unknown) => (isWholeNumber(value) && value >= 1 && value <= MAX_REDEMPTIONS_PER_BATCH ? '' : t('form.countRange'));
 
   const onSubmit = async (values: FormValues) => {
     const quota = values.quota ?? DEFAULT_REDEMPTION_QUOTA;
@@ -92,9 +91,7 @@ export function RedemptionFormModal({ editing, visible, onClose, onCreated }: Re
           getFormApi={(api) => {
             formApi.current = api;
           }}
-          initValues={
-            current ? { name: current.name, quota: current.quota } : { name: '', quota: DEFAULT_REDEMPTION_QUOTA, count: 1 }
-          }
+          initValues={current ? { name: current.name, quota: current.quota } : { name: '', quota: DEFAULT_REDEMPTION_QUOTA, count: 1 }}
           onSubmit={(values) => void onSubmit(values)}
           labelPosition="top"
           className="mg-redemption-form"

@@ -18,8 +18,7 @@ export function RedemptionRowActions({ row, onEdit }: RedemptionRowActionsProps)
   const unused = row.status === RedemptionStatus.Unused;
   const busy = setStatus.isPending || remove.isPending;
 
-  const changeStatus = (status: number) =>
-    setStatus.mutate({ id: row.id, status }, { onSuccess: () => Toast.success(t('operationDone')) });
+  const changeStatus = (status: number) => setStatus.mutate({ id: row.id, status }, { onSuccess: () => Toast.success(t('operationDone')) });
 
   return (
     <Space spacing={4} className="mg-row-actions">

@@ -64,9 +64,7 @@ export function EmailBindModal({ visible, initialEmail, onClose }: EmailBindModa
           value={email}
           onChange={setEmail}
           placeholder={t('emailBind.emailPlaceholder')}
-          suffix={
-            <VerificationCodeButton getEmail={() => email.trim()} beforeSend={turnstile.ready} turnstileToken={turnstile.token} />
-          }
+          suffix={<VerificationCodeButton getEmail={() => email.trim()} beforeSend={turnstile.ready} turnstileToken={turnstile.token} />}
         />
         <label className="mg-field-label" htmlFor="mg-bind-code">
           {t('emailBind.code')}

@@ -5,14 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { formatQuota, quotaPerUnit } from '../../../lib/quota';
 import { useStatus } from '../../status/queries';
 import { saveNotifySettings, type SelfProfile } from '../api';
-import {
-  notifyProblem,
-  parseNotifySettings,
-  quotaToThreshold,
-  thresholdToQuota,
-  type NotifySettingsUpdate,
-  type NotifyType,
-} from '../notify-settings';
+import { notifyProblem, parseNotifySettings, quotaToThreshold, thresholdToQuota, type NotifySettingsUpdate, type NotifyType } from '../notify-settings';
 import { useRefreshSelf } from '../queries';
 
 /**

@@ -63,12 +63,7 @@ export function PasswordModal({ visible, onClose }: PasswordModalProps) {
       centered
       className="mg-password-modal"
     >
-      <Form<PasswordValues>
-        getFormApi={(api) => (formApi.current = api)}
-        onSubmit={(values) => void submit(values)}
-        labelPosition="top"
-        allowEmpty
-      >
+      <Form<PasswordValues> getFormApi={(api) => (formApi.current = api)} onSubmit={(values) => void submit(values)} labelPosition="top" allowEmpty>
         <Form.Input
           field="original_password"
           mode="password"

@@ -16,7 +16,13 @@ export function DataDashboardCard() {
   const validate = useNumberCheck(NUMBERS);
   const card = useOptionCard(KEYS, { validate });
   return (
-    <OptionCardFrame card={card} title={t('cards.dashboard.title')} icon={<IconPieChart2Stroked />} description={t('cards.dashboard.description')} testId="op-card-dashboard">
+    <OptionCardFrame
+      card={card}
+      title={t('cards.dashboard.title')}
+      icon={<IconPieChart2Stroked />}
+      description={t('cards.dashboard.description')}
+      testId="op-card-dashboard"
+    >
       <div className="mg-option-grid mg-op-switches">
         <OptionSwitchField card={card} optionKey="DataExportEnabled" />
       </div>

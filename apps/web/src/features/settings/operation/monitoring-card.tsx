@@ -28,7 +28,13 @@ export function MonitoringCard() {
   const validate = useNumberCheck(NUMBERS);
   const card = useOptionCard(KEYS, { validate });
   return (
-    <OptionCardFrame card={card} title={t('cards.monitoring.title')} icon={<IconPulse />} description={t('cards.monitoring.description')} testId="op-card-monitoring">
+    <OptionCardFrame
+      card={card}
+      title={t('cards.monitoring.title')}
+      icon={<IconPulse />}
+      description={t('cards.monitoring.description')}
+      testId="op-card-monitoring"
+    >
       <div className="mg-option-grid">
         <OptionNumberField card={card} optionKey="ChannelDisableThreshold" suffix={t('units.seconds')} />
       </div>

@@ -5,7 +5,13 @@ import { useOptionCard, useOptions } from '../options/use-option-card';
 import { OptionNumberField, useNumberCheck } from './option-fields';
 import { quotaAsDollars, type NumberOptionKey } from './operation-rules';
 
-const KEYS = ['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee', 'QuotaRemindThreshold'] as const satisfies readonly NumberOptionKey[];
+const KEYS = [
+  'QuotaForNewUser',
+  'PreConsumedQuota',
+  'QuotaForInviter',
+  'QuotaForInvitee',
+  'QuotaRemindThreshold',
+] as const satisfies readonly NumberOptionKey[];
 
 /** 额度设置: the quotas handed out and held back, each also shown as money at the saved QuotaPerUnit. */
 export function QuotaCard() {
@@ -18,7 +24,13 @@ export function QuotaCard() {
     return dollars && t('quota.asMoney', { amount: dollars });
   };
   return (
-    <OptionCardFrame card={card} title={t('cards.quota.title')} icon={<IconCoinMoneyStroked />} description={t('cards.quota.description')} testId="op-card-quota">
+    <OptionCardFrame
+      card={card}
+      title={t('cards.quota.title')}
+      icon={<IconCoinMoneyStroked />}
+      description={t('cards.quota.description')}
+      testId="op-card-quota"
+    >
       <div className="mg-option-grid">
         {KEYS.map((key) => (
           <OptionNumberField key={key} card={card} optionKey={key} suffix={t('units.quota')} extra={asMoney} />

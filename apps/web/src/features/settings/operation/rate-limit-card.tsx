@@ -18,7 +18,13 @@ export function RateLimitCard() {
   const validate = useNumberCheck(NUMBERS);
   const card = useOptionCard(KEYS, { validate });
   return (
-    <OptionCardFrame card={card} title={t('cards.rateLimit.title')} icon={<IconClock />} description={t('cards.rateLimit.description')} testId="op-card-rate-limit">
+    <OptionCardFrame
+      card={card}
+      title={t('cards.rateLimit.title')}
+      icon={<IconClock />}
+      description={t('cards.rateLimit.description')}
+      testId="op-card-rate-limit"
+    >
       <div className="mg-option-grid mg-op-switches">
         <OptionSwitchField card={card} optionKey="ModelRequestRateLimitEnabled" />
       </div>

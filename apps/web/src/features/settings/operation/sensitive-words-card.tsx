@@ -5,7 +5,13 @@ import { useOptionCard } from '../options/use-option-card';
 import { OptionSwitchField, OptionTextAreaField } from './option-fields';
 import { countSensitiveWords } from './operation-rules';
 
-const KEYS = ['CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords'] as const;
+const KEYS = [
+  'CheckSensitiveEnabled',
+  'CheckSensitiveOnPromptEnabled',
+  'CheckSensitiveOnCompletionEnabled',
+  'StopOnSensitiveEnabled',
+  'SensitiveWords',
+] as const;
 const SWITCHES = KEYS.filter((key) => key !== 'SensitiveWords');
 
 /** 屏蔽词过滤设置: where the relay checks for listed words, and the list (one word per line). */
@@ -14,7 +20,13 @@ export function SensitiveWordsCard() {
   const card = useOptionCard(KEYS);
   const count = countSensitiveWords(card.value('SensitiveWords'));
   return (
-    <OptionCardFrame card={card} title={t('cards.sensitive.title')} icon={<IconShield />} description={t('cards.sensitive.description')} testId="op-card-sensitive">
+    <OptionCardFrame
+      card={card}
+      title={t('cards.sensitive.title')}
+      icon={<IconShield />}
+      description={t('cards.sensitive.description')}
+      testId="op-card-sensitive"
+    >
       <div className="mg-option-grid mg-op-switches">
         {SWITCHES.map((key) => (
           <OptionSwitchField key={key} card={card} optionKey={key} />

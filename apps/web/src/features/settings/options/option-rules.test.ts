@@ -40,12 +40,38 @@ describe('saveOptionChanges', () => {
       sent.push(key);
       if (key.startsWith('Bad')) throw new Error(`${key} refused`);
     };
-    expect((await saveOptionChanges([['A', '1'], ['B', '2']], put)).outcome).toBe('saved');
+    expect(
+      (
+        await saveOptionChanges(
+          [
+            ['A', '1'],
+            ['B', '2'],
+          ],
+          put,
+        )
+      ).outcome,
+    ).toBe('saved');
     expect(sent).toEqual(['A', 'B']);
 
-    const partial = await saveOptionChanges([['A', '1'], ['BadX', '2']], put);
+    const partial = await saveOptionChanges(
+      [
+        ['A', '1'],
+        ['BadX', '2'],
+      ],
+      put,
+    );
     expect(partial).toEqual({ outcome: 'partial', saved: ['A'], failed: [{ key: 'BadX', message: 'BadX refused' }] });
 
-    expect((await saveOptionChanges([['BadX', '1'], ['BadY', '2']], put)).outcome).toBe('failed');
+    expect(
+      (
+        await saveOptionChanges(
+          [
+            ['BadX', '1'],
+            ['BadY', '2'],
+          ],
+          put,
+        )
+      ).outcome,
+    ).toBe('failed');
   });
 });

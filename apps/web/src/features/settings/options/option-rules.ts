@@ -6,13 +6,7 @@
 import type { OptionValues } from './options-api';
 
 /** Spec 01 §5: trailing slashes are stripped from these addresses (the server strips them too). */
-export const URL_OPTION_KEYS: ReadonlySet<string> = new Set([
-  'ServerAddress',
-  'WorkerUrl',
-  'PayAddress',
-  'CustomCallbackAddress',
-  'WeChatServerAddress',
-]);
+export const URL_OPTION_KEYS: ReadonlySet<string> = new Set(['ServerAddress', 'WorkerUrl', 'PayAddress', 'CustomCallbackAddress', 'WeChatServerAddress']);
 
 /** Options whose value must be valid JSON (spec 01 §5). */
 export const JSON_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -74,10 +68,7 @@ export interface SaveReport {
 }
 
 /** Sends each change on its own call (they run side by side) and sums up what happened. */
-export async function saveOptionChanges(
-  changes: readonly [string, string][],
-  put: (key: string, value: string) => Promise<void>,
-): Promise<SaveReport> {
+export async function saveOptionChanges(changes: readonly [string, string][], put: (key: string, value: string) => Promise<void>): Promise<SaveReport> {
   if (changes.length === 0) return { outcome: 'unchanged', saved: [], failed: [] };
   const results = await Promise.allSettled(changes.map(([key, value]) => put(key, value)));
   const saved: string[] = [];

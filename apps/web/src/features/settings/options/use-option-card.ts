@@ -104,10 +104,7 @@ export function useOptionCard(keys: readonly string[], options: OptionCardOption
         for (const key of report.saved) delete next[key];
         return next;
       });
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: optionKeys.all }),
-        queryClient.invalidateQueries({ queryKey: statusKeys.all }),
-      ]);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: optionKeys.all }), queryClient.invalidateQueries({ queryKey: statusKeys.all })]);
       return report;
     } finally {
       setSaving(false);

@@ -50,7 +50,11 @@ export function NoticeCard() {
           />
         </div>
         <PreviewPane testId="other-notice-preview" bodyClassName="mg-notice-body">
-          {empty ? <Typography.Text type="tertiary">{t('notice.empty')}</Typography.Text> : <RichContent source={notice} title={t('notice.title')} embed={false} />}
+          {empty ? (
+            <Typography.Text type="tertiary">{t('notice.empty')}</Typography.Text>
+          ) : (
+            <RichContent source={notice} title={t('notice.title')} embed={false} />
+          )}
         </PreviewPane>
       </div>
       {!empty && <NoticeDialog notice={notice} visible={dialogOpen} onClose={() => setDialogOpen(false)} />}

@@ -30,13 +30,30 @@ describe('isPlainHttpAddress', () => {
 
 describe('isUsableLogoAddress', () => {
   it('accepts empty (built-in logo), absolute http(s), root paths and data: images', () => {
-    for (const address of ['', 'https://cdn.example.com/logo.png', 'http://cdn.example.com/logo.svg', '/logo.svg', '/static/brand.png', '//cdn.example.com/logo.png', 'data:image/png;base64,iVBORw0KGgo=', 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg"/>']) {
+    for (const address of [
+      '',
+      'https://cdn.example.com/logo.png',
+      'http://cdn.example.com/logo.svg',
+      '/logo.svg',
+      '/static/brand.png',
+      '//cdn.example.com/logo.png',
+      'data:image/png;base64,iVBORw0KGgo=',
+      'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg"/>',
+    ]) {
       expect(isUsableLogoAddress(address), address).toBe(true);
     }
   });
 
   it('refuses relative paths, other schemes, spaces and hostless addresses', () => {
-    for (const address of ['logo.png', './logo.png', 'ftp://x/logo.png', 'javascript:alert(1)', 'https://cdn.example.com/my logo.png', 'https://', '///logo.png']) {
+    for (const address of [
+      'logo.png',
+      './logo.png',
+      'ftp://x/logo.png',
+      'javascript:alert(1)',
+      'https://cdn.example.com/my logo.png',
+      'https://',
+      '///logo.png',
+    ]) {
       expect(isUsableLogoAddress(address), address).toBe(false);
     }
   });

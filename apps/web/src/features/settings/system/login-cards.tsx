@@ -81,9 +81,7 @@ export function EmailWhitelistCard() {
   const { t } = useTranslation('settings-system');
   const card = useOptionCard(WHITELIST_KEYS, {
     validate: (values) =>
-      values.EmailDomainRestrictionEnabled === 'true' && parseDomainList(values.EmailDomainWhitelist ?? '').length === 0
-        ? t('whitelist.emptyWhitelist')
-        : null,
+      values.EmailDomainRestrictionEnabled === 'true' && parseDomainList(values.EmailDomainWhitelist ?? '').length === 0 ? t('whitelist.emptyWhitelist') : null,
   });
   const domains = parseDomainList(card.value('EmailDomainWhitelist'));
 
@@ -94,13 +92,7 @@ export function EmailWhitelistCard() {
   };
 
   return (
-    <OptionCardFrame
-      card={card}
-      testId="system-whitelist"
-      icon={<IconFilter />}
-      title={t('whitelist.title')}
-      description={t('whitelist.description')}
-    >
+    <OptionCardFrame card={card} testId="system-whitelist" icon={<IconFilter />} title={t('whitelist.title')} description={t('whitelist.description')}>
       <div className="mg-system-switches">
         <SwitchField card={card} optionKey="EmailDomainRestrictionEnabled" label={t('whitelist.restriction')} hint={t('whitelist.restrictionHint')} />
         <SwitchField card={card} optionKey="EmailAliasRestrictionEnabled" label={t('whitelist.alias')} hint={t('whitelist.aliasHint')} />

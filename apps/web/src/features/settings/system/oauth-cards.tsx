@@ -92,13 +92,7 @@ export function WeChatCard() {
       <div className="mg-option-grid">
         <TextField card={card} optionKey="WeChatServerAddress" label={t('wechat.address')} placeholder={t('wechat.addressPlaceholder')} inputMode="url" />
         <SecretField card={card} optionKey="WeChatServerToken" label={t('wechat.token')} />
-        <TextField
-          card={card}
-          optionKey="WeChatAccountQRCodeImageURL"
-          label={t('wechat.qrcode')}
-          placeholder={t('wechat.qrcodePlaceholder')}
-          inputMode="url"
-        />
+        <TextField card={card} optionKey="WeChatAccountQRCodeImageURL" label={t('wechat.qrcode')} placeholder={t('wechat.qrcodePlaceholder')} inputMode="url" />
       </div>
       {/^https?:\/\//i.test(qrcode) && <img className="mg-system-qrcode" src={qrcode} alt={t('wechat.qrcodePreview')} />}
     </OptionCardFrame>

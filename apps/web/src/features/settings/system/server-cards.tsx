@@ -61,8 +61,7 @@ export function PaymentCard({ general }: { general: OptionCard }) {
     },
   });
   const callback =
-    normaliseOptionDraft('CustomCallbackAddress', card.value('CustomCallbackAddress')) ||
-    normaliseOptionDraft('ServerAddress', savedServerAddress ?? '');
+    normaliseOptionDraft('CustomCallbackAddress', card.value('CustomCallbackAddress')) || normaliseOptionDraft('ServerAddress', savedServerAddress ?? '');
 
   return (
     <OptionCardFrame card={card} testId="system-payment" icon={<IconCreditCard />} title={t('payment.title')} description={t('payment.description')}>
@@ -72,13 +71,7 @@ export function PaymentCard({ general }: { general: OptionCard }) {
         <SecretField card={card} optionKey="EpayKey" label={t('payment.epayKey')} />
         <TextField card={card} optionKey="Price" label={t('payment.price')} hint={t('payment.priceHint')} inputMode="decimal" />
         <TextField card={card} optionKey="MinTopUp" label={t('payment.minTopUp')} hint={t('payment.minTopUpHint')} inputMode="numeric" />
-        <TextField
-          card={card}
-          optionKey="CustomCallbackAddress"
-          label={t('payment.callback')}
-          placeholder={t('payment.callbackPlaceholder')}
-          inputMode="url"
-        />
+        <TextField card={card} optionKey="CustomCallbackAddress" label={t('payment.callback')} placeholder={t('payment.callbackPlaceholder')} inputMode="url" />
       </div>
       <Typography.Text type={callback ? 'tertiary' : 'warning'} size="small" className="mg-system-note" data-testid="payment-callback">
         {callback ? t('payment.effectiveCallback', { address: callback }) : t('payment.noCallback')}

@@ -93,12 +93,7 @@ export function SmtpCard() {
         />
       </div>
       {testHint && (
-        <Typography.Text
-          type={noEmail || card.dirty ? 'warning' : 'tertiary'}
-          size="small"
-          className="mg-system-note"
-          data-testid="smtp-test-hint"
-        >
+        <Typography.Text type={noEmail || card.dirty ? 'warning' : 'tertiary'} size="small" className="mg-system-note" data-testid="smtp-test-hint">
           {testHint}
         </Typography.Text>
       )}

@@ -20,7 +20,12 @@ export function isValidDomain(domain: string): boolean {
 
 /** The stored comma list as tags (older values may hold spaces or full-width commas). */
 export function parseDomainList(stored: string): string[] {
-  return dedupe(stored.split(/[,，\s]+/).map(normaliseDomain).filter((domain) => domain !== ''));
+  return dedupe(
+    stored
+      .split(/[,，\s]+/)
+      .map(normaliseDomain)
+      .filter((domain) => domain !== ''),
+  );
 }
 
 /** The tags as stored: comma-separated, no spaces, each domain once. */

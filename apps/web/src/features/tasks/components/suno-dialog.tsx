@@ -25,7 +25,11 @@ function ClipCard({ clip, index }: { clip: SunoClip; index: number }) {
           </Typography.Text>
           <div className="mg-suno-meta">
             {clip.duration > 0 && <Tag size="small">{formatClipDuration(clip.duration)}</Tag>}
-            {clip.tags && <Typography.Text type="tertiary" size="small">{clip.tags}</Typography.Text>}
+            {clip.tags && (
+              <Typography.Text type="tertiary" size="small">
+                {clip.tags}
+              </Typography.Text>
+            )}
           </div>
           {clip.audioUrl &&
             (broken ? (
@@ -36,7 +40,14 @@ function ClipCard({ clip, index }: { clip: SunoClip; index: number }) {
                 </Button>
               </div>
             ) : (
-              <audio className="mg-suno-audio" src={clip.audioUrl} controls preload="none" onError={() => setBroken(true)} data-testid={`suno-audio-${index}`} />
+              <audio
+                className="mg-suno-audio"
+                src={clip.audioUrl}
+                controls
+                preload="none"
+                onError={() => setBroken(true)}
+                data-testid={`suno-audio-${index}`}
+              />
             ))}
         </div>
       </div>

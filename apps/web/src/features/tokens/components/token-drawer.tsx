@@ -171,7 +171,10 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
                 placeholder={t('form.namePlaceholder')}
                 rules={[
                   { required: true, whitespace: true, message: t('form.errors.name') },
-                  { validator: (_rule, value: string) => [...(value ?? '').trim()].length <= TOKEN_NAME_MAX, message: t('form.errors.nameTooLong', { max: TOKEN_NAME_MAX }) },
+                  {
+                    validator: (_rule, value: string) => [...(value ?? '').trim()].length <= TOKEN_NAME_MAX,
+                    message: t('form.errors.nameTooLong', { max: TOKEN_NAME_MAX }),
+                  },
                 ]}
                 data-testid="token-form-name"
               />
@@ -195,7 +198,13 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
               />
               <Space wrap spacing={8} className="mg-token-presets">
                 {EXPIRY_SHORTCUTS.map((shortcut) => (
-                  <Button key={shortcut} size="small" theme="light" type="tertiary" onClick={() => formApi.current?.setValue('expired_time', expiryFromShortcut(shortcut))}>
+                  <Button
+                    key={shortcut}
+                    size="small"
+                    theme="light"
+                    type="tertiary"
+                    onClick={() => formApi.current?.setValue('expired_time', expiryFromShortcut(shortcut))}
+                  >
                     {t(`form.shortcuts.${shortcut}`)}
                   </Button>
                 ))}
@@ -209,7 +218,11 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
                 min={0}
                 disabled={values.unlimited_quota}
                 style={{ width: '100%' }}
-                extraText={values.unlimited_quota ? t('form.unlimitedHint') : t('form.quotaEquals', { amount: quotaToCurrency(Number(values.remain_quota ?? 0), status) })}
+                extraText={
+                  values.unlimited_quota
+                    ? t('form.unlimitedHint')
+                    : t('form.quotaEquals', { amount: quotaToCurrency(Number(values.remain_quota ?? 0), status) })
+                }
                 rules={[{ validator: (_rule, value) => values.unlimited_quota || isWholeNumber(value, 0), message: t('form.errors.quota') }]}
                 data-testid="token-form-quota"
               />
@@ -239,7 +252,12 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
                     max={COUNT_MAX}
                     style={{ width: '100%' }}
                     extraText={t('form.countHint')}
-                    rules={[{ validator: (_rule, value) => isWholeNumber(value, 1) && (value as number) <= COUNT_MAX, message: t('form.errors.count', { max: COUNT_MAX }) }]}
+                    rules={[
+                      {
+                        validator: (_rule, value) => isWholeNumber(value, 1) && (value as number) <= COUNT_MAX,
+                        message: t('form.errors.count', { max: COUNT_MAX }),
+                      },
+                    ]}
                     data-testid="token-form-count"
                   />
                   <Space wrap spacing={8} className="mg-token-presets">

@@ -133,10 +133,24 @@ export function TokenRowActions(props: TokenRowActionsProps) {
             </Dropdown.Menu>
           }
         >
-          <Button size="small" theme="light" type="tertiary" icon={<IconTreeTriangleDown />} aria-label={t('actions.chatMenu')} data-testid={`token-chat-menu-${token.id}`} />
+          <Button
+            size="small"
+            theme="light"
+            type="tertiary"
+            icon={<IconTreeTriangleDown />}
+            aria-label={t('actions.chatMenu')}
+            data-testid={`token-chat-menu-${token.id}`}
+          />
         </Dropdown>
       </SplitButtonGroup>
-      <Button size="small" theme="light" type={enabled ? 'warning' : 'secondary'} loading={switching} onClick={() => void toggleStatus()} data-testid={`token-status-${token.id}`}>
+      <Button
+        size="small"
+        theme="light"
+        type={enabled ? 'warning' : 'secondary'}
+        loading={switching}
+        onClick={() => void toggleStatus()}
+        data-testid={`token-status-${token.id}`}
+      >
         {enabled ? t('actions.disable') : t('actions.enable')}
       </Button>
       <Button size="small" theme="light" type="tertiary" onClick={() => props.onEdit(token)} data-testid={`token-edit-${token.id}`}>

@@ -52,12 +52,7 @@ export function AddUserDrawer({ visible, onClose }: AddUserDrawerProps) {
       footer={<DrawerFooter submitting={submitting} onSubmit={() => formApi.current?.submitForm()} onCancel={onClose} />}
       className="mg-user-drawer"
     >
-      <Form<AddUserValues>
-        getFormApi={(api) => (formApi.current = api)}
-        onSubmit={(values) => void submit(values)}
-        labelPosition="top"
-        allowEmpty
-      >
+      <Form<AddUserValues> getFormApi={(api) => (formApi.current = api)} onSubmit={(values) => void submit(values)} labelPosition="top" allowEmpty>
         <Form.Input field="username" label={t('form.username')} placeholder={t('form.usernamePlaceholder')} rules={usernameRules(t)} />
         <Form.Input field="display_name" label={t('form.displayName')} placeholder={t('form.displayNamePlaceholder')} />
         <Form.Input

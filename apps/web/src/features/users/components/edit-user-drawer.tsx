@@ -227,13 +227,7 @@ function EditUserForm({ user, self, onClose }: EditUserFormProps) {
       </Form>
       <DrawerFooter submitting={submitting} onSubmit={() => formApi.current?.submitForm()} onCancel={onClose} />
       {!self && (
-        <AddQuotaModal
-          visible={quotaModal}
-          userId={user.id}
-          currentQuota={storedQuota}
-          onClose={() => setQuotaModal(false)}
-          onApplied={onQuotaApplied}
-        />
+        <AddQuotaModal visible={quotaModal} userId={user.id} currentQuota={storedQuota} onClose={() => setQuotaModal(false)} onApplied={onQuotaApplied} />
       )}
     </div>
   );

@@ -74,13 +74,7 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
       <Button size="small" theme="light" type="tertiary" disabled={busy} onClick={() => onEdit(user)}>
         {t('actions.edit')}
       </Button>
-      <Popconfirm
-        title={t('confirm.deleteTitle')}
-        content={t('confirm.deleteContent')}
-        okType="danger"
-        onConfirm={() => run('delete')}
-        {...confirmProps}
-      >
+      <Popconfirm title={t('confirm.deleteTitle')} content={t('confirm.deleteContent')} okType="danger" onConfirm={() => run('delete')} {...confirmProps}>
         <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
           {t('actions.delete')}
         </Button>

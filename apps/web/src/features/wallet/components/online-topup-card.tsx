@@ -83,9 +83,7 @@ export function OnlineTopUpCard() {
       <Typography.Paragraph type="tertiary" className="mg-wallet-card-lead">
         {t('online.description')}
       </Typography.Paragraph>
-      {!enabled && (
-        <Banner type="warning" closeIcon={null} description={t('online.disabled')} className="mg-wallet-banner" data-testid="online-disabled" />
-      )}
+      {!enabled && <Banner type="warning" closeIcon={null} description={t('online.disabled')} className="mg-wallet-banner" data-testid="online-disabled" />}
       <div className="mg-wallet-field">
         <Typography.Text strong>{t('online.amount')}</Typography.Text>
         <InputNumber

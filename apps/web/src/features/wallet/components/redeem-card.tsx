@@ -62,15 +62,7 @@ export function RedeemCard() {
           submit();
         }}
       >
-        <Input
-          value={code}
-          onChange={setCode}
-          placeholder={t('redeem.placeholder')}
-          size="large"
-          showClear
-          className="mg-mono"
-          data-testid="redeem-code"
-        />
+        <Input value={code} onChange={setCode} placeholder={t('redeem.placeholder')} size="large" showClear className="mg-mono" data-testid="redeem-code" />
         <div className="mg-wallet-buttons">
           <Button size="large" icon={<IconLink />} onClick={openTopUpLink} data-testid="buy-codes">
             {t('redeem.buyCodes')}

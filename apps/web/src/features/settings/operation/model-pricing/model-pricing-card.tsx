@@ -35,10 +35,7 @@ export function ModelPricingCard() {
   const [tab, setTab] = useState<EditorTab>('json');
   const [resetting, setResetting] = useState(false);
 
-  const jsonNames = useMemo(
-    () => Object.fromEntries(PRICING_KEYS.map((key) => [key, t(`names.${key}`)])) as Record<PricingKey, string>,
-    [t],
-  );
+  const jsonNames = useMemo(() => Object.fromEntries(PRICING_KEYS.map((key) => [key, t(`names.${key}`)])) as Record<PricingKey, string>, [t]);
   const describe = useCallback(
     (key: PricingKey, problem: MapProblem): string => {
       const name = jsonNames[key];
@@ -140,7 +137,16 @@ export function ModelPricingCard() {
         </>
       }
     >
-      {card.dirty && <Banner type="warning" fullMode={false} closeIcon={null} className="mg-pricing-draft" description={t('draft.banner')} data-testid="model-pricing-draft" />}
+      {card.dirty && (
+        <Banner
+          type="warning"
+          fullMode={false}
+          closeIcon={null}
+          className="mg-pricing-draft"
+          description={t('draft.banner')}
+          data-testid="model-pricing-draft"
+        />
+      )}
       <Tabs type="button" size="small" activeKey={tab} onChange={(key) => setTab(key as EditorTab)} className="mg-pricing-tabs">
         <TabPane itemKey="json" tab={t('tabs.json')}>
           <ModelPricingJson card={card} problems={problems} describe={describe} />

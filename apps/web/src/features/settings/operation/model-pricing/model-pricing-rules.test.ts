@@ -187,20 +187,42 @@ describe('validateRowDraft', () => {
   });
 
   it('refuses a name already in the table, on add and on rename, but lets a row keep its own name', () => {
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors).toEqual({ name: 'duplicate' });
-    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors).toBeNull();
+    expect(validateRowDraft({ name: 'gpt-4o', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({
+      name: 'duplicate',
+    });
+    expect(
+      validateRowDraft({ name: 'gpt-4o-mini', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors,
+    ).toEqual({ name: 'duplicate' });
+    expect(
+      validateRowDraft({ name: 'gpt-4o', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, 'gpt-4o').errors,
+    ).toBeNull();
     // Model names are looked up exactly, so another case is another model.
-    expect(validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toBeNull();
+    expect(
+      validateRowDraft({ name: 'GPT-4O', price: '', ratio: '2', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors,
+    ).toBeNull();
   });
 
   it('needs a name and numbers, and a price or a ratio', () => {
-    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ name: 'required', price: 'notNumber' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ ratio: 'notNumber', completionRatio: 'negative' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({ row: 'noPrice' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: 'half', createCacheRatio: '' }, rows, null).errors).toEqual({ cacheRatio: 'notNumber' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '-0.1', createCacheRatio: '' }, rows, null).errors).toEqual({ cacheRatio: 'negative' });
-    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: 'more' }, rows, null).errors).toEqual({ createCacheRatio: 'notNumber' });
+    expect(validateRowDraft({ name: ' ', price: 'x', ratio: '', completionRatio: '', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({
+      name: 'required',
+      price: 'notNumber',
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: 'abc', completionRatio: '-1', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({
+      ratio: 'notNumber',
+      completionRatio: 'negative',
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '', completionRatio: '2', cacheRatio: '', createCacheRatio: '' }, rows, null).errors).toEqual({
+      row: 'noPrice',
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: 'half', createCacheRatio: '' }, rows, null).errors).toEqual({
+      cacheRatio: 'notNumber',
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '-0.1', createCacheRatio: '' }, rows, null).errors).toEqual({
+      cacheRatio: 'negative',
+    });
+    expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '', createCacheRatio: 'more' }, rows, null).errors).toEqual({
+      createCacheRatio: 'notNumber',
+    });
     expect(validateRowDraft({ name: 'n', price: '', ratio: '1', completionRatio: '', cacheRatio: '0.1', createCacheRatio: ' 1.25 ' }, rows, null)).toEqual({
       row: { name: 'n', ratio: 1, cacheRatio: 0.1, createCacheRatio: 1.25 },
       errors: null,
@@ -219,7 +241,14 @@ describe('validateRowDraft', () => {
   });
 
   it('fills the form from a row', () => {
-    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 })).toEqual({ name: 'gpt-4o', price: '', ratio: '1.25', completionRatio: '4', cacheRatio: '0.5', createCacheRatio: '' });
+    expect(draftFromRow({ name: 'gpt-4o', ratio: 1.25, completionRatio: 4, cacheRatio: 0.5 })).toEqual({
+      name: 'gpt-4o',
+      price: '',
+      ratio: '1.25',
+      completionRatio: '4',
+      cacheRatio: '0.5',
+      createCacheRatio: '',
+    });
     expect(draftFromRow(null)).toEqual({ name: '', price: '', ratio: '', completionRatio: '', cacheRatio: '', createCacheRatio: '' });
   });
 });

@@ -216,14 +216,28 @@ export function ModelPricingTable({ rows, onUpsert, onDelete }: ModelPricingTabl
 
 function RatioValue({ value, muted }: { value: number | undefined; muted: boolean }) {
   if (value === undefined) return <Typography.Text type="quaternary">-</Typography.Text>;
-  return <Typography.Text type={muted ? 'tertiary' : undefined} delete={muted}>{String(value)}</Typography.Text>;
+  return (
+    <Typography.Text type={muted ? 'tertiary' : undefined} delete={muted}>
+      {String(value)}
+    </Typography.Text>
+  );
 }
 
 function TokenPrice({ row }: { row: ModelPricingRow }) {
   const { t } = useTranslation('settings-model-pricing');
-  if (row.price !== undefined) return <Tag size="small" color="violet">{t('table.byCall')}</Tag>;
+  if (row.price !== undefined)
+    return (
+      <Tag size="small" color="violet">
+        {t('table.byCall')}
+      </Tag>
+    );
   const prices = tokenPrices(row);
-  if (!prices) return <Typography.Text type="warning" size="small">{t('table.noRatio')}</Typography.Text>;
+  if (!prices)
+    return (
+      <Typography.Text type="warning" size="small">
+        {t('table.noRatio')}
+      </Typography.Text>
+    );
   const cached = cachedTokenPrice(row);
   const written = cacheWriteTokenPrice(row);
   return (
