@@ -47,7 +47,7 @@ typecheck_rc=$?
 set -e
 
 # --- 2b. lint ---------------------------------------------------------------
-# Biome, with a few strict rules (biome.json): unused code, the React hooks rules, no `any` in product code.
+# Biome: the formatter (a file not formatted fails) and a few strict lint rules (biome.json): unused code, the React hooks rules, no `any` in product code.
 step "lint"
 set +e
 npm run lint
