@@ -6,6 +6,7 @@ import { OptionService } from './domain/options/option-service.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './middleware/rate-limit.js';
+import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
 /**
  * The services one process shares. Built once in main.ts (or per test) and handed to the routes;
@@ -34,11 +35,15 @@ export interface AppContext {
   options: OptionService;
   users: UserService;
   rateLimits: RateLimitStore;
+  /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
+  verification: VerificationStore;
   redis: Redis | undefined;
   changes: ClusterChanges;
   /** Unix seconds when this process started. */
   startTime: number;
   version: string;
+  /** Set when shutdown begins: /readyz answers 503 from then on (lib/shutdown.ts). */
+  draining: boolean;
   /** Runs `task` every `seconds` until close(); failures are logged, never thrown. */
   schedule(seconds: number, task: () => Promise<unknown>, name: string): void;
   /** Registers work for close(), run in reverse order before the database closes. */
@@ -80,7 +85,6 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     timer.unref();
     timers.push(timer);
   };
-  schedule(config.syncFrequencySeconds, () => options.refresh(), 'option sync');
 
   const closers: (() => Promise<void>)[] = [];
   const context: AppContext = {
@@ -90,10 +94,12 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     options,
     users,
     rateLimits,
+    verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,
     changes,
     startTime: Math.floor(Date.now() / 1000),
     version,
+    draining: false,
     schedule,
     onClose: (closer) => {
       closers.push(closer);

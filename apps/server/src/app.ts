@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
+import type { RelayRuntime } from './relay/relay-runtime.js';
 import { notFound, type AppError } from './errors/app-error.js';
 import { logFailure } from './errors/failure-log.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
@@ -59,7 +60,13 @@ function defaultWebDist(): string {
   return resolve(here, '../../web/dist');
 }
 
-export async function buildApp(context: AppContext): Promise<FastifyInstance> {
+/** The services the routes use, built by the composition root (composition-root.ts). */
+export interface AppServices {
+  context: AppContext;
+  relay: RelayRuntime;
+}
+
+export async function buildApp({ context, relay }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -132,16 +139,16 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   const routeMethods = RouteMethods.install(app);
 
   healthRoutes(app, context);
-  metricsRoutes(app, context);
+  metricsRoutes(app, context, relay);
   // First: its onRoute hook records every /api route registered after it.
   openapiRoutes(app, context);
   statusRoutes(app, context);
-  authRoutes(app, context);
-  userRoutes(app, context);
+  authRoutes(app, context, relay.balances);
+  userRoutes(app, context, relay.balances);
   oauthRoutes(app, context);
   optionRoutes(app, context);
-  channelRoutes(app, context);
-  tokenRoutes(app, context);
+  channelRoutes(app, context, relay.health);
+  tokenRoutes(app, context, relay.balances);
   groupRoutes(app, context);
   redemptionRoutes(app, context);
   walletRoutes(app, context);
@@ -152,7 +159,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   logRoutes(app, context);
   midjourneyApiRoutes(app, context);
   taskRoutes(app, context);
-  relayRoutes(app, context, routeMethods);
+  relayRoutes(app, context, relay, routeMethods);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import { createAppContext } from './app-context.js';
-import { buildApp } from './app.js';
+import { composeServer } from './composition-root.js';
 import { ConfigError, loadConfig } from './config/env.js';
-import { connectDb } from './db/index.js';
 import { installShutdownSignals, shutdownTimeoutFrom } from './lib/shutdown.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -28,9 +26,7 @@ async function main(): Promise<void> {
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: a random one is used, so sessions will not survive a restart or span several nodes');
   }
-  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
-  const context = await createAppContext({ config, db, logger, version });
-  const app = await buildApp(context);
+  const { context, app } = await composeServer({ config, logger, version });
 
   // SIGTERM/SIGINT: refuse new connections, finish requests and streams up to SHUTDOWN_TIMEOUT,
   // flush counters and logs, close the database and Redis, exit 0 (lib/shutdown.ts).
@@ -38,7 +34,7 @@ async function main(): Promise<void> {
 
   // A burst of new streams (hundreds at once) must not overflow the kernel's accept queue.
   const address = await app.listen({ port: config.port, host: '0.0.0.0', backlog: 4096 });
-  logger.info(`modelgate ${version} listening on ${address} (${db.dialect} database)`);
+  logger.info(`modelgate ${version} listening on ${address} (${context.db.dialect} database)`);
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markDraining } from '../lib/shutdown.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 
 const REDIS_URL = process.env.MODELGATE_TEST_REDIS ?? 'redis://127.0.0.1:6379/15';
@@ -102,7 +101,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('answers 503 "draining" once the process is shutting down', async () => {
     running = await startTestApp();
-    markDraining(running.context);
+    running.context.draining = true;
     const ready = await running.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toMatchObject({ status: 'draining', failed: ['draining'] });

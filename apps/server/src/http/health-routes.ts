@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../app-context.js';
-import { isDraining } from '../lib/shutdown.js';
 import { maskSecrets } from '../lib/mask-secrets.js';
 
 /**
@@ -69,7 +68,7 @@ export async function readiness(context: AppContext): Promise<{ statusCode: 200 
   const failed = Object.entries(checks)
     .filter(([, result]) => !result.ok)
     .map(([name]) => name);
-  if (isDraining(context)) return { statusCode: 503, body: { status: 'draining', checks, failed: [...failed, 'draining'] } };
+  if (context.draining) return { statusCode: 503, body: { status: 'draining', checks, failed: [...failed, 'draining'] } };
   if (failed.length > 0) return { statusCode: 503, body: { status: 'unavailable', checks, failed } };
   return { statusCode: 200, body: { status: 'ok', checks } };
 }

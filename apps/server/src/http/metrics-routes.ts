@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../app-context.js';
 import { createMetricsRegistry } from '../lib/metrics/prometheus.js';
-import { createRelayRuntime } from '../relay/relay-runtime.js';
+import type { RelayRuntime } from '../relay/relay-runtime.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -20,7 +20,7 @@ export function bearerMatches(header: string | undefined, expected: string): boo
  * prom-client's event-loop and GC observers) is made at the first scrape, so an instance nobody
  * scrapes pays nothing for it.
  */
-export function metricsRoutes(app: FastifyInstance, context: AppContext): void {
+export function metricsRoutes(app: FastifyInstance, context: AppContext, relay: RelayRuntime): void {
   let registry: Registry | undefined;
   const token = context.config.metricsToken;
 
@@ -32,14 +32,13 @@ export function metricsRoutes(app: FastifyInstance, context: AppContext): void {
         .type('text/plain; charset=utf-8')
         .send('401 Unauthorized: /metrics needs Authorization: Bearer <METRICS_TOKEN>\n');
     }
-    registry ??= createRegistry(context);
+    registry ??= createRegistry(relay);
     const body = await registry.metrics();
     return reply.header('Cache-Control', 'no-store').type(registry.contentType).send(body);
   });
 }
 
-function createRegistry(context: AppContext): Registry {
-  const runtime = createRelayRuntime(context);
+function createRegistry(runtime: RelayRuntime): Registry {
   return createMetricsRegistry({
     relay: runtime.metrics,
     async cacheSizes() {

@@ -44,18 +44,6 @@ export function shutdownTimeoutFrom(env: NodeJS.ProcessEnv = process.env): numbe
   return parsed.data.SHUTDOWN_TIMEOUT;
 }
 
-const draining = new WeakSet<AppContext>();
-
-/** True once this context's process has begun shutting down. */
-export function isDraining(context: AppContext): boolean {
-  return draining.has(context);
-}
-
-/** From now on /readyz answers 503 for this context. */
-export function markDraining(context: AppContext): void {
-  draining.add(context);
-}
-
 export interface ShutdownResult {
   /** Connections still open at the limit, closed by force. */
   forcedConnections: number;
@@ -90,7 +78,8 @@ function openConnections(app: FastifyInstance): Promise<number> {
 /** Steps 1 to 4 above; never throws. The caller exits afterwards (0 when `clean`). */
 export async function shutdownGracefully({ app, context, timeoutSeconds, closeLimitMs = CLOSE_LIMIT_MS }: ShutdownOptions): Promise<ShutdownResult> {
   const { logger } = context;
-  markDraining(context);
+  // From now on /readyz answers 503.
+  context.draining = true;
   let clean = true;
   let forcedConnections = 0;
   const closing = app.close().then(

@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import { createAppContext, type AppContext } from '../app-context.js';
-import { buildApp } from '../app.js';
+import type { AppContext } from '../app-context.js';
+import { composeServer } from '../composition-root.js';
 import { loadConfig } from '../config/env.js';
-import { connectDb } from '../db/index.js';
+import type { RelayRuntime } from '../relay/relay-runtime.js';
 
 export interface TestApp {
   app: FastifyInstance;
   context: AppContext;
+  /** The relay's services (tests flush its batches before reading totals). */
+  relay: RelayRuntime;
   /** Directory holding this app's SQLite file. */
   dir: string;
   close(): Promise<void>;
@@ -43,13 +45,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   });
   const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
-  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
-  const context = await createAppContext({ config, db, logger, version: 'test' });
-  const app = await buildApp(context);
+  const { context, relay, app } = await composeServer({ config, logger, version: 'test' });
   await app.ready();
   return {
     app,
     context,
+    relay,
     dir,
     async close() {
       await app.close();

@@ -106,15 +106,3 @@ export class RedisVerificationStore implements VerificationStore {
     return Number(result) === 1;
   }
 }
-
-const stores = new WeakMap<object, VerificationStore>();
-
-/** One store per app context, shared by every route that issues or checks codes. */
-export function verificationStoreFor(context: { redis: Redis | undefined }): VerificationStore {
-  let store = stores.get(context);
-  if (!store) {
-    store = context.redis ? new RedisVerificationStore(context.redis) : new MemoryVerificationStore();
-    stores.set(context, store);
-  }
-  return store;
-}

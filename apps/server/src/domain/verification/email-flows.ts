@@ -5,7 +5,7 @@ import { sendMail } from '../mail/mailer.js';
 import { passwordResetMail, verificationCodeMail } from '../mail/templates.js';
 import { hashPassword } from '../users/password.js';
 import { randomAlphanumeric } from '../users/user-service.js';
-import { verificationStoreFor, type VerificationPurpose } from './code-store.js';
+import type { VerificationPurpose } from './code-store.js';
 import { assertEmailAllowed } from './email-rules.js';
 
 export const EMAIL_CODE_LENGTH = 6;
@@ -22,7 +22,7 @@ export function randomDigits(length: number): string {
 }
 
 async function issueOrWait(context: AppContext, purpose: VerificationPurpose, key: string, code: string, ttlSeconds: number) {
-  const wait = await verificationStoreFor(context).issue({ purpose, key, code, ttlSeconds, cooldownSeconds: RESEND_COOLDOWN_SECONDS });
+  const wait = await context.verification.issue({ purpose, key, code, ttlSeconds, cooldownSeconds: RESEND_COOLDOWN_SECONDS });
   if (wait > 0) {
     throw new AppError('verification:too_frequent', `发送过于频繁，请 ${wait} 秒后再试`, { status: 429 });
   }
@@ -43,7 +43,7 @@ export async function sendEmailVerificationCode(context: AppContext, email: stri
 
 /** Uses up the code mailed to `email`; false when it is wrong, expired or already used. */
 export function consumeEmailVerificationCode(context: AppContext, email: string, code: string): Promise<boolean> {
-  return verificationStoreFor(context).consume('email_verification', email, code.trim());
+  return context.verification.consume('email_verification', email, code.trim());
 }
 
 /**
@@ -62,7 +62,7 @@ export async function sendPasswordResetLink(context: AppContext, email: string, 
 
 /** Spends a reset token and gives the account a new random password, which is returned. */
 export async function resetPasswordWithToken(context: AppContext, email: string, token: string): Promise<string> {
-  if (!(await verificationStoreFor(context).consume('password_reset', email, token.trim()))) {
+  if (!(await context.verification.consume('password_reset', email, token.trim()))) {
     throw badRequest('重置链接非法或已过期', 'verification:reset_link_invalid');
   }
   const user = await context.users.repository.findLiveByEmail(email);

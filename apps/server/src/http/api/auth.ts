@@ -19,6 +19,7 @@ import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { clearSessionCookie, endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
+import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
 
 export const loginBody = z.object({
@@ -72,7 +73,7 @@ export async function completeLogin(context: AppContext, request: FastifyRequest
 /** The origin the console was reached at, for links in mails when ServerAddress is not set. */
 export const requestOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-export function authRoutes(app: FastifyInstance, context: AppContext): void {
+export function authRoutes(app: FastifyInstance, context: AppContext, balances: SpendableQuota): void {
   const { options, users } = context;
   const repository = users.repository;
   const signedIn = authGuard(repository, 'user');
@@ -168,7 +169,7 @@ export function authRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(password, '密码已重置');
   });
 
-  app.get('/api/user/self', { preHandler: signedIn }, async (request) => ok((await withSpendableQuota(context, [toPublicUser(currentUser(request))]))[0]));
+  app.get('/api/user/self', { preHandler: signedIn }, async (request) => ok((await withSpendableQuota(balances, [toPublicUser(currentUser(request))]))[0]));
 
   app.get('/api/user/token', { preHandler: signedIn }, async (request) => {
     const token = await users.resetAccessToken(Number(currentUser(request).id));

@@ -8,7 +8,7 @@ import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { channelKeys } from '../../domain/relay-cache/relay-channel.js';
 import { authGuard } from '../../middleware/auth.js';
-import { relayRuntimeOf } from '../../relay/relay-runtime.js';
+import type { ChannelHealth } from '../../relay/channel-health.js';
 import { ok, parseInput } from '../envelope.js';
 
 const flag = z
@@ -50,7 +50,7 @@ function channelId(params: unknown): number {
 }
 
 /** Channel management for administrators (spec 02 §7). Keys are written here, never read back. */
-export function channelRoutes(app: FastifyInstance, context: AppContext): void {
+export function channelRoutes(app: FastifyInstance, context: AppContext, health: ChannelHealth): void {
   const adminOnly = authGuard(context.users.repository, 'admin');
   const upstreamTimeoutMs = context.config.channelTestTimeoutSeconds * 1000;
   const channels = new ChannelService(context.db, context.changes, upstreamTimeoutMs);
@@ -59,7 +59,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
   // these routes, so it is looked up when a request comes.
   const withBreaker = (row: ChannelRow) => ({
     ...toWireChannel(row),
-    ...relayRuntimeOf(context).health.breakers.view(Number(row.id), channelKeys(row.key, Number(row.type))),
+    ...health.breakers.view(Number(row.id), channelKeys(row.key, Number(row.type))),
   });
 
   const list = async (query: unknown) => {

@@ -1,16 +1,11 @@
-import type { AppContext } from '../../app-context.js';
 import { LeaseKind } from '../../domain/billing/lease-book.js';
 import type { WireToken } from '../../domain/tokens/token-fields.js';
 import type { PublicUser } from '../../domain/users/user-repository.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
-import { relayRuntimeOf } from '../../relay/relay-runtime.js';
-
-/** What payers can spend, for the console's decisions (a subtract, a token switched on) as well as its figures. */
-export const spendableBalances = (context: AppContext): SpendableQuota => relayRuntimeOf(context).balances;
 
 /** Users as the console shows them: quota and used_quota with the relay's leases and unwritten charges counted in. */
-export async function withSpendableQuota(context: AppContext, users: PublicUser[]): Promise<PublicUser[]> {
-  const current = await spendableBalances(context).of(
+export async function withSpendableQuota(balances: SpendableQuota, users: PublicUser[]): Promise<PublicUser[]> {
+  const current = await balances.of(
     LeaseKind.User,
     users.map((user) => user.id),
   );
@@ -21,8 +16,8 @@ export async function withSpendableQuota(context: AppContext, users: PublicUser[
 }
 
 /** Tokens likewise: a limited token's remain_quota and every token's used_quota. */
-export async function withSpendableRemain(context: AppContext, tokens: WireToken[]): Promise<WireToken[]> {
-  const current = await spendableBalances(context).of(
+export async function withSpendableRemain(balances: SpendableQuota, tokens: WireToken[]): Promise<WireToken[]> {
+  const current = await balances.of(
     LeaseKind.Token,
     tokens.map((token) => token.id),
   );

@@ -3,7 +3,6 @@ import { Role } from '@modelgate/contract';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
-import { verificationStoreFor } from '../../domain/verification/code-store.js';
 import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
 import { sessionCookieOf, startTestApp, type TestApp } from '../../test-support/test-app.js';
 
@@ -101,7 +100,7 @@ describe('sessions end', () => {
   it('at a password reset through the mailed link', async () => {
     await addUser('mia', Role.Common, { email: 'mia@example.com' });
     const session = await test.login('mia', PASSWORD);
-    await verificationStoreFor(test.context).issue({
+    await test.context.verification.issue({
       purpose: 'password_reset',
       key: 'mia@example.com',
       code: 'reset-token-1',

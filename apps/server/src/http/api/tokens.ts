@@ -8,7 +8,8 @@ import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { enforceRateLimit } from '../../middleware/rate-limit.js';
 import { ok, parseInput } from '../envelope.js';
-import { spendableBalances, withSpendableRemain } from './console-balances.js';
+import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
+import { withSpendableRemain } from './console-balances.js';
 
 function tokenId(params: unknown): number {
   const raw = (params as { id?: string }).id ?? '';
@@ -29,7 +30,7 @@ const KEY_READ_WINDOW_SECONDS = 20 * 60;
  * comes only from the key routes, where the super administrator may also read another user's
  * key (logged). Nobody reaches another user's tokens otherwise.
  */
-export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
+export function tokenRoutes(app: FastifyInstance, context: AppContext, balances: SpendableQuota): void {
   const signedIn = { preHandler: authGuard(context.users.repository, 'user') };
   const tokens = new TokenService(context.db, context.options, context.changes);
 
@@ -37,13 +38,13 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const paging = readPaging(query, ['size', 'page_size']);
     const search = { keyword: queryText(query, 'keyword'), key: queryText(query, 'token') };
     const { items, total } = await tokens.list(userId, search, paging);
-    return ok(pageOf(await withSpendableRemain(context, items.map(toWireToken)), total, paging));
+    return ok(pageOf(await withSpendableRemain(balances, items.map(toWireToken)), total, paging));
   };
   app.get('/api/token/', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
   app.get('/api/token/search', signedIn, async (request) => list(Number(currentUser(request).id), request.query));
 
   app.get('/api/token/:id', signedIn, async (request) =>
-    ok((await withSpendableRemain(context, [toWireToken(await tokens.get(Number(currentUser(request).id), tokenId(request.params)))]))[0]),
+    ok((await withSpendableRemain(balances, [toWireToken(await tokens.get(Number(currentUser(request).id), tokenId(request.params)))]))[0]),
   );
 
   app.post('/api/token/', signedIn, async (request) => {
@@ -57,13 +58,12 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext): void {
     const input = parseInput(tokenInputSchema, request.body);
     const statusOnly = queryText(request.query, 'status_only');
     const user = currentUser(request);
-    const balances = spendableBalances(context);
     const token =
       statusOnly !== undefined && statusOnly !== '' && statusOnly !== 'false'
         ? await tokens.setStatus(user, input.id, input.status, balances)
         : await tokens.update(user, input, balances);
     // The balance as the console shows it everywhere: the column leaves out what the relay's leases hold.
-    return ok((await withSpendableRemain(context, [toWireToken(token)]))[0], '更新成功');
+    return ok((await withSpendableRemain(balances, [toWireToken(token)]))[0], '更新成功');
   });
 
   // Counted per user, in a bucket of its own: copying keys must not eat the sign-in budget of a shared IP.

@@ -17,7 +17,8 @@ import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
 import { ok, parseInput } from '../envelope.js';
-import { spendableBalances, withSpendableQuota } from './console-balances.js';
+import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
+import { withSpendableQuota } from './console-balances.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
 
@@ -72,7 +73,7 @@ export const selfUpdateBody = z.object({
 export const affTransferBody = z.object({ quota: z.number({ error: '划转额度必须是整数' }).int('划转额度必须是整数') });
 
 /** Admin user management and the signed-in user's own account (spec 01 §2, §6, §7). */
-export function userRoutes(app: FastifyInstance, context: AppContext): void {
+export function userRoutes(app: FastifyInstance, context: AppContext, balances: SpendableQuota): void {
   const { options, users } = context;
   const repository = users.repository;
   const admin = authGuard(repository, 'admin');
@@ -88,7 +89,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
       offset: paging.offset,
       limit: paging.pageSize,
     });
-    return ok(pageOf(await withSpendableQuota(context, items.map(toPublicUser)), total, paging));
+    return ok(pageOf(await withSpendableQuota(balances, items.map(toPublicUser)), total, paging));
   };
 
   app.get('/api/user/', { preHandler: admin }, async (request) => listPage(request.query, false));
@@ -99,7 +100,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
     const user = await repository.findById(id);
     if (!user) throw notFound('用户不存在', 'user:not_found');
     if (!outranks(Number(currentUser(request).role), Number(user.role))) throw forbidden(SAME_OR_HIGHER_READ, 'user:same_or_higher_level');
-    return ok((await withSpendableQuota(context, [toPublicUser(user)]))[0]);
+    return ok((await withSpendableQuota(balances, [toPublicUser(user)]))[0]);
   });
 
   app.post('/api/user/', { preHandler: admin }, async (request) => {
@@ -135,7 +136,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext): void {
    * Every change writes a management log line (type 3) on the user.
    */
   app.post('/api/user/manage', { preHandler: admin }, async (request) => {
-    const result = await manageUser(context, spendableBalances(context), currentUser(request), parseInput(manageBody, request.body));
+    const result = await manageUser(context, balances, currentUser(request), parseInput(manageBody, request.body));
     return ok(result, '操作成功完成！');
   });
 

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
 import { toAppError } from '../../errors/render.js';
 import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
-import { createRelayRuntime } from '../../relay/relay-runtime.js';
+import type { RelayRuntime } from '../../relay/relay-runtime.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import type { RouteMethods } from '../route-methods.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
@@ -22,9 +22,7 @@ const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
  */
-export function relayRoutes(app: FastifyInstance, context: AppContext, routeMethods: RouteMethods): void {
-  const runtime = createRelayRuntime(context);
-
+export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: RelayRuntime, routeMethods: RouteMethods): void {
   void app.register(async (scope) => {
     await runtime.ready;
     installRelayBodyParsers(scope);

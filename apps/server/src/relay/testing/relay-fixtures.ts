@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { insertReturningId } from '../../db/index.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../test-support/test-app.js';
-import { relayRuntimeOf, type RelayRuntime } from '../relay-runtime.js';
+import type { RelayRuntime } from '../relay-runtime.js';
 import { MockUpstream } from './mock-upstream.js';
 
 /**
@@ -28,7 +28,7 @@ export async function startRelayTestEnv(env: Record<string, string> = {}, option
   return {
     test,
     context: test.context,
-    runtime: relayRuntimeOf(test.context),
+    runtime: test.relay,
     upstream,
     gateway: address,
     async close() {

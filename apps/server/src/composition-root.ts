@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createAppContext, type AppContext } from './app-context.js';
+import { buildApp } from './app.js';
+import type { AppConfig } from './config/env.js';
+import { connectDb } from './db/index.js';
+import { ChargeService, type QuotaViews } from './domain/billing/charge-service.js';
+import { LeaseKind } from './domain/billing/lease-book.js';
+import { LeaseStore } from './domain/billing/lease-store.js';
+import { QuotaLedger } from './domain/billing/quota-ledger.js';
+import { SpendableQuota } from './domain/billing/spendable-quota.js';
+import { QuotaReminders } from './domain/notifications/quota-reminder.js';
+import { RelayCache } from './domain/relay-cache/relay-cache.js';
+import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
+import { TaskBilling } from './domain/tasks/task-billing.js';
+import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
+import { RelayMetrics } from './lib/metrics/relay-metrics.js';
+import { UserUrlFetcher } from './lib/user-url-fetch.js';
+import { ChannelHealth } from './relay/channel-health.js';
+import { ImageTokens } from './relay/image-tokens.js';
+import { ModelRequestLimits } from './relay/model-request-limit.js';
+import { RelayAuthenticator } from './relay/relay-auth.js';
+import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
+import { RelayService } from './relay/relay-service.js';
+import { UpstreamClient } from './relay/upstream-client.js';
+
+/** Everything one process runs: its services, and the HTTP app over them. */
+export interface Server {
+  context: AppContext;
+  relay: RelayRuntime;
+  app: FastifyInstance;
+}
+
+export interface ComposeOptions {
+  config: AppConfig;
+  logger: Logger;
+  version: string;
+}
+
+/**
+ * The composition root: every long-lived service of a process is built here, once, in the order
+ * it depends on the others, and handed to what uses it; nothing is looked up later. main.ts starts
+ * the gateway through it, and so does every whole-app test (test-support/test-app.ts).
+ */
+export async function composeServer({ config, logger, version }: ComposeOptions): Promise<Server> {
+  // The database: migrated by the master node only.
+  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
+
+  // Shared services: options, users, Redis, change events between nodes, rate limits, verification codes.
+  const context = await createAppContext({ config, db, logger, version });
+
+  // The ledger and the caches. This process holds slices of payers' balances (leases, one row
+  // each in quota_leases); the ledger batches counters and logs; the relay cache keeps channels,
+  // tokens and users in memory and applies each charge to its copy at once.
+  const leaseStore = new LeaseStore(db, `${config.nodeName}/${randomBytes(6).toString('hex')}`, config.nodeName);
+  const ledger = new QuotaLedger(db, leaseStore, (error) => logger.error({ err: error }, 'relay leases were given back by another node'));
+  const cache = new RelayCache(context, ledger, leaseStore.holder);
+  const reminders = new QuotaReminders({
+    db,
+    options: context.options,
+    logger,
+    cachedBalance: (userId) => cache.users.peek(userId)?.quota,
+    unflushedCharges: (userId) => ledger.leases.peek(LeaseKind.User, userId)?.charged ?? 0,
+  });
+  const views: QuotaViews = {
+    charged: (payer, amount) => {
+      cache.users.adjustQuota(payer.userId, -amount);
+      reminders.noteCharge(payer.userId);
+      if (payer.limitedToken) cache.tokens.adjustQuota(payer.tokenId, -amount);
+    },
+    invalidate: (payer) => {
+      cache.users.invalidate(payer.userId);
+      const token = cache.tokens.byTokenId(payer.tokenId);
+      if (token) cache.tokens.invalidate(token.key);
+    },
+  };
+  const charges = new ChargeService(leaseStore, ledger, views, context.options, config.quotaWaitSeconds * 1000);
+  const balances = new SpendableQuota(db, ledger, leaseStore.holder, (kind, entityId) => charges.giveBackFree(kind, entityId));
+  // The master's dashboard sums. Its closer is registered before the relay's, so at shutdown it
+  // runs after the last calls have queued their logs.
+  const usageExport = startQuotaDataExport(context, ledger.logs);
+
+  // The relay.
+  const metrics = new RelayMetrics();
+  const upstream = new UpstreamClient({ silenceTimeoutMs: config.relayTimeoutSeconds * 1000 });
+  const health = new ChannelHealth(context, upstream);
+  const auth = new RelayAuthenticator(context, cache);
+  const sensitive = new SensitiveFilter(context.options);
+  const userUrls = new UserUrlFetcher(context.options);
+  const images = new ImageTokens(userUrls, (error) => logger.info({ err: error }, 'image size unread; counted at the fallback'));
+  const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) => logger.error({ err: error }, 'model request limit: Redis failed'));
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics });
+  const tasks = new TaskBilling(context, charges, ledger, metrics, balances);
+  const relay = startRelayRuntime(context, {
+    cache,
+    ledger,
+    charges,
+    tasks,
+    auth,
+    upstream,
+    health,
+    service,
+    leaseStore,
+    balances,
+    reminders,
+    usageExport,
+    sensitive,
+    userUrls,
+    metrics,
+  });
+
+  // Jobs: each runs every so many seconds until close; a failure is logged, never thrown.
+  context.schedule(config.syncFrequencySeconds, () => context.options.refresh(), 'option sync');
+  context.schedule(config.batchUpdateIntervalSeconds, () => relay.flush(), 'relay batch flush');
+  context.schedule(config.syncFrequencySeconds, () => cache.sync(), 'relay cache sync');
+  context.schedule(config.syncFrequencySeconds, () => relay.reclaimDead(), 'relay lease reclaim');
+  if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
+    context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
+  }
+
+  // HTTP: the console's API, the relay and the console itself.
+  const app = await buildApp({ context, relay });
+  return { context, relay, app };
+}
