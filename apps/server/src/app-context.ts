@@ -5,29 +5,13 @@ import type { Db } from './db/index.js';
 import { OptionService } from './domain/options/option-service.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
-import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './middleware/rate-limit.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
 /**
- * The services one process shares. Built once in main.ts (or per test) and handed to the routes;
- * nothing here is a module-level global.
+ * The services one process shares. Built once by the composition root (or per test) and handed
+ * to the routes; nothing here is a module-level global.
  */
-/**
- * Notices that cached data changed, so caches drop what they hold at once: on the node that made
- * the change, and with REDIS_CONN_STRING on every other node too (lib/cluster-changes.ts); the
- * periodic refresh (SYNC_FREQUENCY) stays as the safety net.
- */
-export interface ChangeEvents {
-  /** A channel or its abilities were created, updated or deleted. */
-  channels: [];
-  /** A token changed; the argument is its key without `sk-`. */
-  token: [key: string];
-  /** A user changed (status, role, group, quota set by an admin, deletion). */
-  user: [userId: number];
-  /** An option was written (its key); other nodes reload their options. */
-  option: [key: string];
-}
-
 export interface AppContext {
   config: AppConfig;
   db: Db;

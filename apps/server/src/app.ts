@@ -36,7 +36,7 @@ import { RouteMethods } from './http/route-methods.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { isMetricsPath, metricsRoutes } from './http/metrics-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
-import { enforceRateLimit } from './middleware/rate-limit.js';
+import { enforceRateLimit } from './lib/rate-limit.js';
 
 const API_BODY_LIMIT = 1024 * 1024;
 const RATE_WINDOW_SECONDS = 180;

@@ -23,7 +23,7 @@ import { ModelRequestLimits } from './relay/model-request-limit.js';
 import { RelayAuthenticator } from './relay/relay-auth.js';
 import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
 import { RelayService } from './relay/relay-service.js';
-import { UpstreamClient } from './relay/upstream-client.js';
+import { UpstreamClient } from './providers/upstream-client.js';
 
 /** Everything one process runs: its services, and the HTTP app over them. */
 export interface Server {

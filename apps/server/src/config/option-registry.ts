@@ -1,11 +1,5 @@
-import {
-  DEFAULT_CACHE_RATIO,
-  DEFAULT_COMPLETION_RATIO,
-  DEFAULT_CREATE_CACHE_RATIO,
-  DEFAULT_MODEL_PRICE,
-  DEFAULT_MODEL_RATIO,
-} from '../domain/billing/default-prices.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../domain/billing/output-bounds.js';
+import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './default-prices.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from './default-output-bounds.js';
 
 /**
  * Every option key the console can read or write (spec 01 §3), with its kind and default.

@@ -4,18 +4,11 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
+import type { Db, DialectName } from './db-types.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 
-export type DialectName = 'sqlite' | 'postgres' | 'mysql';
-
-export interface Db {
-  kysely: Kysely<Database>;
-  dialect: DialectName;
-  /** The SQLite connection under Kysely, for the few hot statements prepared once and reused. */
-  sqlite?: SqliteDatabase.Database;
-  close(): Promise<void>;
-}
+export type { Db, DialectName } from './db-types.js';
 
 // pg hands back int8 and numeric as strings to avoid precision loss; our quota values are far
 // below 2^53, so numbers are what every caller expects.

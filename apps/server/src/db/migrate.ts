@@ -1,5 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Db } from './index.js';
+import type { Db } from './db-types.js';
 import { initialSchema } from './migrations/001-initial-schema.js';
 import { sessionsAndUsernameKeys } from './migrations/002-sessions.js';
 import { quotaLeases } from './migrations/003-quota-leases.js';

@@ -1,10 +1,25 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ChangeEvents } from '../app-context.js';
 
 /** The Redis channel every node publishes its changes on. */
 export const CHANGES_CHANNEL = 'modelgate:changes';
+
+/**
+ * Notices that cached data changed, so caches drop what they hold at once: on the node that made
+ * the change, and with REDIS_CONN_STRING on every other node too; the
+ * periodic refresh (SYNC_FREQUENCY) stays as the safety net.
+ */
+export interface ChangeEvents {
+  /** A channel or its abilities were created, updated or deleted. */
+  channels: [];
+  /** A token changed; the argument is its key without `sk-`. */
+  token: [key: string];
+  /** A user changed (status, role, group, quota set by an admin, deletion). */
+  user: [userId: number];
+  /** An option was written (its key); other nodes reload their options. */
+  option: [key: string];
+}
 
 type ChangeName = keyof ChangeEvents;
 

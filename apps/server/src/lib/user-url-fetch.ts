@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { OptionService } from '../domain/options/option-service.js';
 import { AppError } from '../errors/app-error.js';
 import { networkFailureReason } from './connection-failure.js';
 
@@ -43,6 +42,11 @@ export interface UserUrlFetcherOptions {
   allowPrivateNetwork?: boolean;
 }
 
+/** Where the WorkerUrl and WorkerValidKey options are read (the option service; lib stays below it). */
+export interface WorkerSettings {
+  string(key: 'WorkerUrl' | 'WorkerValidKey'): string;
+}
+
 /** Redirects followed on a direct fetch, each checked as the first address was. */
 const MAX_REDIRECTS = 3;
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -53,7 +57,7 @@ export class UserUrlFetcher {
   private readonly publicOnly: boolean;
 
   constructor(
-    private readonly options: OptionService,
+    private readonly options: WorkerSettings,
     settings: UserUrlFetcherOptions = {},
   ) {
     this.publicOnly = !settings.allowPrivateNetwork;

@@ -11,7 +11,7 @@ import { ChannelBreakers } from './channel-breaker.js';
 import { planChatAttempt, type ChatAttempt } from './chat-attempt.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import type { RelayInput } from './relay-input.js';
-import type { UpstreamClient } from './upstream-client.js';
+import type { UpstreamClient } from '../providers/upstream-client.js';
 import { readUpstreamFailure } from './upstream-failure.js';
 
 export interface ChannelTestResult {

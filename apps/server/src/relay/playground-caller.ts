@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import { authenticate } from '../middleware/auth.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import { mayUseGroup } from '../domain/tokens/usable-groups.js';
-import type { RelayCaller } from './relay-auth.js';
+import type { RelayCaller } from './relay-caller.js';
 import type { RelayRequestBody } from './relay-input.js';
 
 /** The playground's token id: none. The call is billed to the user alone, as new-api does. */

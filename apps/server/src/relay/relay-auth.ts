@@ -6,17 +6,9 @@ import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { CachedToken } from '../domain/relay-cache/token-cache.js';
 import type { CachedUser } from '../domain/relay-cache/user-cache.js';
 import { playgroundCaller } from './playground-caller.js';
+import type { RelayCaller } from './relay-caller.js';
 
-/** Who is calling the relay, resolved from the key, all from memory once cached. */
-export interface RelayCaller {
-  token: CachedToken;
-  user: CachedUser;
-  /** The token's group when set, else the user's. */
-  group: string;
-  /** `sk-<key>-<channelId>`: an administrator's request for one channel. */
-  pinnedChannelId: number | undefined;
-  clientIp: string;
-}
+export type { RelayCaller } from './relay-caller.js';
 
 const authError = (code: string, message: string, status = 401) =>
   new AppError(`auth:${code}`, message, { status, type: status === 401 ? 'invalid_request_error' : 'new_api_error' });

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../config/default-prices.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatCompletionBody, chatStream, sendJson } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';

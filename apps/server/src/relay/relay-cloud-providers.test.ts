@@ -3,7 +3,7 @@ import { GoogleGenAI } from '@google/genai';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../config/default-prices.js';
 import { startMockBedrock, type MockBedrock } from '../providers/aws-bedrock/testing/mock-bedrock.js';
 import { startMockCohere, type MockCohere } from '../providers/cohere/testing/mock-cohere.js';
 import type { MockRequestRecord, MockTurn } from '../providers/testing/mock-turn.js';

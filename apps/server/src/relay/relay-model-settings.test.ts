@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import { DEFAULT_MODEL_RATIO } from '../config/default-prices.js';
 import { startMockAnthropic, type MockAnthropic } from '../providers/anthropic/testing/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from '../providers/gemini/testing/mock-gemini.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, unique, type RelayTestEnv } from './testing/relay-fixtures.js';

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../domain/billing/default-prices.js';
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../config/default-prices.js';
 import { startMockAnthropic, type MockAnthropic } from '../providers/anthropic/testing/mock-anthropic.js';
 import { startMockGemini, type MockGemini } from '../providers/gemini/testing/mock-gemini.js';
 import type { MockTurn } from '../providers/testing/mock-turn.js';

@@ -13,7 +13,7 @@ import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';
 import type { ChannelHealth } from './channel-health.js';
 import type { RelayAuthenticator } from './relay-auth.js';
 import type { RelayService } from './relay-service.js';
-import type { UpstreamClient } from './upstream-client.js';
+import type { UpstreamClient } from '../providers/upstream-client.js';
 
 /** The relay's long-lived parts for one process, built by the composition root and handed to the routes that use them. */
 export interface RelayRuntime {

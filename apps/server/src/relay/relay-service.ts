@@ -31,7 +31,7 @@ import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage, countPromptTokens } from './token-counter.js';
 import { cappedStreamReader } from './capped-stream.js';
 import { OutputMeter } from './output-meter.js';
-import type { UpstreamClient } from './upstream-client.js';
+import type { UpstreamClient } from '../providers/upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
 import { toAppError } from '../errors/render.js';
 import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';

@@ -1,5 +1,5 @@
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
-import type { DialectName } from '../index.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * Every table the product needs, with new-api's table and column names.

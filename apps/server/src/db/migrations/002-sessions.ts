@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { usernameKey } from '../../domain/users/username.js';
-import type { DialectName } from '../index.js';
+import { usernameKey } from '../../lib/username.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * Server-side sessions (so logout, a password change, a ban or a deletion ends them on every node)

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { DialectName } from '../index.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * The journal of balance a relay process holds for calls it serves (see domain/billing/README.md).

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../index.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * Every log filter paired with id, so a filtered page ("… where model_name = ? order by id desc

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../index.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * A unique key on quota_data (user, model, hour), so the usage export adds to a row with one

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../index.js';
+import type { DialectName } from '../db-types.js';
 
 /**
  * Log indexes that answer the console's counts and sums from the index alone (measured on

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumeLogRow, type ConsumeRecord } from '../logs/consume-log.js';
 import { OptionService } from '../options/option-service.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
-import { DEFAULT_CREATE_CACHE_RATIO } from './default-prices.js';
+import { DEFAULT_CREATE_CACHE_RATIO } from '../../config/default-prices.js';
 import { promptCostFactor, quotaFor, resolvePricing, SELF_USE_MODEL_RATIO, type ModelPricing } from './pricing.js';
 
 /**

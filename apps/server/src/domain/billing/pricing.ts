@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { OptionService } from '../options/option-service.js';
-import { CREATE_CACHE_RATIO_FALLBACK } from './default-prices.js';
+import { CREATE_CACHE_RATIO_FALLBACK } from '../../config/default-prices.js';
 
 /**
  * How one call of a model is priced for a group, from the ModelPrice, ModelRatio,

@@ -4,7 +4,6 @@ import { createLogWriter, LogBuffer, yieldToEventLoop, type LogWriter } from '..
 import { lockRowsInIdOrder, updateRowsById } from './batched-updates.js';
 import { LeaseBook, LeaseKind, type LeaseAccount } from './lease-book.js';
 import type { LeaseStore } from './lease-store.js';
-import type { UnflushedQuota } from '../relay-cache/relay-cache.js';
 
 interface UserDelta {
   /** Lease give-backs (charges leave the lease row, not the balance). */
@@ -49,6 +48,12 @@ export interface FlushResult {
   tokens: number;
   channels: number;
   logs: number;
+}
+
+/** This node's quota changes not yet in the database, by entity (negative = spent). */
+export interface UnflushedQuota {
+  userQuota(userId: number): number;
+  tokenQuota(tokenId: number): number;
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { LeaseKind } from './lease-book.js';
+import { leasedElsewhere } from './leased-elsewhere.js';
 import type { QuotaLedger } from './quota-ledger.js';
 
 export interface PayerBalance {
@@ -15,13 +16,6 @@ export type SubtractOutcome = 'taken' | 'short' | 'held';
 
 const balanceColumn = (kind: LeaseKind) =>
   kind === LeaseKind.User ? ({ table: 'users', column: 'quota' } as const) : ({ table: 'tokens', column: 'remain_quota' } as const);
-
-/**
- * The lease rows of processes other than `holder` on the payer whose id `entityId` is (a value, or
- * the `users.id` / `tokens.id` of the row a query reads). Their charges show once they flush.
- */
-export const leasedElsewhere = (kind: LeaseKind, entityId: number | RawBuilder<unknown>, holder: string): RawBuilder<number> =>
-  sql<number>`coalesce((select sum(quota_leases.amount) from quota_leases where quota_leases.kind = ${kind} and quota_leases.entity_id = ${entityId} and quota_leases.holder <> ${holder}), 0)`;
 
 /**
  * What a payer can spend: every figure the console or the relay shows, and every decision on a

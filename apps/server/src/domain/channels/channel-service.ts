@@ -1,10 +1,10 @@
 import { ChannelStatus } from '@modelgate/contract';
 import type { EventEmitter } from 'node:events';
 import { z } from 'zod';
-import type { ChangeEvents } from '../../app-context.js';
+import type { ChangeEvents } from '../../lib/cluster-changes.js';
 import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
-import { parseInput } from '../../http/envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
 import { fetchBalance, supportsBalance } from './channel-balance.js';
 import {
   channelInputSchema,

@@ -1,5 +1,5 @@
 import { LogType } from '@modelgate/contract';
-import { CREATE_CACHE_RATIO_FALLBACK } from '../billing/default-prices.js';
+import { CREATE_CACHE_RATIO_FALLBACK } from '../../config/default-prices.js';
 import type { ModelPricing } from '../billing/pricing.js';
 import type { LogInsert } from './log-buffer.js';
 

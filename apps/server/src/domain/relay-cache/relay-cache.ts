@@ -1,27 +1,11 @@
-import { sql, type AliasedRawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { LeaseKind } from '../billing/lease-book.js';
-import { leasedElsewhere } from '../billing/spendable-quota.js';
+import { leasedElsewhereColumn } from '../billing/leased-elsewhere.js';
+import type { UnflushedQuota } from '../billing/quota-ledger.js';
 import { ChannelCache } from './channel-cache.js';
 import { SyncLock } from './sync-lock.js';
 import { TokenCache } from './token-cache.js';
 import { UserCache } from './user-cache.js';
-
-/** This node's quota changes not yet in the database, by entity (negative = spent). */
-export interface UnflushedQuota {
-  userQuota(userId: number): number;
-  tokenQuota(tokenId: number): number;
-}
-
-/**
- * What other processes lease of a user's or token's balance, read with its row (a column of the
- * query on `table`). They may serve calls from it, and a balance set while they do leaves the
- * column short by it (billing/balance-set.ts); their charges show once they flush.
- */
-export type LeasedElsewhere = AliasedRawBuilder<number, 'leased_elsewhere'>;
-
-const leasedElsewhereColumn = (kind: LeaseKind, table: 'users' | 'tokens', holder: string): LeasedElsewhere =>
-  leasedElsewhere(kind, sql.ref(`${table}.id`), holder).as('leased_elsewhere');
 
 /**
  * Everything the relay hot path reads: tokens, users and the channel index, all in memory.

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { TokensTable } from '../../db/schema.js';
 import { parseAllowIps, type IpAllowList } from './ip-allow-list.js';
-import type { LeasedElsewhere } from './relay-cache.js';
+import type { LeasedElsewhere } from '../billing/leased-elsewhere.js';
 import type { SyncLock } from './sync-lock.js';
 
 export interface CachedToken {

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { UsersTable } from '../../db/schema.js';
 import { parseUserSetting } from '../users/user-setting.js';
-import type { LeasedElsewhere } from './relay-cache.js';
+import type { LeasedElsewhere } from '../billing/leased-elsewhere.js';
 import type { SyncLock } from './sync-lock.js';
 
 export interface CachedUser {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import type { RelayCaller } from '../../relay/relay-auth.js';
 import type { ChargeService, Reservation } from '../billing/charge-service.js';
-import { DEFAULT_MODEL_PRICE } from '../billing/default-prices.js';
+import { DEFAULT_MODEL_PRICE } from '../../config/default-prices.js';
 import { groupRatioOf, type ModelPricing } from '../billing/pricing.js';
 import { LeaseKind } from '../billing/lease-book.js';
 import type { QuotaLedger } from '../billing/quota-ledger.js';

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { TokensTable } from '../../db/schema.js';
 import { badRequest } from '../../errors/app-error.js';
-import { hasForbiddenCharacters } from '../users/username.js';
+import { hasForbiddenCharacters } from '../../lib/username.js';
 
 export type TokenRow = Selectable<TokensTable>;
 

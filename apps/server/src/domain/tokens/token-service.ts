@@ -1,7 +1,7 @@
 import { TokenStatus } from '@modelgate/contract';
 import type { EventEmitter } from 'node:events';
 import type { Updateable } from 'kysely';
-import type { ChangeEvents } from '../../app-context.js';
+import type { ChangeEvents } from '../../lib/cluster-changes.js';
 import type { Db } from '../../db/index.js';
 import type { TokensTable } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors/app-error.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors/app-error.js';
-import type { RateLimitStore } from '../../middleware/rate-limit.js';
-import { usernameKey } from './username.js';
+import type { RateLimitStore } from '../../lib/rate-limit.js';
+import { usernameKey } from '../../lib/username.js';
 
 export const LOGIN_FAILURE_LIMIT = 10;
 export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;

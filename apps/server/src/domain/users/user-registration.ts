@@ -6,7 +6,7 @@ import { hashPassword } from './password.js';
 import { formatLogQuota, recordUserLog } from './user-logs.js';
 import { isUniqueViolation, type BindingColumn, type UserRepository, type UserRow } from './user-repository.js';
 import { randomAlphanumeric } from './user-service.js';
-import { hasForbiddenCharacters, usernameKey, withoutForbiddenCharacters } from './username.js';
+import { hasForbiddenCharacters, usernameKey, withoutForbiddenCharacters } from '../../lib/username.js';
 
 export interface NewUser {
   username: string;

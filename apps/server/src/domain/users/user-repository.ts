@@ -6,7 +6,7 @@ import { insertReturningId } from '../../db/index.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 import { SessionRepository } from './session-repository.js';
 import { publicUserSetting } from './user-setting.js';
-import { usernameKey } from './username.js';
+import { usernameKey } from '../../lib/username.js';
 
 export type UserRow = Selectable<UsersTable>;
 

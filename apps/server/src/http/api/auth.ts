@@ -16,9 +16,10 @@ import {
 import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/email-rules.js';
 import { enforceTurnstile } from '../../domain/verification/turnstile.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { enforceRateLimit } from '../../middleware/rate-limit.js';
+import { enforceRateLimit } from '../../lib/rate-limit.js';
 import { clearSessionCookie, endSession, startSession } from '../../middleware/session.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { authGuard } from '../../middleware/auth.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
-import { parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
 
 export const testParams = z.object({ id: z.coerce.number({ error: '渠道 ID 必须是数字' }).int().positive('渠道 ID 必须是正整数') });
 export const testQuery = z.object({ model: z.string().optional() });

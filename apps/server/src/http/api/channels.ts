@@ -9,7 +9,8 @@ import { pageOf, readPaging } from '../../lib/paging.js';
 import { channelKeys } from '../../domain/relay-cache/relay-channel.js';
 import { authGuard } from '../../middleware/auth.js';
 import type { ChannelHealth } from '../../relay/channel-health.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 
 const flag = z
   .string()

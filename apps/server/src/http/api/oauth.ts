@@ -7,14 +7,15 @@ import { fetchGitHubAccount, fetchLinuxDoAccount, fetchWeChatAccount, type Provi
 import { fetchOidcAccount, fetchOidcDiscovery } from '../../domain/users/oidc-client.js';
 import { checkTelegramLogin } from '../../domain/users/telegram-auth.js';
 import { createUser, nextProviderUsername } from '../../domain/users/user-registration.js';
-import { hasForbiddenCharacters } from '../../domain/users/username.js';
+import { hasForbiddenCharacters } from '../../lib/username.js';
 import type { BindingColumn, UserRow } from '../../domain/users/user-repository.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { consumeEmailVerificationCode } from '../../domain/verification/email-flows.js';
 import { assertEmailAllowed, normaliseEmail } from '../../domain/verification/email-rules.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { findSession } from '../../middleware/session.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 import { completeLogin, criticalRateLimit, requestOrigin } from './auth.js';
 
 const STATE_COOKIE = 'oauth_state';

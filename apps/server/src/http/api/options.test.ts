@@ -6,7 +6,7 @@ import {
   DEFAULT_CREATE_CACHE_RATIO,
   DEFAULT_MODEL_PRICE,
   DEFAULT_MODEL_RATIO,
-} from '../../domain/billing/default-prices.js';
+} from '../../config/default-prices.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { seedChannel, seedUser } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';

@@ -5,7 +5,8 @@ import { OPTION_DEFINITIONS, OptionValidationError } from '../../config/option-r
 import { sendMail } from '../../domain/mail/mailer.js';
 import { badRequest } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 
 export const putOptionBody = z.object({
   key: z.string().min(1, '配置项名称不能为空'),

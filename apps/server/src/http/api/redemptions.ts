@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { MAX_REDEMPTIONS_PER_BATCH, RedemptionService, type RedemptionRow } from '../../domain/redemptions/redemption-service.js';
-import { hasForbiddenCharacters } from '../../domain/users/username.js';
+import { hasForbiddenCharacters } from '../../lib/username.js';
 import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 
 export const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });

@@ -6,8 +6,9 @@ import { TokenService } from '../../domain/tokens/token-service.js';
 import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { enforceRateLimit } from '../../middleware/rate-limit.js';
-import { ok, parseInput } from '../envelope.js';
+import { enforceRateLimit } from '../../lib/rate-limit.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableRemain } from './console-balances.js';
 

@@ -12,11 +12,12 @@ import { pageOf, readPaging } from '../../lib/paging.js';
 import { mayCreateRole, outranks, SAME_OR_HIGHER_READ, MANAGE_ACTIONS } from '../../domain/users/user-permissions.js';
 import { assertUsernameAvailable, createUser, usernameTakenError } from '../../domain/users/user-registration.js';
 import { isUniqueViolation, toPublicUser, type UserRow } from '../../domain/users/user-repository.js';
-import { hasForbiddenCharacters } from '../../domain/users/username.js';
+import { hasForbiddenCharacters } from '../../lib/username.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
 

@@ -5,7 +5,8 @@ import { RedemptionService } from '../../domain/redemptions/redemption-service.j
 import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { WalletService } from '../../domain/wallet/wallet-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import { ok, parseInput } from '../envelope.js';
+import { parseInput } from '../../lib/parse-input.js';
+import { ok } from '../envelope.js';
 
 export const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
 const amountSchema = z.coerce.number({ error: '充值数量必须是正整数' });

@@ -13,7 +13,7 @@ import {
   updateBody as updateRedemptionBody,
 } from '../api/redemptions.js';
 import { pageData, pageOfSchema, pagingFields, pagingQuery, wireTokenSchema } from './resource-schemas.js';
-import type { RouteDocs } from './route-docs.js';
+import type { RouteDocs } from './route-doc-types.js';
 
 const paging = pagingFields;
 const numericId = z.object({ id: z.string().regex(/^\d{1,15}$/) });

@@ -5,31 +5,10 @@ import { oidcDiscoveryBody } from '../api/oauth.js';
 import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
+import type { RouteDocs } from './route-doc-types.js';
 import { pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
 
-export type AuthLevel = 'public' | 'user' | 'admin' | 'root';
-
-/** What the description says about one route; the zod schemas are the ones the route parses with. */
-export interface RouteDoc {
-  summary: string;
-  auth: AuthLevel;
-  description?: string;
-  /** The JSON body, as the route's parseInput reads it. */
-  body?: z.ZodType;
-  /** Query parameters: an object schema, one parameter per property. */
-  query?: z.ZodType;
-  /** A list read with lib/paging.ts: adds ?p= and ?page_size=. */
-  paged?: boolean;
-  /** Path parameters: an object schema keyed by parameter name (plain strings when absent). */
-  params?: z.ZodType;
-  /** The envelope's `data` on success, where its shape is fixed. */
-  data?: z.ZodType;
-  /** Answers plain text instead of the envelope (payment notifications). */
-  plainText?: boolean;
-}
-
-/** Documented routes, keyed `METHOD /path` exactly as registered (`GET /api/token/:id`). */
-export type RouteDocs = Readonly<Record<string, RouteDoc>>;
+export type { AuthLevel, RouteDoc, RouteDocs } from './route-doc-types.js';
 
 const emailQuery = z.object({ email: z.string().describe('The address to mail.') });
 const userSearchQuery = pagingQuery.extend({ keyword: z.string().optional(), group: z.string().optional() });

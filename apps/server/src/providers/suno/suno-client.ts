@@ -1,5 +1,5 @@
 import type { ChannelEndpoint } from '../provider-types.js';
-import type { UpstreamClient } from '../../relay/upstream-client.js';
+import type { UpstreamClient } from '../upstream-client.js';
 import type { SunoAction } from './suno-wire.js';
 
 /** new-api gives a fetch 15 s; a submit gets the same here rather than the relay's silence timeout alone. */

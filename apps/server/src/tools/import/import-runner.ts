@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { isOptionKey, normaliseOptionValue } from '../../config/option-registry.js';
 import type { Db } from '../../db/index.js';
 import { verifyPassword } from '../../domain/users/password.js';
-import { usernameKey } from '../../domain/users/username.js';
+import { usernameKey } from '../../lib/username.js';
 import { IMPORT_COLUMNS, IMPORT_TABLES, mapSourceRow, sameRow, unmappedColumns, type ImportTable, type TargetRow } from './import-columns.js';
 import { emptyTableSummary, silentProgress, type ImportProgress, type ImportSummary, type TableSummary } from './import-report.js';
 import type { ImportSource } from './import-source.js';

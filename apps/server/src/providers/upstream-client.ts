@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
-import type { UpstreamRequest } from '../providers/provider-types.js';
+import type { UpstreamRequest } from './provider-types.js';
 
 export interface UpstreamClientOptions {
   /**
