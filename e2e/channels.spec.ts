@@ -2,6 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import Database from 'better-sqlite3';
 import { apiSession, dataOf, signInBrowser } from './support/console-session';
 import { REJECTED_KEY, startMockUpstream, type MockUpstream } from './support/mock-upstream';
+import { expectToast, recordToasts } from './support/toasts';
 import { presetLanguageAndTheme } from './wallet-helpers';
 
 /**
@@ -56,10 +57,9 @@ async function createChannelByApi(fields: Record<string, unknown>): Promise<Wire
   );
 }
 
-const toast = (page: Page, text: string | RegExp) => page.locator('.semi-toast-content').filter({ hasText: text }).first();
-
 async function openChannels(page: Page, search = ''): Promise<void> {
   await signInBrowser(page, 'root', '123456');
+  await recordToasts(page);
   await page.goto(`/channel${search}`);
   await expect(page.getByTestId('channel-add')).toBeVisible();
 }
@@ -85,7 +85,7 @@ test('an admin adds a channel through the drawer, which checks the fields of spe
 
   // The model list comes from the upstream's own /v1/models, called with the typed key.
   await drawer.getByTestId('channel-fetch-models').click();
-  await expect(toast(page, '获取模型列表成功，共 2 个模型')).toBeVisible();
+  await expectToast(page, '获取模型列表成功，共 2 个模型');
   expect(upstream.seen.some((seen) => seen.path === '/v1/models' && seen.authorization === 'Bearer sk-mock-ok')).toBe(true);
   const models = drawer.getByTestId('channel-form-models');
   await expect(models).toContainText('gpt-4o-mini');
@@ -95,7 +95,7 @@ test('an admin adds a channel through the drawer, which checks the fields of spe
   const custom = drawer.getByTestId('channel-custom-model');
   await custom.fill('gpt-4o-mini, custom-x');
   await drawer.getByTestId('channel-add-custom-model').click();
-  await expect(toast(page, '某些模型已存在！')).toBeVisible();
+  await expectToast(page, '某些模型已存在！');
   await custom.fill('custom-x');
   await drawer.getByTestId('channel-add-custom-model').click();
   await expect(models).toContainText('custom-x');
@@ -109,7 +109,7 @@ test('an admin adds a channel through the drawer, which checks the fields of spe
   await expect(mapping).toHaveValue(/"gpt-3.5-turbo": "gpt-3.5-turbo-0125"/);
 
   await drawer.getByTestId('channel-form-submit').click();
-  await expect(toast(page, '成功添加 1 个渠道')).toBeVisible();
+  await expectToast(page, '成功添加 1 个渠道');
   await expect(page).toHaveURL(/\/channel$/);
   const [created] = await channelsNamed(name);
   expect(created).toBeDefined();
@@ -129,11 +129,11 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
 
   // Test with the default model, then one picked from the row's model menu.
   await page.getByTestId(`channel-test-${created.id}`).click();
-  await expect(toast(page, new RegExp(`通道 ${name} 测试成功，耗时 \\d+\\.\\d{2} 秒。`))).toBeVisible();
+  await expectToast(page, new RegExp(`通道 ${name} 测试成功，耗时 \\d+\\.\\d{2} 秒。`));
   await expect(row.locator('[data-color="green"]')).toContainText(/\d+\.\d{2} 秒/);
   await page.getByTestId(`channel-test-menu-${created.id}`).click();
   await page.locator('.semi-dropdown-item').filter({ hasText: 'mock-model-b' }).click();
-  await expect(toast(page, `模型 mock-model-b`)).toBeVisible();
+  await expectToast(page, `模型 mock-model-b`);
   const completions = upstream.seen.filter((seen) => seen.path === '/v1/chat/completions' && seen.authorization === 'Bearer sk-mock-ok');
   expect(completions.map((seen) => seen.body?.model)).toEqual(expect.arrayContaining(['gpt-4o-mini', 'mock-model-b']));
 
@@ -141,7 +141,7 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   const priority = page.getByTestId(`channel-priority-${created.id}`);
   await priority.fill('5');
   await priority.press('Enter');
-  await expect(toast(page, '更新成功')).toBeVisible();
+  await expectToast(page, '更新成功');
   await expect.poll(async () => (await channelsNamed(name))[0]?.priority).toBe(5);
   await priority.fill('-5000');
   await priority.press('Enter');
@@ -162,11 +162,11 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   await expect(editDrawer.getByTestId('channel-form-name')).toHaveValue(name);
   await editDrawer.getByTestId('channel-form-name').fill(`${name}-renamed`);
   await editDrawer.getByTestId('channel-form-submit').click();
-  await expect(toast(page, '渠道更新成功！')).toBeVisible();
+  await expectToast(page, '渠道更新成功！');
   await expect(row).toContainText(`${name}-renamed`);
   // The stored key was kept although the form never saw it: the test still passes.
   await page.getByTestId(`channel-test-${created.id}`).click();
-  await expect(toast(page, new RegExp(`通道 ${name}-renamed 测试成功`))).toBeVisible();
+  await expectToast(page, new RegExp(`通道 ${name}-renamed 测试成功`));
 });
 
 test('batch mode creates one channel per key line and tag mode aggregates them', async ({ page }) => {
@@ -184,7 +184,7 @@ test('batch mode creates one channel per key line and tag mode aggregates them',
   await drawer.getByTestId('channel-add-custom-model').click();
   await drawer.locator('#tag').fill(tag);
   await drawer.getByTestId('channel-form-submit').click();
-  await expect(toast(page, '成功添加 3 个渠道')).toBeVisible();
+  await expectToast(page, '成功添加 3 个渠道');
   const created = await channelsNamed(name);
   expect(created).toHaveLength(3);
   expect(created.every((channel) => channel.tag === tag)).toBe(true);
@@ -198,7 +198,7 @@ test('batch mode creates one channel per key line and tag mode aggregates them',
 
   // Disable all, then enable all, for every channel of the tag at once.
   await tagRow.getByRole('button', { name: '禁用全部' }).click();
-  await expect(toast(page, `已禁用标签 ${tag} 下的所有渠道`)).toBeVisible();
+  await expectToast(page, `已禁用标签 ${tag} 下的所有渠道`);
   await expect.poll(async () => (await channelsNamed(name)).map((channel) => channel.status)).toEqual([2, 2, 2]);
   await expect(tagRow).toContainText('已禁用');
   await tagRow.getByRole('button', { name: '启用全部' }).click();
@@ -208,14 +208,14 @@ test('batch mode creates one channel per key line and tag mode aggregates them',
   await page.getByTestId(`tag-edit-${tag}`).click();
   const dialog = page.locator('.semi-modal-content').filter({ hasText: '编辑标签' });
   await dialog.getByRole('button', { name: 'confirm' }).click();
-  await expect(toast(page, '没有任何修改！')).toBeVisible();
+  await expectToast(page, '没有任何修改！');
   await dialog.getByTestId('tag-edit-weight').fill('-1');
   await dialog.getByRole('button', { name: 'confirm' }).click();
-  await expect(toast(page, '权重必须是非负整数！')).toBeVisible();
+  await expectToast(page, '权重必须是非负整数！');
   await dialog.getByTestId('tag-edit-weight').fill('4');
   await dialog.getByTestId('tag-edit-priority').fill('7');
   await dialog.getByRole('button', { name: 'confirm' }).click();
-  await expect(toast(page, '标签更新成功！')).toBeVisible();
+  await expectToast(page, '标签更新成功！');
   await expect
     .poll(async () => (await channelsNamed(name)).map((channel) => [channel.priority, channel.weight]))
     .toEqual([
@@ -239,7 +239,7 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
     await openChannels(page, `?keyword=-${run}`);
 
     await page.getByTestId(`channel-test-${revoked.id}`).click();
-    await expect(toast(page, 'Incorrect API key provided')).toBeVisible();
+    await expectToast(page, 'Incorrect API key provided');
     const revokedRow = page.getByTestId(`channel-row-channel-${revoked.id}`);
     await expect(revokedRow).toHaveClass(/mg-channel-row-disabled/);
     await expect(page.getByTestId(`channel-status-${revoked.id}`)).toHaveText('自动禁用');
@@ -258,7 +258,7 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
     ).length;
     await page.getByTestId('channel-delete-disabled').click();
     await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
-    await expect(toast(page, `已删除所有禁用渠道，共计 ${disabledBefore} 个`)).toBeVisible();
+    await expectToast(page, `已删除所有禁用渠道，共计 ${disabledBefore} 个`);
     await expect(revokedRow).toBeHidden();
     await expect(manualRow).toBeHidden();
   } finally {
@@ -335,19 +335,19 @@ test('balances update per channel, unsupported types say so, and batch tag and d
   await openChannels(page, `?keyword=-${run}`);
 
   await page.getByTestId(`channel-balance-${openai.id}`).click();
-  await expect(toast(page, `通道 balance-${run} 余额更新成功！`)).toBeVisible();
+  await expectToast(page, `通道 balance-${run} 余额更新成功！`);
   // hard limit $100 minus 2500 cents used.
   await expect(page.getByTestId(`channel-balance-${openai.id}`)).toHaveText('$75.00');
   await page.getByTestId(`channel-balance-${claude.id}`).click();
-  await expect(toast(page, '该渠道类型不支持查询余额')).toBeVisible();
+  await expectToast(page, '该渠道类型不支持查询余额');
 
   await page.getByRole('button', { name: '更新所有已启用通道余额' }).click();
-  await expect(toast(page, /已更新 \d+ 个通道的余额，失败 \d+ 个，\d+ 个通道的类型不支持查询余额。/)).toBeVisible();
+  await expectToast(page, /已更新 \d+ 个通道的余额，失败 \d+ 个，\d+ 个通道的类型不支持查询余额。/);
 
   // Batch operations need a selection first.
   await page.getByTestId('channel-toggle-batch').click();
   await page.getByTestId('channel-batch-tag').click();
-  await expect(toast(page, '请先选择要设置标签的渠道！')).toBeVisible();
+  await expectToast(page, '请先选择要设置标签的渠道！');
   for (const channel of [openai, claude]) {
     await page.getByTestId(`channel-row-channel-${channel.id}`).locator('.semi-checkbox').click();
   }
@@ -355,15 +355,15 @@ test('balances update per channel, unsupported types say so, and batch tag and d
   await page.getByTestId('channel-batch-tag').click();
   const dialog = page.locator('.semi-modal-content').filter({ hasText: '批量设置标签' });
   await dialog.getByRole('button', { name: 'confirm' }).click();
-  await expect(toast(page, '标签不能为空！')).toBeVisible();
+  await expectToast(page, '标签不能为空！');
   await dialog.getByTestId('batch-tag-input').fill(`picked-${run}`);
   await dialog.getByRole('button', { name: 'confirm' }).click();
-  await expect(toast(page, '已为 2 个渠道设置标签！')).toBeVisible();
+  await expectToast(page, '已为 2 个渠道设置标签！');
 
   // Copy makes a third channel with the same settings.
   await page.getByTestId(`channel-more-${openai.id}`).click();
   await page.locator('.semi-dropdown-item').filter({ hasText: '复制' }).click();
-  await expect(toast(page, '渠道复制成功')).toBeVisible();
+  await expectToast(page, '渠道复制成功');
   await expect(page.getByText(`balance-${run}_复制`)).toBeVisible();
   const [copy] = await channelsNamed(`balance-${run}_复制`);
   expect(copy).toMatchObject({ type: 1, models: 'gpt-4o-mini', group: 'default' });
@@ -378,12 +378,12 @@ test('balances update per channel, unsupported types say so, and batch tag and d
   // Rebuilding abilities reports what it did.
   await page.getByRole('button', { name: '修复数据库一致性' }).click();
   await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
-  await expect(toast(page, /已修复 \d+ 个通道，失败 0 个通道。/)).toBeVisible();
+  await expectToast(page, /已修复 \d+ 个通道，失败 0 个通道。/);
 
   // The repair's confirm may still be fading out: pick the delete confirm by its title.
   await page.getByRole('button', { name: '删除所选通道' }).click();
   await page.locator('.semi-popconfirm').filter({ hasText: '确定是否要删除所选通道？' }).getByRole('button', { name: '确定' }).click();
-  await expect(toast(page, '已删除 2 个通道！')).toBeVisible();
+  await expectToast(page, '已删除 2 个通道！');
   await expect(page.getByTestId(`channel-row-channel-${openai.id}`)).toBeHidden();
   await expect(page.getByTestId(`channel-row-channel-${claude.id}`)).toBeHidden();
 });
