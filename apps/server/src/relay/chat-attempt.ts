@@ -13,9 +13,6 @@ import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { FrameDecoder, NativeChatFormat, ProviderAdaptor, UpstreamRequest } from '../providers/provider-types.js';
 import { codecFor } from './chat-codecs.js';
 import { ChatTranslation } from './chat-translation.js';
-import { deliverBuffered, deliverStream, type DeliverOptions, type Delivery } from './deliver.js';
-import type { OutputMeter } from './output-meter.js';
-import type { StreamWatchdog } from './stream-watchdog.js';
 import type { RelayInput } from './relay-input.js';
 
 /** A chat call that crosses formats or goes to a provider with its own format. */
@@ -209,44 +206,4 @@ function passThroughBody(input: RelayInput, format: NativeChatFormat, context: O
   }
   if (Object.keys(changes).length === 0) return { body: sent, raw };
   return { body: { ...sent, ...changes }, raw: undefined };
-}
-
-/**
- * A converted (or native pass-through) chat answer: streamed when the client asked for a stream
- * and the upstream did not answer JSON (Bedrock streams are not SSE), else read whole.
- */
-export function deliverChatAnswer(
-  chat: ChatAttempt,
-  input: RelayInput,
-  options: DeliverOptions,
-  contentType: string,
-  settings: {
-    watchdog: StreamWatchdog;
-    queueLength: number;
-    maxBufferedBytes: number;
-    /** A capped call's output meter (output-meter.ts): its stream is metered and ended at the cap. */
-    meter: OutputMeter | undefined;
-  },
-): Promise<Delivery> {
-  if (input.stream && !contentType.includes('application/json')) {
-    const reader = settings.meter
-      ? chat.translation.meteredStreamReader(chat.frames, options.completionCheck, settings.meter)
-      : chat.translation.streamReader(chat.frames, options.completionCheck);
-    const errorType = input.format === 'anthropic' ? 'api_error' : 'upstream_error';
-    return deliverStream(options, {
-      forwardUsage: true,
-      watchdog: settings.watchdog,
-      queueLength: settings.queueLength,
-      reader,
-      errorEvent: (message) => reader.errorEvent(message, errorType),
-      contentType: chat.translation.jsonArray ? 'application/json; charset=UTF-8' : undefined,
-    });
-  }
-  return deliverBuffered(options, {
-    maxBufferedBytes: settings.maxBufferedBytes,
-    fields: input.fields,
-    // A stream request answered whole has no undici body timeout: the watchdog bounds it.
-    watchdog: input.stream ? settings.watchdog : undefined,
-    translation: chat.translation,
-  });
 }

@@ -15,8 +15,9 @@ import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
-import { deliverChatAnswer, needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
-import { deliverBuffered, deliverPiped, deliverStream, type DeliverOptions, type Delivery } from './deliver.js';
+import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import { deliverAnswer } from './deliver-answer.js';
+import type { DeliverOptions, Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { ModelRequestLimits } from './model-request-limit.js';
@@ -29,7 +30,6 @@ import { promptFactor, ReservationEstimate, type ReservationTerms } from './rese
 import { sensitivePromptRefusal, sensitivePromptWord } from './sensitive-prompt.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 import { countedUsage, countPromptTokens } from './token-counter.js';
-import { cappedStreamReader } from './capped-stream.js';
 import { OutputMeter } from './output-meter.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
@@ -338,7 +338,6 @@ export class RelayService {
       return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel) };
     }
 
-    const contentType = String(upstream.headers['content-type'] ?? '');
     const options: DeliverOptions = {
       reply: call.reply,
       upstream,
@@ -349,35 +348,11 @@ export class RelayService {
       completionCheck: this.deps.sensitive.completion,
     };
     try {
-      let delivery: Delivery;
-      if (chat) {
-        delivery = await deliverChatAnswer(chat, input, options, contentType, {
-          watchdog: this.watchdog,
-          queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
-          maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
-          meter,
-        });
-      } else if (contentType.includes('text/event-stream')) {
-        delivery = await deliverStream(options, {
-          forwardUsage: !askStreamUsage,
-          watchdog: this.watchdog,
-          queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
-          reader: meter ? cappedStreamReader(input, adaptor, askStreamUsage, this.deps.sensitive.completion, meter) : undefined,
-          errorEvent: undefined,
-          contentType: undefined,
-        });
-      } else if (endpoint === 'speech') {
-        delivery = deliverPiped(options);
-      } else {
-        // A stream request answered whole has no undici body timeout: the watchdog bounds it.
-        const guard = input.stream ? this.watchdog : undefined;
-        delivery = await deliverBuffered(options, {
-          maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
-          fields: input.fields,
-          watchdog: guard,
-          translation: undefined,
-        });
-      }
+      const delivery = await deliverAnswer({ input, adaptor, chat, askedStreamUsage: Boolean(askStreamUsage), meter }, options, {
+        watchdog: this.watchdog,
+        queueLength: this.deps.context.options.number('StreamCacheQueueLength'),
+        maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
+      });
       if (meter?.exceeded) delivery.cutAtCap = true;
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
       health.onRelaySuccess(channel, keyIndex);
