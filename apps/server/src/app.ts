@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
 import type { RelayRuntime } from './relay/relay-runtime.js';
+import type { TaskRuntime } from './relay/tasks/task-runtime.js';
 import { notFound, type AppError } from './errors/app-error.js';
 import { logFailure } from './errors/failure-log.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
@@ -64,9 +65,10 @@ function defaultWebDist(): string {
 export interface AppServices {
   context: AppContext;
   relay: RelayRuntime;
+  tasks: TaskRuntime;
 }
 
-export async function buildApp({ context, relay }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ context, relay, tasks }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -157,9 +159,9 @@ export async function buildApp({ context, relay }: AppServices): Promise<Fastify
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
-  midjourneyApiRoutes(app, context);
-  taskRoutes(app, context);
-  relayRoutes(app, context, relay, routeMethods);
+  midjourneyApiRoutes(app, context, tasks);
+  taskRoutes(app, context, tasks);
+  relayRoutes(app, context, relay, tasks, routeMethods);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));

@@ -13,7 +13,6 @@ import { SpendableQuota } from './domain/billing/spendable-quota.js';
 import { QuotaReminders } from './domain/notifications/quota-reminder.js';
 import { RelayCache } from './domain/relay-cache/relay-cache.js';
 import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
-import { TaskBilling } from './domain/tasks/task-billing.js';
 import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
 import { RelayMetrics } from './lib/metrics/relay-metrics.js';
 import { UserUrlFetcher } from './lib/user-url-fetch.js';
@@ -23,12 +22,14 @@ import { ModelRequestLimits } from './relay/model-request-limit.js';
 import { RelayAuthenticator } from './relay/relay-auth.js';
 import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
 import { RelayService } from './relay/relay-service.js';
+import { createTaskRuntime, type TaskRuntime } from './relay/tasks/task-runtime.js';
 import { UpstreamClient } from './providers/upstream-client.js';
 
 /** Everything one process runs: its services, and the HTTP app over them. */
 export interface Server {
   context: AppContext;
   relay: RelayRuntime;
+  tasks: TaskRuntime;
   app: FastifyInstance;
 }
 
@@ -91,12 +92,10 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   const images = new ImageTokens(userUrls, (error) => logger.info({ err: error }, 'image size unread; counted at the fallback'));
   const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) => logger.error({ err: error }, 'model request limit: Redis failed'));
   const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics });
-  const tasks = new TaskBilling(context, charges, ledger, metrics, balances);
   const relay = startRelayRuntime(context, {
     cache,
     ledger,
     charges,
-    tasks,
     auth,
     upstream,
     health,
@@ -110,6 +109,9 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
     metrics,
   });
 
+  // The task relays (Midjourney, Suno): after the relay, so they close before it.
+  const tasks = createTaskRuntime({ context, relay });
+
   // Jobs: each runs every so many seconds until close; a failure is logged, never thrown.
   context.schedule(config.syncFrequencySeconds, () => context.options.refresh(), 'option sync');
   context.schedule(config.batchUpdateIntervalSeconds, () => relay.flush(), 'relay batch flush');
@@ -118,8 +120,9 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
     context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
   }
+  if (config.isMaster) context.schedule(config.taskPollIntervalSeconds, () => tasks.poller.tick(), 'task poll');
 
   // HTTP: the console's API, the relay and the console itself.
-  const app = await buildApp({ context, relay });
-  return { context, relay, app };
+  const app = await buildApp({ context, relay, tasks });
+  return { context, relay, tasks, app };
 }

@@ -7,7 +7,6 @@ import type { QuotaReminders } from '../domain/notifications/quota-reminder.js';
 import type { QuotaDataExport } from '../domain/usage/quota-data-export.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
-import type { TaskBilling } from '../domain/tasks/task-billing.js';
 import type { UserUrlFetcher } from '../lib/user-url-fetch.js';
 import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';
 import type { ChannelHealth } from './channel-health.js';
@@ -20,8 +19,6 @@ export interface RelayRuntime {
   cache: RelayCache;
   ledger: QuotaLedger;
   charges: ChargeService;
-  /** The money of Midjourney and Suno tasks: fixed prices charged on submit, refunded once on failure. */
-  tasks: TaskBilling;
   auth: RelayAuthenticator;
   upstream: UpstreamClient;
   health: ChannelHealth;

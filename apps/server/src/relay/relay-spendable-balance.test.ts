@@ -215,7 +215,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('one node that keeps its
         fail_reason: 'upstream failed',
         submit_time: now,
       });
-      expect(await cluster.firstEnv!.runtime.tasks.refund('tasks', taskId)).toMatchObject({ quota: refundQuota });
+      expect(await cluster.firstEnv!.tasks.billing.refund('tasks', taskId)).toMatchObject({ quota: refundQuota });
       expect(await tokenStatus()).toBe(TokenStatus.Enabled);
     } finally {
       inFlight.release();

@@ -7,12 +7,15 @@ import type { AppContext } from '../app-context.js';
 import { composeServer } from '../composition-root.js';
 import { loadConfig } from '../config/env.js';
 import type { RelayRuntime } from '../relay/relay-runtime.js';
+import type { TaskRuntime } from '../relay/tasks/task-runtime.js';
 
 export interface TestApp {
   app: FastifyInstance;
   context: AppContext;
   /** The relay's services (tests flush its batches before reading totals). */
   relay: RelayRuntime;
+  /** The task relays' services (tests run poll rounds and refunds through them). */
+  tasks: TaskRuntime;
   /** Directory holding this app's SQLite file. */
   dir: string;
   close(): Promise<void>;
@@ -45,12 +48,13 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   });
   const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
-  const { context, relay, app } = await composeServer({ config, logger, version: 'test' });
+  const { context, relay, tasks, app } = await composeServer({ config, logger, version: 'test' });
   await app.ready();
   return {
     app,
     context,
     relay,
+    tasks,
     dir,
     async close() {
       await app.close();

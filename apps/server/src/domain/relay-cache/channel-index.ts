@@ -61,7 +61,8 @@ export class ChannelIndex {
   }
 }
 
-function buildTiers(channels: RelayChannel[]): PriorityTier[] {
+/** Channels in priority tiers, highest first, with running weight sums (sorts `channels` in place). */
+export function buildTiers(channels: RelayChannel[]): PriorityTier[] {
   // Sorting by id inside a tier keeps picks reproducible for a given random number.
   channels.sort((a, b) => b.priority - a.priority || a.id - b.id);
   const tiers: PriorityTier[] = [];

@@ -43,6 +43,16 @@ export interface TaskListFilter {
   endTimestamp: number;
 }
 
+/** The `data` and `properties` columns as JSON: '' is null, text that is not JSON stays text. */
+export function taskDataOf(data: string): unknown {
+  if (data === '') return null;
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return data;
+  }
+}
+
 const FINISHED = ['SUCCESS', 'FAILURE'];
 const now = () => Math.floor(Date.now() / 1000);
 

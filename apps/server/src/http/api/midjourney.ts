@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import { MidjourneyRepository, type MidjourneyFilter, type MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
+import type { MidjourneyFilter, MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
 import { imageUrlOf, NOTIFY_HOOK_PROPERTY, propertiesOf } from '../../domain/tasks/midjourney-task-state.js';
 import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
+import type { TaskRuntime } from '../../relay/tasks/task-runtime.js';
 import { ok } from '../envelope.js';
 
 type Query = ListQuery;
@@ -52,11 +53,11 @@ function wireRow(row: MidjourneyRow, imageUrl: string, admin: boolean) {
 }
 
 /** Drawing tasks (spec 02 §7): GET /api/mj/ for administrators (every user's), /api/mj/self for one's own. */
-export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext): void {
+export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext, tasks: TaskRuntime): void {
   const users = context.users.repository;
   const admin = { preHandler: authGuard(users, 'admin') };
   const signedIn = { preHandler: authGuard(users, 'user') };
-  const repository = new MidjourneyRepository(context.db);
+  const { repository } = tasks.midjourney;
   const ownId = (request: FastifyRequest) => Number(currentUser(request).id);
 
   const page = async (query: unknown, ownerId?: number) => {

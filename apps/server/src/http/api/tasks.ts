@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import { taskDataOf } from '../../domain/tasks/suno-tasks.js';
-import { TaskRepository, type TaskListFilter, type TaskRow } from '../../domain/tasks/task-repository.js';
+import { taskDataOf, type TaskListFilter, type TaskRow } from '../../domain/tasks/task-repository.js';
 import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
+import type { TaskRuntime } from '../../relay/tasks/task-runtime.js';
 import { ok } from '../envelope.js';
 
 type Query = ListQuery;
@@ -54,11 +54,11 @@ function toWireTask(row: TaskRow & { username: string | null }, admin: boolean) 
  * start_timestamp, end_timestamp (on submit_time), and new-api's platform, status, action. Paged
  * as the log lists: {items, total, page, page_size}, newest first.
  */
-export function taskRoutes(app: FastifyInstance, context: AppContext): void {
+export function taskRoutes(app: FastifyInstance, context: AppContext, runtime: TaskRuntime): void {
   const repository = context.users.repository;
   const admin = { preHandler: authGuard(repository, 'admin') };
   const signedIn = { preHandler: authGuard(repository, 'user') };
-  const tasks = new TaskRepository(context.db);
+  const tasks = runtime.repository;
   const ownId = (request: FastifyRequest) => Number(currentUser(request).id);
 
   const page = async (query: unknown, ownerId?: number) => {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../app-context.js';
-import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb } from '../../test-support/dialects.js';
@@ -46,16 +45,16 @@ describe('midjourney billing', () => {
     const submitted = await mjCall(env.gateway, payer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'a banned thing' });
     const id = String(submitted.json.result);
     await mock.advance(id);
-    await midjourneyOf(env.context).poller.pollOnce();
+    await env.tasks.midjourney.poller.pollOnce();
     await mock.fail(id, 'Banned prompt detected');
-    const round = await midjourneyOf(env.context).poller.pollOnce();
+    const round = await env.tasks.midjourney.poller.pollOnce();
     expect(round.refunded).toBe(1);
-    expect((await midjourneyOf(env.context).poller.pollOnce()).refunded).toBe(0);
+    expect((await env.tasks.midjourney.poller.pollOnce()).refunded).toBe(0);
 
     const fetched = await mjCall(env.gateway, payer.token.apiKey, 'GET', `/mj/task/${id}/fetch`);
     expect(fetched.json).toMatchObject({ status: 'FAILURE', progress: '100%', failReason: 'Banned prompt detected' });
     expect(await taskRow(env.context, id)).toMatchObject({ refunded: 1, quota: IMAGINE, token_id: payer.token.id });
-    expect(await env.runtime.tasks.refund('midjourneys', Number((await taskRow(env.context, id)).id))).toBeUndefined();
+    expect(await env.tasks.billing.refund('midjourneys', Number((await taskRow(env.context, id)).id))).toBeUndefined();
 
     await env.runtime.flush();
     const books = await totals(env.context, payer.ids);
@@ -133,8 +132,8 @@ describe('midjourney refund across a restart', () => {
       const second = await startRelayTestEnv(sqlite);
       try {
         expect((await taskRow(second.context, id)).refunded).toBe(0);
-        expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(1);
-        expect((await midjourneyOf(second.context).poller.pollOnce()).refunded).toBe(0);
+        expect((await second.tasks.midjourney.poller.pollOnce()).refunded).toBe(1);
+        expect((await second.tasks.midjourney.poller.pollOnce()).refunded).toBe(0);
         await second.runtime.flush();
         const books = await totals(second.context, payer.ids);
         const refunds = await refundLogs(second.context, payer.user.id);
@@ -161,15 +160,15 @@ describe('midjourney refund on PostgreSQL', () => {
       const submitted = await mjCall(env.gateway, payer.token.apiKey, 'POST', '/mj/submit/imagine', { prompt: 'pg' });
       const id = String(submitted.json.result);
       await mock.fail(id);
-      const mj = midjourneyOf(env.context);
+      const mj = env.tasks.midjourney;
       const row = await taskRow(env.context, id);
       const [first] = await mj.repository.unfinished(10);
       expect(first?.mj_id).toBe(id);
       await env.context.db.kysely.updateTable('midjourneys').set({ status: 'FAILURE', progress: '100%' }).where('id', '=', row.id).execute();
       const results = await Promise.all([
-        ...Array.from({ length: 5 }, () => env.runtime.tasks.refund('midjourneys', Number(row.id))),
+        ...Array.from({ length: 5 }, () => env.tasks.billing.refund('midjourneys', Number(row.id))),
         mj.poller.pollOnce(),
-        env.runtime.tasks.refundPending(),
+        env.tasks.billing.refundPending(),
       ]);
       const refunds =
         results.slice(0, 5).filter((result) => result !== undefined).length + (results[5] as { refunded: number }).refunded + (results[6] as number);

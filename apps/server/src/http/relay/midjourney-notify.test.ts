@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MidjourneyHooks } from '../../domain/tasks/midjourney-notify.js';
-import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
+import { MidjourneyHooks } from '../../relay/tasks/midjourney-hooks.js';
 import { LocalServer } from '../../lib/testing/local-server.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
@@ -18,7 +17,7 @@ beforeAll(async () => {
   env = await startRelayTestEnv(QUIET);
   mock = await new MockMidjourney().start();
   hook = await new LocalServer((_request, response) => response.writeHead(200).end('ok')).start();
-  const mj = midjourneyOf(env.context);
+  const mj = env.tasks.midjourney;
   // The hook listens on 127.0.0.1, which the default sender refuses (tested below).
   await mj.hooks.close();
   mj.hooks = new MidjourneyHooks({ allowPrivateNetwork: true });
@@ -78,7 +77,7 @@ describe('midjourney notify', () => {
       async () => (await env.context.db.kysely.selectFrom('midjourneys').select('refunded').where('mj_id', '=', id).executeTakeFirstOrThrow()).refunded === 1,
     );
     await mjCall(env.gateway, '', 'POST', '/mj/notify', { id });
-    expect((await midjourneyOf(env.context).poller.pollOnce()).refunded).toBe(0);
+    expect((await env.tasks.midjourney.poller.pollOnce()).refunded).toBe(0);
     await env.runtime.flush();
     const books = await totals(env.context, payer.ids);
     expect(books.userQuota).toBe(1_000_000);

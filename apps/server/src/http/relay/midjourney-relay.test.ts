@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { midjourneyOf } from '../../domain/tasks/midjourney-runtime.js';
-import { taskPollerOf } from '../../domain/tasks/task-poller.js';
 import { MockMidjourney } from '../../providers/midjourney/testing/mock-midjourney.js';
 import { seedChannel, seedToken, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 import { ALL_MJ_MODELS, mjCall, QUIET, seedMjPayer } from './midjourney-testing.js';
@@ -24,7 +22,7 @@ afterAll(async () => {
 
 const call = (apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown, header: 'mj' | 'bearer' = 'mj') =>
   mjCall(env.gateway, apiKey, method, path, body, header);
-const poll = () => midjourneyOf(env.context).poller.pollOnce();
+const poll = () => env.tasks.midjourney.poller.pollOnce();
 
 async function finishedImagine(apiKey: string, prompt = 'a cat') {
   const submitted = await call(apiKey, 'POST', '/mj/submit/imagine', { prompt });
@@ -62,7 +60,7 @@ describe('midjourney relay', () => {
 
     await mock.advance(id);
     // The master's shared task poll (TASK_POLL_INTERVAL) runs the Midjourney round.
-    await taskPollerOf(env.context, env.runtime.tasks).runOnce();
+    await env.tasks.poller.runOnce();
     fetched = await call(payer.token.apiKey, 'GET', `/mj/task/${id}/fetch`);
     expect(fetched.json).toMatchObject({ status: 'SUCCESS', progress: '100%', imageUrl: `${mock.url}/attachments/${id}.png`, failReason: '' });
     expect((fetched.json.buttons as Array<{ customId: string }>).map((button) => button.customId)).toContain(`MJ::JOB::upsample::1::${id}`);
@@ -137,7 +135,7 @@ describe('midjourney relay', () => {
         const fetched = await call(key, 'GET', `/mj/task/${String(answer.json.result)}/fetch`);
         expect(fetched.json.action, path).toBe(actionOf(priceKey));
       }
-      const upload = await midjourneyOf(env.context).repository.page({ userId: payer.user.id }, { page: 1, pageSize: 1, offset: 0 });
+      const upload = await env.tasks.midjourney.repository.page({ userId: payer.user.id }, { page: 1, pageSize: 1, offset: 0 });
       expect(upload.items[0]).toMatchObject({ action: 'SWAP_FACE', prompt: 'InsightFace' });
 
       await env.runtime.flush();
@@ -234,7 +232,7 @@ describe('midjourney relay', () => {
     await env.runtime.flush();
     const books = await totals(env.context, payer.ids);
     expect(books.logs.map((log) => log.model_name)).toEqual(['mj_imagine', 'mj_imagine']);
-    const rows = await midjourneyOf(env.context).repository.page({ userId: payer.user.id }, { page: 1, pageSize: 10, offset: 0 });
+    const rows = await env.tasks.midjourney.repository.page({ userId: payer.user.id }, { page: 1, pageSize: 10, offset: 0 });
     const refused = rows.items.find((row) => row.code === 24)!;
     expect(refused).toMatchObject({ status: 'FAILURE', fail_reason: '可能包含敏感词', quota: 0 });
   });

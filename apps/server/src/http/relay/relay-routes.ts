@@ -4,6 +4,7 @@ import { AppError } from '../../errors/app-error.js';
 import { toAppError } from '../../errors/render.js';
 import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
+import type { TaskRuntime } from '../../relay/tasks/task-runtime.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import type { RouteMethods } from '../route-methods.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
@@ -22,7 +23,7 @@ const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
  */
-export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: RelayRuntime, routeMethods: RouteMethods): void {
+export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: RelayRuntime, tasks: TaskRuntime, routeMethods: RouteMethods): void {
   void app.register(async (scope) => {
     await runtime.ready;
     installRelayBodyParsers(scope);
@@ -59,10 +60,10 @@ export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: 
       scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
     nativeRoutes(scope, runtime, RELAY_BODY_LIMIT);
-    midjourneyRoutes(scope, context, runtime);
+    midjourneyRoutes(scope, runtime, tasks.midjourney);
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
-    sunoRoutes(scope, context, runtime);
+    sunoRoutes(scope, runtime, tasks.suno);
 
     // A path a route serves under another method (GET on /v1/chat/completions) is the caller's 405.
     scope.all('/v1/*', async (request, reply) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sunoTaskChange } from '../../domain/tasks/suno-poll.js';
+import { sunoTaskChange } from '../../domain/tasks/suno-task-state.js';
 import { TaskRepository } from '../../domain/tasks/task-repository.js';
 import { sunoTaskItemSchema } from '../../providers/suno/suno-wire.js';
 import { startMockSuno, type MockSuno } from '../../providers/suno/testing/mock-suno.js';
@@ -60,7 +60,7 @@ describe('a gateway restart between a failure and its refund', () => {
       expect([stopped.logQuotaSum, stopped.userQuota, (await refundLogs(second, payer.user.id)).length]).toEqual([MUSIC_QUOTA, 1_000_000_000 - MUSIC_QUOTA, 0]);
       await pollTasks(second);
       await pollTasks(second);
-      await second.runtime.tasks.refundPending();
+      await second.tasks.billing.refundPending();
       await second.runtime.drain();
       const refunds = await refundLogs(second, payer.user.id);
       expect(refunds.map((log) => Number(log.quota))).toEqual([MUSIC_QUOTA]);
@@ -97,7 +97,7 @@ describe('on PostgreSQL', () => {
     await pollTasks(env);
     expect((await taskRow(env, taskId)).status).toBe('IN_PROGRESS');
     mock.finishAll();
-    await Promise.all([pollTasks(env), env.runtime.tasks.refundPending(), env.runtime.tasks.refundPending()]);
+    await Promise.all([pollTasks(env), env.tasks.billing.refundPending(), env.tasks.billing.refundPending()]);
     await pollTasks(env);
     await env.runtime.drain();
     const refunds = await refundLogs(env, payer.user.id);

@@ -227,7 +227,7 @@ describe('money', () => {
     mock.finishAll();
     await Promise.all([pollTasks(env), pollTasks(env)]);
     await pollTasks(env);
-    await env.runtime.tasks.refund('tasks', Number((await taskRow(env, taskId)).id));
+    await env.tasks.billing.refund('tasks', Number((await taskRow(env, taskId)).id));
     const fetched = await sunoCall(env.gateway, payer.token.apiKey, 'GET', `/suno/fetch/${taskId}`);
     expect(fetched.json.data).toMatchObject({ status: 'FAILURE', progress: '100%', fail_reason: 'content policy violation' });
     await env.runtime.drain();

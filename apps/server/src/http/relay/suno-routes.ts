@@ -1,18 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app-context.js';
 import { notFound, type AppError } from '../../errors/app-error.js';
 import { logFailure } from '../../errors/failure-log.js';
 import { toAppError } from '../../errors/render.js';
-import { pollSunoTasks } from '../../domain/tasks/suno-poll.js';
-import { SunoTasks, taskError } from '../../domain/tasks/suno-tasks.js';
-import { TaskChannels } from '../../domain/tasks/task-channels.js';
-import { taskPollerOf } from '../../domain/tasks/task-poller.js';
-import { TaskRepository } from '../../domain/tasks/task-repository.js';
-import { SunoClient } from '../../providers/suno/suno-client.js';
 import { sunoActionOf, sunoFetchRequestSchema } from '../../providers/suno/suno-wire.js';
-import type { RelayCaller } from '../../relay/relay-auth.js';
+import type { RelayCaller } from '../../relay/relay-caller.js';
 import type { RelayRequestBody } from '../../relay/relay-input.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
+import { taskError } from '../../relay/tasks/suno-adaptor.js';
+import type { SunoTasks } from '../../relay/tasks/suno-tasks.js';
 import { countTaskCalls, noteTaskCall } from '../../lib/metrics/task-call-metrics.js';
 
 /** Submit bodies are a few fields of text. */
@@ -32,16 +27,10 @@ const jsonOf = (body: unknown): unknown => ((body as RelayRequestBody | undefine
  * POST /suno/fetch {ids}, GET /suno/fetch/{id}, with a relay key (`Authorization: Bearer sk-…`).
  * Answers {code:'success', message, data}; every failure {code, message, data:null} with its status,
  * as new-api's TaskError: the key, channel, body and unknown-path refusals too (new-api answers its
- * key check in OpenAI's shape; a Suno client reads only this one). Registers the Suno round of the
- * master's task poll.
+ * key check in OpenAI's shape; a Suno client reads only this one). The routes read the request and
+ * answer; what a call does is SunoTasks' (relay/tasks/).
  */
-export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime: RelayRuntime): SunoTasks {
-  const repository = new TaskRepository(context.db);
-  const channels = new TaskChannels(context.db, runtime.cache.channels);
-  const client = new SunoClient(runtime.upstream);
-  const tasks = new SunoTasks({ context, auth: runtime.auth, billing: runtime.tasks, channels, repository, client });
-  taskPollerOf(context, runtime.tasks).add('suno', () => pollSunoTasks({ context, billing: runtime.tasks, channels, repository, client }));
-
+export function sunoRoutes(scope: FastifyInstance, runtime: RelayRuntime, tasks: SunoTasks): void {
   const caller = async (request: FastifyRequest): Promise<RelayCaller> => {
     const authenticated = runtime.auth.authenticate(request);
     return authenticated instanceof Promise ? await authenticated : authenticated;
@@ -76,9 +65,7 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
           if (!action) throw taskError('invalid_request', 'invalid_action', 400);
           const body = jsonOf(request.body);
           if (request.body !== undefined && body === undefined) throw taskError('invalid_request', '请求体需要是 JSON (the body must be JSON)', 400);
-          const submitted = await tasks.submit(who, action, body);
-          noteTaskCall(request, submitted.priceKey, submitted.channelId);
-          return submitted.answer;
+          return tasks.submit(who, { action, body }, (model, channel) => noteTaskCall(request, model, channel));
         });
 
         routes.post('/fetch', { bodyLimit: SUNO_BODY_LIMIT }, async (request) => {
@@ -98,5 +85,4 @@ export function sunoRoutes(scope: FastifyInstance, context: AppContext, runtime:
     },
     { prefix: '/suno' },
   );
-  return tasks;
 }

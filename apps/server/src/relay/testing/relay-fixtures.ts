@@ -4,6 +4,7 @@ import { insertReturningId } from '../../db/index.js';
 import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../test-support/test-app.js';
 import type { RelayRuntime } from '../relay-runtime.js';
+import type { TaskRuntime } from '../tasks/task-runtime.js';
 import { MockUpstream } from './mock-upstream.js';
 
 /**
@@ -15,6 +16,8 @@ export interface RelayTestEnv {
   test: TestApp;
   context: AppContext;
   runtime: RelayRuntime;
+  /** The task relays (Midjourney, Suno): their poll rounds, refunds and rows. */
+  tasks: TaskRuntime;
   upstream: MockUpstream;
   /** The gateway's base URL, e.g. http://127.0.0.1:1234 */
   gateway: string;
@@ -29,6 +32,7 @@ export async function startRelayTestEnv(env: Record<string, string> = {}, option
     test,
     context: test.context,
     runtime: test.relay,
+    tasks: test.tasks,
     upstream,
     gateway: address,
     async close() {
@@ -175,7 +179,7 @@ export async function totals(context: AppContext, ids: { userId: number; tokenId
   const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', ids.userId).executeTakeFirstOrThrow();
   const token = await db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'status']).where('id', '=', ids.tokenId).executeTakeFirstOrThrow();
   const logs = await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 2).orderBy('id').execute();
-  // Failed tasks' refunds (domain/tasks/task-billing.ts): system logs whose quota went back.
+  // Failed tasks' refunds (relay/tasks/task-billing.ts): system logs whose quota went back.
   const refundLogs = (await db.selectFrom('logs').selectAll().where('user_id', '=', ids.userId).where('type', '=', 4).orderBy('id').execute()).filter((log) =>
     String(log.other).includes('"task_refund":true'),
   );

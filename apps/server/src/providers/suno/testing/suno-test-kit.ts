@@ -1,6 +1,5 @@
 import { LogType } from '@modelgate/contract';
 import { request } from 'undici';
-import { taskPollerOf } from '../../../domain/tasks/task-poller.js';
 import { seedChannel, seedToken, seedUser, type RelayTestEnv } from '../../../relay/testing/relay-fixtures.js';
 import type { MockSuno } from './mock-suno.js';
 
@@ -42,7 +41,7 @@ export async function seedSunoPayer(env: RelayTestEnv, mock: MockSuno, options: 
 }
 
 /** One round of the master's task poll (Suno round, then pending refunds). */
-export const pollTasks = (env: RelayTestEnv): Promise<void> => taskPollerOf(env.context, env.runtime.tasks).runOnce();
+export const pollTasks = (env: RelayTestEnv): Promise<void> => env.tasks.poller.runOnce();
 
 /** The refund logs (type 4 with other.task_refund) of a user. */
 export async function refundLogs(env: RelayTestEnv, userId: number) {

@@ -1,17 +1,17 @@
 import { LogType, TokenStatus } from '@modelgate/contract';
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.js';
-import type { RelayCaller } from '../../relay/relay-auth.js';
-import type { ChargeService, Reservation } from '../billing/charge-service.js';
 import { DEFAULT_MODEL_PRICE } from '../../config/default-prices.js';
-import { groupRatioOf, type ModelPricing } from '../billing/pricing.js';
-import { LeaseKind } from '../billing/lease-book.js';
-import type { QuotaLedger } from '../billing/quota-ledger.js';
-import type { SpendableQuota } from '../billing/spendable-quota.js';
+import type { ChargeService, Reservation } from '../../domain/billing/charge-service.js';
+import { LeaseKind } from '../../domain/billing/lease-book.js';
+import type { Payer } from '../../domain/billing/payer.js';
+import { groupRatioOf, type ModelPricing } from '../../domain/billing/pricing.js';
+import type { QuotaLedger } from '../../domain/billing/quota-ledger.js';
+import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
+import { consumeLogRow } from '../../domain/logs/consume-log.js';
+import { formatLogQuota, recordUserLog } from '../../domain/users/user-logs.js';
 import type { RelayMetrics } from '../../lib/metrics/relay-metrics.js';
-import type { Payer } from '../billing/payer.js';
-import { consumeLogRow } from '../logs/consume-log.js';
-import { formatLogQuota, recordUserLog } from '../users/user-logs.js';
+import type { RelayCaller } from '../relay-caller.js';
 
 /** The two task tables: Midjourney drawings and the async tasks (Suno). */
 export type TaskTable = 'midjourneys' | 'tasks';

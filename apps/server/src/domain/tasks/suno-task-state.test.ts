@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sunoFetchAnswerSchema, sunoTaskItemSchema, upstreamSubmitBody, type SunoTaskItem } from '../../providers/suno/suno-wire.js';
-import { sunoTaskChange } from './suno-poll.js';
+import { sunoTaskChange } from './suno-task-state.js';
 import type { TaskRow } from './task-repository.js';
 
 /** What a poll makes of a Suno-API fetch answer (providers/suno/__fixtures__/suno-fetch-answer.json). */

@@ -43,7 +43,7 @@ const parseJson = (text: string): unknown => {
   }
 };
 
-/** A task as /mj/task/{id}/fetch answers it (midjourney-proxy's Task). */
+/** A task as /mj/task/{id}/fetch answers it (midjourney-proxy's Task), and as callers' notifyHooks get it. */
 export function taskDto(row: MidjourneyRow, forward: boolean, serverAddress: string, secret: string) {
   const properties = propertiesOf(row);
   delete properties[NOTIFY_HOOK_PROPERTY];

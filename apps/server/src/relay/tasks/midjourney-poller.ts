@@ -1,10 +1,11 @@
 import type { AppContext } from '../../app-context.js';
-import { MjUpstreamUnreachable, type MidjourneyClient } from '../../providers/midjourney/midjourney-client.js';
+import type { RelayChannel } from '../../domain/relay-cache/relay-channel.js';
+import type { MidjourneyRepository, MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
+import { nextState } from '../../domain/tasks/midjourney-task-state.js';
+import { MjUpstreamUnreachable, type MidjourneyClient, type MjUpstream } from '../../providers/midjourney/midjourney-client.js';
 import type { MjTaskDto } from '../../providers/midjourney/midjourney-wire.js';
 import type { TaskBilling } from './task-billing.js';
-import { upstreamOf, type MidjourneyChannels } from './midjourney-channels.js';
-import type { MidjourneyRepository, MidjourneyRow } from './midjourney-repository.js';
-import { nextState } from './midjourney-task-state.js';
+import type { TaskChannels } from './task-channels.js';
 
 /** Ids per list-by-condition call. */
 const BATCH = 50;
@@ -29,7 +30,7 @@ export class MidjourneyPoller {
   constructor(
     private readonly context: AppContext,
     private readonly repository: MidjourneyRepository,
-    private readonly channels: MidjourneyChannels,
+    private readonly channels: TaskChannels,
     private readonly client: MidjourneyClient,
     private readonly billing: TaskBilling,
   ) {}
@@ -110,6 +111,12 @@ export class MidjourneyPoller {
     return updated;
   }
 }
+
+/** Where a channel's proxy listens, and the secret it is sent (one of the channel's keys, at random unless given). */
+export const upstreamOf = (channel: RelayChannel, key?: string): MjUpstream => ({
+  baseUrl: `${channel.endpoint.origin}${channel.endpoint.basePath}`,
+  secret: key ?? channel.keys[Math.floor(Math.random() * channel.keys.length)]!,
+});
 
 /** Writes what the proxy reported about a task (poll or callback); true when the row changed. */
 export async function applyReported(repository: MidjourneyRepository, task: MidjourneyRow, reported: MjTaskDto, now = Date.now()): Promise<boolean> {

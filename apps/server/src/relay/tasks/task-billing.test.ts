@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogType, TokenStatus } from '@modelgate/contract';
-import type { RelayCaller } from '../../relay/relay-auth.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
+import type { RelayCaller } from '../relay-caller.js';
+import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from '../testing/relay-fixtures.js';
 
 /**
  * Task money through the real app and SQLite: holds never overspend a balance under concurrency,
@@ -35,14 +35,14 @@ describe('task billing', () => {
 
   it('prices by ModelPrice × QuotaPerUnit × group ratio, and never holds more than the balance under 50 concurrent submits', async () => {
     const price = Math.round(0.1 * QUOTA_PER_UNIT * 1.5);
-    expect(env.runtime.tasks.quotaOf(env.runtime.tasks.pricingOf('mj_imagine', group))).toBe(price);
+    expect(env.tasks.billing.quotaOf(env.tasks.billing.pricingOf('mj_imagine', group))).toBe(price);
     const user = await seedUser(env.context, { quota: price * 20 + price / 2, group });
     const token = await seedToken(env.context, user.id, { unlimited: true });
     const caller = await callerFor(token.apiKey);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 50 }, async () => {
-        const hold = await env.runtime.tasks.hold(caller, 'mj_imagine');
-        return env.runtime.tasks.charge(hold, { id: channelId, name: 'mj' }, 'imagine');
+        const hold = await env.tasks.billing.hold(caller, 'mj_imagine');
+        return env.tasks.billing.charge(hold, { id: channelId, name: 'mj' }, 'imagine');
       }),
     );
     const charged = outcomes.filter((outcome) => outcome.status === 'fulfilled');
@@ -62,8 +62,8 @@ describe('task billing', () => {
     const user = await seedUser(env.context, { quota: price, group });
     const token = await seedToken(env.context, user.id, { remainQuota: price, unlimited: false });
     const caller = await callerFor(token.apiKey);
-    const hold = await env.runtime.tasks.hold(caller, 'suno_music');
-    const quota = await env.runtime.tasks.charge(hold, { id: channelId, name: 'suno' });
+    const hold = await env.tasks.billing.hold(caller, 'suno_music');
+    const quota = await env.tasks.billing.charge(hold, { id: channelId, name: 'suno' });
     expect(quota).toBe(price);
     await env.runtime.drain();
     // Spent out: the relay marks such a key exhausted.
@@ -88,15 +88,15 @@ describe('task billing', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     // Not failed yet: nothing to give back.
-    expect(await env.runtime.tasks.refund('tasks', Number(id))).toBeUndefined();
+    expect(await env.tasks.billing.refund('tasks', Number(id))).toBeUndefined();
     await env.context.db.kysely.updateTable('tasks').set({ status: 'FAILURE', fail_reason: 'upstream failed' }).where('id', '=', Number(id)).execute();
     const [swept, ...asked] = await Promise.all([
-      env.runtime.tasks.refundPending(),
-      ...Array.from({ length: 8 }, () => env.runtime.tasks.refund('tasks', Number(id))),
+      env.tasks.billing.refundPending(),
+      ...Array.from({ length: 8 }, () => env.tasks.billing.refund('tasks', Number(id))),
     ]);
     // Nine claims at once, one refund.
     expect(swept + asked.filter((refund) => refund !== undefined).length).toBe(1);
-    expect(await env.runtime.tasks.refundPending()).toBe(0);
+    expect(await env.tasks.billing.refundPending()).toBe(0);
 
     const after = await totals(env.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
     expect(after.userQuota).toBe(price);

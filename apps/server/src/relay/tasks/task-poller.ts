@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { TaskBilling } from './task-billing.js';
 
 /** One platform's share of a poll round (Suno, Midjourney): fetch its unfinished tasks and record what changed. */
-export type PollRound = () => Promise<void>;
+export type PollRound = () => Promise<unknown>;
 
 /**
  * The master's poll of unfinished asynchronous tasks, as new-api's UpdateTaskBulk and
@@ -11,8 +11,9 @@ export type PollRound = () => Promise<void>;
  * (TaskBilling.refundPending), so a failure recorded just before a crash is refunded after the
  * restart. Rounds never overlap: a tick that finds one still running is skipped.
  *
- * Tests and tools run a round at once with runOnce(); the browser tests shorten the interval with
- * the TASK_POLL_INTERVAL environment variable (whole seconds, at least 1).
+ * The composition root schedules tick() on the master; tests and tools run a round at once with
+ * runOnce(); the browser tests shorten the interval with the TASK_POLL_INTERVAL environment
+ * variable (whole seconds, at least 1).
  */
 export class TaskPoller {
   private readonly rounds = new Map<string, PollRound>();
@@ -33,12 +34,22 @@ export class TaskPoller {
     return this.running === undefined;
   }
 
+  /** The scheduled tick: a round, unless one is still under way. */
+  tick(): Promise<void> {
+    return this.isIdle() ? this.runOnce() : Promise.resolve();
+  }
+
   /** One full round now: every platform, then the pending refunds. Waits for a round already under way instead of starting another. */
   runOnce(): Promise<void> {
     this.running ??= this.round().finally(() => {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /** Waits for a round under way (at shutdown). */
+  async settled(): Promise<void> {
+    await this.running?.catch(() => undefined);
   }
 
   private async round(): Promise<void> {
@@ -51,23 +62,4 @@ export class TaskPoller {
     }
     await this.billing.refundPending();
   }
-}
-
-const pollers = new WeakMap<AppContext, TaskPoller>();
-
-/**
- * The context's task poller, created on first use; on the master it is also scheduled every
- * TASK_POLL_INTERVAL seconds. Midjourney and Suno add their rounds to the same poller.
- */
-export function taskPollerOf(context: AppContext, billing: TaskBilling): TaskPoller {
-  let poller = pollers.get(context);
-  if (!poller) {
-    poller = new TaskPoller(context, billing);
-    pollers.set(context, poller);
-    const scheduled = poller;
-    if (context.config.isMaster) {
-      context.schedule(context.config.taskPollIntervalSeconds, () => (scheduled.isIdle() ? scheduled.runOnce() : Promise.resolve()), 'task poll');
-    }
-  }
-  return poller;
 }

@@ -1,8 +1,8 @@
 import { ChannelStatus, TASK_CHANNEL_TYPES } from '@modelgate/contract';
 import type { Db } from '../../db/index.js';
-import type { ChannelCache } from '../relay-cache/channel-cache.js';
-import type { ChannelIndex, PriorityTier } from '../relay-cache/channel-index.js';
-import type { RelayChannel } from '../relay-cache/relay-channel.js';
+import type { ChannelCache } from '../../domain/relay-cache/channel-cache.js';
+import { buildTiers, type ChannelIndex, type PriorityTier } from '../../domain/relay-cache/channel-index.js';
+import type { RelayChannel } from '../../domain/relay-cache/relay-channel.js';
 
 /** Can take a task now: enabled, with a key and a usable base URL. */
 const usable = (channel: RelayChannel): boolean =>
@@ -14,7 +14,7 @@ type Routes = Map<string, Map<string, PriorityTier[]>>;
  * Routing for the task channels (Midjourney 2/5, Suno 36), which the chat index leaves out (they
  * have no chat adaptor). As new-api's distributor does for /mj and /suno, a task is routed by
  * (group, price key as model: `suno_music`, `mj_imagine`) through the abilities, in priority tiers
- * with weights, so relay/channel-selector.ts pickChannel chooses among them.
+ * with weights, so ../channel-selector.ts pickChannel chooses among them.
  *
  * The routes are rebuilt when the relay's channel index is (a channel change on this node, or the
  * periodic sync), from the channels it already holds and one query of their abilities.
@@ -87,22 +87,6 @@ export class TaskChannels {
     }
     return routes;
   }
-}
-
-function buildTiers(channels: RelayChannel[]): PriorityTier[] {
-  channels.sort((a, b) => b.priority - a.priority || a.id - b.id);
-  const tiers: PriorityTier[] = [];
-  for (const channel of channels) {
-    let tier = tiers.at(-1);
-    if (!tier || tier.priority !== channel.priority) {
-      tier = { priority: channel.priority, channels: [], cumulative: [], totalWeight: 0 };
-      tiers.push(tier);
-    }
-    tier.totalWeight += channel.weight;
-    tier.channels.push(channel);
-    tier.cumulative.push(tier.totalWeight);
-  }
-  return tiers;
 }
 
 function narrow(tier: PriorityTier, keep: (channel: RelayChannel) => boolean): PriorityTier | undefined {
