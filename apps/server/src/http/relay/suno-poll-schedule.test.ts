@@ -1,10 +1,14 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startMockSuno, type MockSuno } from '../../providers/suno/testing/mock-suno.js';
 import { SUNO_PRICES, seedSunoPayer, sunoCall, taskRow } from '../../providers/suno/testing/suno-test-kit.js';
 import { setOption, startRelayTestEnv, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 
-/** The poll runs by itself every TASK_POLL_INTERVAL seconds on the master, and never on a slave. */
+/**
+ * The poll runs by itself every TASK_POLL_INTERVAL seconds on the master, and never on a slave.
+ * The apps' intervals are on vitest's fake clock, moved by the test: no real wait, and no round
+ * that the test did not cause (the master's own 15 s never comes).
+ */
 let mock: MockSuno;
 beforeAll(async () => {
   mock = await startMockSuno();
@@ -12,8 +16,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock?.close();
 });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Only the intervals (the scheduled jobs): timeouts, sockets and the clock stay real. */
+const fakeIntervals = () => vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
 
 async function submitSong(env: RelayTestEnv): Promise<string> {
   await setOption(env.context, 'ModelPrice', JSON.stringify({ ...env.context.options.json('ModelPrice'), ...SUNO_PRICES }));
@@ -25,12 +33,17 @@ async function submitSong(env: RelayTestEnv): Promise<string> {
 
 describe('the scheduled poll', () => {
   it('follows a task to success on the master with TASK_POLL_INTERVAL=1', async () => {
+    fakeIntervals();
     const env = await startRelayTestEnv({ TASK_POLL_INTERVAL: '1' });
     try {
       const taskId = await submitSong(env);
       mock.finishAll();
-      const deadline = Date.now() + 5000;
-      while ((await taskRow(env, taskId)).status !== 'SUCCESS' && Date.now() < deadline) await sleep(100);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(env.tasks.poller.isIdle()).toBe(true);
+      // The second the interval names: its tick starts a round, which the test waits for.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(env.tasks.poller.isIdle()).toBe(false);
+      await env.tasks.poller.settled();
       const row = await taskRow(env, taskId);
       expect([row.status, row.progress]).toEqual(['SUCCESS', '100%']);
     } finally {
@@ -39,13 +52,15 @@ describe('the scheduled poll', () => {
   });
 
   it('does not poll on a slave node', async () => {
-    // The master keeps new-api's 15 s, so within the wait only the slave (every second) could poll.
+    // The master keeps new-api's 15 s, so within the seconds moved only the slave (every second) could poll.
+    fakeIntervals();
     const master = await startRelayTestEnv();
     const slave = await startRelayTestEnv({ SQLITE_PATH: join(master.test.dir, 'modelgate.db'), NODE_TYPE: 'slave', TASK_POLL_INTERVAL: '1' });
     try {
       const taskId = await submitSong(slave);
       mock.finishAll();
-      await sleep(2500);
+      await vi.advanceTimersByTimeAsync(2500);
+      expect(slave.tasks.poller.isIdle()).toBe(true);
       expect((await taskRow(slave, taskId)).status).toBe('NOT_START');
     } finally {
       await slave.close();
