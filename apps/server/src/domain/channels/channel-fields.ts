@@ -1,4 +1,5 @@
 import { isKnownChannelType } from '@modelgate/contract';
+import type { WireChannel } from '@modelgate/contract';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ChannelsTable } from '../../db/schema.js';
@@ -251,7 +252,7 @@ export function checkRequired(channel: Partial<Pick<ChannelWritable, 'type' | 'n
 }
 
 /** A channel as the console sees it. The key never leaves the server: it is always ''. */
-export function toWireChannel(row: ChannelRow) {
+export function toWireChannel(row: ChannelRow): WireChannel {
   return {
     id: Number(row.id),
     type: Number(row.type),
@@ -285,4 +286,3 @@ export function toWireChannel(row: ChannelRow) {
     expired_time: Number(row.expired_time),
   };
 }
-export type WireChannel = ReturnType<typeof toWireChannel>;

@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/contract';
+import { LogType, type LogStat, type WireLog } from '@modelgate/contract';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Db, DialectName } from '../../db/index.js';
 import type { Database, LogsTable } from '../../db/schema.js';
@@ -28,35 +28,6 @@ interface AggregateFilter extends LogFilter {
 
 /** Past this many matching names a pattern stays a LIKE (IN lists have parameter limits). */
 const MAX_PATTERN_NAMES = 1_000;
-
-/** A log row on the wire (new-api's field names: `channel` is the channel id). */
-export interface WireLog {
-  id: number;
-  user_id: number;
-  created_at: number;
-  type: number;
-  content: string;
-  username: string;
-  token_name: string;
-  model_name: string;
-  quota: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  use_time: number;
-  is_stream: boolean;
-  channel: number;
-  channel_name: string;
-  token_id: number;
-  group: string;
-  ip: string;
-  other: string;
-}
-
-export interface LogStat {
-  quota: number;
-  rpm: number;
-  tpm: number;
-}
 
 /** new-api's common.MaxRecentItems: the search and the public key lookup return this many rows. */
 export const MAX_RECENT_ITEMS = 100;

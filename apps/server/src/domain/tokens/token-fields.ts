@@ -1,3 +1,4 @@
+import type { WireToken } from '@modelgate/contract';
 import { isIP } from 'node:net';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
@@ -150,7 +151,7 @@ export function maskTokenKey(key: string): string {
  * A token as the console sees it. The key is always masked (without `sk-`, which the console
  * adds); the full key leaves the server only through the key routes (token-key-access.ts).
  */
-export function toWireToken(row: TokenRow) {
+export function toWireToken(row: TokenRow): WireToken {
   return {
     id: Number(row.id),
     user_id: Number(row.user_id),
@@ -169,4 +170,3 @@ export function toWireToken(row: TokenRow) {
     group: row.group,
   };
 }
-export type WireToken = ReturnType<typeof toWireToken>;

@@ -1,15 +1,11 @@
+import type { UsableGroup, UsableGroups } from '@modelgate/contract';
 import type { OptionService } from '../options/option-service.js';
-
-export interface UsableGroup {
-  desc: string;
-  ratio: number;
-}
 
 /**
  * The groups a user may pick for a token: the administrator's UserUsableGroups plus the user's
  * own group (described as 用户分组 when it is not listed), each with its GroupRatio (1 if unset).
  */
-export function usableGroups(options: OptionService, userGroup: string): Record<string, UsableGroup> {
+export function usableGroups(options: OptionService, userGroup: string): UsableGroups {
   const descriptions = options.json<Record<string, string>>('UserUsableGroups');
   const ratios = options.json<Record<string, number>>('GroupRatio');
   const groups: Record<string, UsableGroup> = {};

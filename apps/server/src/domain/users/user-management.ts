@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/contract';
+import { LogType, type ManageResult } from '@modelgate/contract';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/schema.js';
@@ -21,12 +21,6 @@ export interface ManageRequest {
   /** For add_quota: the amount (add: signed; subtract: taken away; override: the new balance). */
   value?: number;
   mode?: QuotaMode;
-}
-
-export interface ManageResult {
-  status: number;
-  role: number;
-  quota: number;
 }
 
 export interface AdminUserUpdate {

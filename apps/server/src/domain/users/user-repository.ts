@@ -1,4 +1,4 @@
-import { UserStatus } from '@modelgate/contract';
+import { type PublicUser, UserStatus } from '@modelgate/contract';
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { likeContains, likeIgnoreCase } from '../../lib/like-pattern.js';
 import type { Db } from '../../db/index.js';
@@ -33,33 +33,8 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-/** What the console sees of a user: never the password or the access token. */
-export interface PublicUser {
-  id: number;
-  username: string;
-  display_name: string;
-  role: number;
-  status: number;
-  email: string;
-  github_id: string;
-  oidc_id: string;
-  wechat_id: string;
-  telegram_id: string;
-  linux_do_id: string;
-  quota: number;
-  used_quota: number;
-  request_count: number;
-  group: string;
-  aff_code: string;
-  aff_count: number;
-  aff_quota: number;
-  aff_history_quota: number;
-  inviter_id: number;
-  setting: string;
-  remark: string;
-  created_at: number;
-  DeletedAt: string | null;
-}
+/** What the console sees of a user: its wire shape is the contract's publicUserSchema. */
+export type { PublicUser };
 
 export function toPublicUser(row: UserRow): PublicUser {
   return {

@@ -1,4 +1,5 @@
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
+import type { SignedInUser, UserSession } from '@modelgate/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -58,7 +59,7 @@ export const resetBody = z.object({
 export async function completeLogin(context: AppContext, request: FastifyRequest, reply: FastifyReply, user: UserRow) {
   if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
   await startSession(request, reply, context.users.repository.sessions, Number(user.id));
-  return ok(
+  return ok<SignedInUser>(
     {
       id: Number(user.id),
       username: user.username,
@@ -105,7 +106,7 @@ export function authRoutes(app: FastifyInstance, context: AppContext, balances: 
   /** The signed-in user's sessions (browsers), the one making this call marked `current`. */
   app.get('/api/user/self/sessions', { preHandler: signedIn }, async (request) => {
     const sessions = await repository.sessions.listLive(Number(currentUser(request).id), Math.floor(Date.now() / 1000));
-    return ok(
+    return ok<UserSession[]>(
       sessions.map((session) => ({
         id: Number(session.id),
         created_at: Number(session.created_at),

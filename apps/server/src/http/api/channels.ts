@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AbilityRepair, BalanceRefresh, CatalogueModel, ChannelPage, ListedChannel } from '@modelgate/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { fetchUpstreamModels, modelCatalogue } from '../../domain/channels/channel-models.js';
@@ -58,7 +59,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
   const guarded = { preHandler: adminOnly };
   // This node's circuit breakers, beside the stored fields; the relay runtime is registered after
   // these routes, so it is looked up when a request comes.
-  const withBreaker = (row: ChannelRow) => ({
+  const withBreaker = (row: ChannelRow): ListedChannel => ({
     ...toWireChannel(row),
     ...health.breakers.view(Number(row.id), channelKeys(row.key, Number(row.type))),
   });
@@ -72,7 +73,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
       tagMode: params.tag_mode,
       paging,
     });
-    return ok({ ...pageOf(result.items.map(withBreaker), result.total, paging), type_counts: result.typeCounts });
+    return ok<ChannelPage>({ ...pageOf(result.items.map(withBreaker), result.total, paging), type_counts: result.typeCounts });
   };
   app.get('/api/channel/', guarded, async (request) => list(request.query));
   app.get('/api/channel/search', guarded, async (request) => list(request.query));
@@ -82,7 +83,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
       ...Object.keys(context.options.json<Record<string, number>>('ModelRatio')),
       ...Object.keys(context.options.json<Record<string, number>>('ModelPrice')),
     ];
-    return ok(modelCatalogue(priced, await channels.repository.modelLists()));
+    return ok<CatalogueModel[]>(modelCatalogue(priced, await channels.repository.modelLists()));
   });
 
   app.get('/api/channel/:id', guarded, async (request) => ok(withBreaker(await channels.get(channelId(request.params)))));
@@ -120,7 +121,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
     return ok(await channels.setTag(ids, tag));
   });
 
-  app.post('/api/channel/fix', guarded, async () => ok(await channels.rebuildAbilities()));
+  app.post('/api/channel/fix', guarded, async () => ok<AbilityRepair>(await channels.rebuildAbilities()));
 
   app.put('/api/channel/tag', guarded, async (request) => ok(await channels.editTag(request.body), '更新成功'));
 
@@ -140,7 +141,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
   };
   app.get('/api/channel/update_balance/:id', guarded, async (request) => refreshBalance(request.params));
   app.get('/api/channel/update_balance/:id/', guarded, async (request) => refreshBalance(request.params));
-  app.get('/api/channel/update_balance', guarded, async () => ok(await channels.refreshAllBalances()));
+  app.get('/api/channel/update_balance', guarded, async () => ok<BalanceRefresh>(await channels.refreshAllBalances()));
 
   app.get('/api/channel/fetch_models/:id', guarded, async (request) => {
     const channel = await channels.get(channelId(request.params));

@@ -1,4 +1,5 @@
 import { Role } from '@modelgate/contract';
+import type { SetupStatus } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { modelsByChannelType } from '../../domain/channels/type-models.js';
@@ -29,7 +30,7 @@ export function compatRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(rows.map((row) => row.model));
   });
 
-  app.get('/api/setup', async () => ok({ status: true, root_init: await rootExists(context), database_type: context.db.dialect }));
+  app.get('/api/setup', async () => ok<SetupStatus>({ status: true, root_init: await rootExists(context), database_type: context.db.dialect }));
 
   app.post('/api/setup', async () => {
     throw badRequest('系统已经初始化完成', 'setup:already_done');

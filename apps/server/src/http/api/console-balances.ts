@@ -1,6 +1,5 @@
 import { LeaseKind } from '../../domain/billing/lease-book.js';
-import type { WireToken } from '../../domain/tokens/token-fields.js';
-import type { PublicUser } from '../../domain/users/user-repository.js';
+import type { PublicUser, WireToken } from '@modelgate/contract';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 
 /** Users as the console shows them: quota and used_quota with the relay's leases and unwritten charges counted in. */

@@ -1,3 +1,4 @@
+import type { QuotaDataRow } from '@modelgate/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
@@ -6,18 +7,6 @@ import { ok } from '../envelope.js';
 
 /** new-api's limit on the span a user may ask for its own usage. */
 const SELF_MAX_SPAN_SECONDS = 30 * 24 * 3600;
-
-/** A quota_data row as new-api sends it; sums over all users carry id, user_id and username zeroed. */
-interface QuotaDataItem {
-  id: number;
-  user_id: number;
-  username: string;
-  model_name: string;
-  created_at: number;
-  token_used: number;
-  count: number;
-  quota: number;
-}
 
 // new-api answers these with success:false (its dashboard shows the message), not an HTTP error.
 const failure = (code: string, message: string) => new AppError(code, message, { status: 200 });
@@ -29,7 +18,8 @@ function timestampParam(request: FastifyRequest, name: 'start_timestamp' | 'end_
   return Number(text);
 }
 
-const toItem = (row: Record<string, unknown>): QuotaDataItem => ({
+// Sums over all users carry id, user_id and username zeroed.
+const toItem = (row: Record<string, unknown>): QuotaDataRow => ({
   id: Number(row.id ?? 0),
   user_id: Number(row.user_id ?? 0),
   username: String(row.username ?? ''),

@@ -1,3 +1,4 @@
+import type { DrawingTask } from '@modelgate/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { MidjourneyFilter, MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
@@ -22,7 +23,7 @@ function readFilter(query: unknown, ownerId?: number): MidjourneyFilter {
 }
 
 /** A row as new-api's model.Midjourney serialises it. */
-function wireRow(row: MidjourneyRow, imageUrl: string, admin: boolean) {
+function wireRow(row: MidjourneyRow, imageUrl: string, admin: boolean): DrawingTask {
   const properties = propertiesOf(row);
   delete properties[NOTIFY_HOOK_PROPERTY];
   return {

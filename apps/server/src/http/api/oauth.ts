@@ -1,4 +1,5 @@
 import { USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
+import type { OidcDiscovery } from '@modelgate/contract';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
@@ -230,7 +231,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
   app.post('/api/oauth/oidc/discovery', { preHandler: [critical, rootOnly] }, async (request) => {
     const { well_known: wellKnown } = parseInput(oidcDiscoveryBody, request.body);
     const document = await fetchOidcDiscovery(wellKnown, { fresh: true });
-    return ok({
+    return ok<OidcDiscovery>({
       issuer: document.issuer,
       authorization_endpoint: document.authorization_endpoint,
       token_endpoint: document.token_endpoint,

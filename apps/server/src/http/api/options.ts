@@ -1,3 +1,4 @@
+import type { OptionEntry } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -26,7 +27,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 export function optionRoutes(app: FastifyInstance, context: AppContext): void {
   const rootOnly = authGuard(context.users.repository, 'root');
 
-  app.get('/api/option/', { preHandler: rootOnly }, async () => ok(context.options.listPublic()));
+  app.get('/api/option/', { preHandler: rootOnly }, async () => ok<OptionEntry[]>(context.options.listPublic()));
 
   app.put('/api/option/', { preHandler: rootOnly }, async (request) => {
     const { key, value } = parseInput(putOptionBody, request.body);

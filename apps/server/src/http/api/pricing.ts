@@ -1,4 +1,5 @@
 import { ChannelStatus } from '@modelgate/contract';
+import type { Envelope, PricedModel, PricingExtras } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
@@ -6,20 +7,6 @@ import { groupRatioOf, resolvePricing } from '../../domain/billing/pricing.js';
 import type { OptionService } from '../../domain/options/option-service.js';
 import { usableGroups } from '../../domain/tokens/usable-groups.js';
 import { authenticate } from '../../middleware/auth.js';
-
-/** One model on the pricing page, in new-api's field names. */
-interface PricingItem {
-  model_name: string;
-  /** 0: billed by tokens (model_ratio), 1: a fixed price per call (model_price, USD). */
-  quota_type: 0 | 1;
-  model_ratio: number;
-  model_price: number;
-  completion_ratio: number;
-  /** Only for a model the CacheRatio option lists (new-api's omitempty): what a cached prompt token costs relative to model_ratio. */
-  cache_ratio?: number;
-  enable_groups: string[];
-  owner_by: string;
-}
 
 /** Groups, per model, that an enabled channel serves it in (abilities of enabled channels). */
 async function servedModels(context: AppContext): Promise<Map<string, Set<string>>> {
@@ -40,7 +27,7 @@ async function servedModels(context: AppContext): Promise<Map<string, Set<string
   return served;
 }
 
-function pricingItem(options: OptionService, model: string, groups: string[]): PricingItem | undefined {
+function pricingItem(options: OptionService, model: string, groups: string[]): PricedModel | undefined {
   let pricing;
   try {
     pricing = resolvePricing(options, model, '');
@@ -50,7 +37,7 @@ function pricingItem(options: OptionService, model: string, groups: string[]): P
     throw error;
   }
   const fixed = pricing.modelPrice >= 0;
-  const item: PricingItem = {
+  const item: PricedModel = {
     model_name: model,
     quota_type: fixed ? 1 : 0,
     model_ratio: fixed ? 0 : pricing.modelRatio,
@@ -82,13 +69,13 @@ export function pricingRoutes(app: FastifyInstance, context: AppContext): void {
       usableGroup[name] = desc;
       groupRatio[name] = groupRatioOf(options, name);
     }
-    const data: PricingItem[] = [];
+    const data: PricedModel[] = [];
     for (const [model, servedIn] of [...(await servedModels(context))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const groups = [...servedIn].filter((group) => Object.hasOwn(usableGroup, group)).sort();
       if (groups.length === 0) continue;
       const item = pricingItem(options, model, groups);
       if (item) data.push(item);
     }
-    return { success: true, message: '', data, group_ratio: groupRatio, usable_group: usableGroup };
+    return { success: true, message: '', data, group_ratio: groupRatio, usable_group: usableGroup } satisfies Envelope<PricedModel[]> & PricingExtras;
   });
 }

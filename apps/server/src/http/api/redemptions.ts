@@ -1,3 +1,4 @@
+import type { Redemption } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -38,7 +39,7 @@ export const updateBody = z.object({
 });
 export const statusBody = z.object({ id: z.number().int().positive('无效的兑换码 ID'), status: z.number().int() });
 
-const toWire = (row: RedemptionRow) => ({
+const toWire = (row: RedemptionRow): Redemption => ({
   id: Number(row.id),
   user_id: Number(row.user_id),
   key: row.key,

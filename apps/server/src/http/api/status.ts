@@ -1,4 +1,5 @@
 import { ChannelStatus, ChannelType } from '@modelgate/contract';
+import type { SiteStatus } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../envelope.js';
@@ -20,7 +21,7 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
 
   app.get('/api/status', async () => {
     const serverAddress = options.string('ServerAddress');
-    return ok({
+    return ok<SiteStatus>({
       version: context.version,
       start_time: context.startTime,
       system_name: options.string('SystemName'),

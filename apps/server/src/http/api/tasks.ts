@@ -1,3 +1,4 @@
+import type { AsyncTask } from '@modelgate/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { taskDataOf, type TaskListFilter, type TaskRow } from '../../domain/tasks/task-repository.js';
@@ -24,7 +25,7 @@ function readFilter(query: unknown, ownerId?: number): TaskListFilter {
 }
 
 /** A task row as new-api's console reads it (model/task.go Task; data as JSON; who paid only for admins). */
-function toWireTask(row: TaskRow & { username: string | null }, admin: boolean) {
+function toWireTask(row: TaskRow & { username: string | null }, admin: boolean): AsyncTask {
   return {
     id: Number(row.id),
     created_at: Number(row.created_at),

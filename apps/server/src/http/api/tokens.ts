@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TokenKey, TokenKeys } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
 import { tokenInputSchema, toWireToken } from '../../domain/tokens/token-fields.js';
 import { TokenKeyAccess, tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
@@ -78,7 +79,7 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext, balances:
   // new-api's console POSTs; GET serves scripts and the wording. Both are the same read.
   const readKey = async (request: FastifyRequest, reply: FastifyReply) => {
     await limitKeyReads(request, reply);
-    return ok({ key: await keys.read({ user: currentUser(request), ip: request.ip }, tokenId(request.params)) });
+    return ok<TokenKey>({ key: await keys.read({ user: currentUser(request), ip: request.ip }, tokenId(request.params)) });
   };
   app.get('/api/token/:id/key', signedIn, readKey);
   app.post('/api/token/:id/key', signedIn, readKey);
@@ -86,7 +87,7 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext, balances:
   app.post('/api/token/batch/keys', signedIn, async (request, reply) => {
     await limitKeyReads(request, reply);
     const { ids } = parseInput(tokenIdsSchema, request.body);
-    return ok({ keys: await keys.readOwned(currentUser(request), ids) });
+    return ok<TokenKeys>({ keys: await keys.readOwned(currentUser(request), ids) });
   });
 
   const remove = async (userId: number, params: unknown) => {

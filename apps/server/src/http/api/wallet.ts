@@ -1,3 +1,4 @@
+import type { Envelope, PaymentFields, PaymentFormExtras } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -48,7 +49,7 @@ export function walletRoutes(app: FastifyInstance, context: AppContext): void {
       paymentMethod: body.payment_method,
       origin: originOf(request),
     });
-    return { success: true, message: 'success', data: form.params, url: form.url };
+    return { success: true, message: 'success', data: form.params, url: form.url } satisfies Envelope<PaymentFields> & PaymentFormExtras;
   });
 
   const notify = async (params: Record<string, string>) => {

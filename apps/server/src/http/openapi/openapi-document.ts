@@ -57,10 +57,14 @@ export const tagOf = (path: string): string => path.split('/')[2] || 'api';
 
 const ENVELOPE_REF = '#/components/schemas/Envelope';
 
-/** `{success, message, data}`, new-api's answer for every /api route; `data` as the route documents it. */
-function envelopeOf(data: JsonSchema | undefined): JsonSchema {
-  if (data === undefined) return { $ref: ENVELOPE_REF };
-  return { allOf: [{ $ref: ENVELOPE_REF }, { type: 'object', properties: { data } }] };
+/**
+ * `{success, message, data}`, new-api's answer for every /api route; `data` and any fields beside it
+ * as the route documents them, none required: a refusal carries only success and message.
+ */
+function envelopeOf(data: JsonSchema | undefined, beside: JsonSchema | undefined): JsonSchema {
+  if (data === undefined && beside === undefined) return { $ref: ENVELOPE_REF };
+  const properties = { ...(beside?.properties as Record<string, JsonSchema> | undefined), ...(data === undefined ? {} : { data }) };
+  return { allOf: [{ $ref: ENVELOPE_REF }, { type: 'object', properties }] };
 }
 
 function operationIdOf(method: string, path: string): string {
@@ -140,7 +144,11 @@ function operationOf(method: string, path: string, doc: RouteDoc): OpenApiOperat
     ? { description: 'Plain text for the payment provider: success or fail.', content: { 'text/plain': { schema: { type: 'string' } } } }
     : {
         description: 'The envelope; a refusal (bad input, a rule, a missing role) is success:false with a message.',
-        content: { 'application/json': { schema: envelopeOf(doc.data === undefined ? undefined : jsonSchemaOf(doc.data)) } },
+        content: {
+          'application/json': {
+            schema: envelopeOf(doc.data === undefined ? undefined : jsonSchemaOf(doc.data), doc.beside === undefined ? undefined : jsonSchemaOf(doc.beside)),
+          },
+        },
       };
   operation.responses['200'] = answer;
   if (doc.auth !== 'public')

@@ -15,8 +15,10 @@ export interface RouteDoc {
   paged?: boolean;
   /** Path parameters: an object schema keyed by parameter name (plain strings when absent). */
   params?: z.ZodType;
-  /** The envelope's `data` on success, where its shape is fixed. */
+  /** The envelope's `data` on success, where its shape is fixed: a schema of @modelgate/contract's api/. */
   data?: z.ZodType;
+  /** Fields a few routes answer beside success, message and data, as new-api does (an object schema). */
+  beside?: z.ZodObject;
   /** Answers plain text instead of the envelope (payment notifications). */
   plainText?: boolean;
 }

@@ -1,3 +1,24 @@
+import {
+  abilityRepairSchema,
+  asyncTaskSchema,
+  balanceRefreshSchema,
+  catalogueModelSchema,
+  channelPageSchema,
+  drawingTaskSchema,
+  listedChannelSchema,
+  logStatSchema,
+  optionEntrySchema,
+  pageSchema,
+  pricedModelSchema,
+  pricingExtrasSchema,
+  quotaDataRowSchema,
+  redemptionSchema,
+  tokenKeySchema,
+  tokenKeysSchema,
+  wireChannelSchema,
+  wireLogSchema,
+  wireTokenSchema,
+} from '@modelgate/contract';
 import { z } from 'zod';
 import { channelInputSchema } from '../../domain/channels/channel-fields.js';
 import { batchIdsSchema, batchTagSchema, tagEditSchema, tagSchema, wrappedCreateSchema } from '../../domain/channels/channel-service.js';
@@ -12,7 +33,7 @@ import {
   statusBody as redemptionStatusBody,
   updateBody as updateRedemptionBody,
 } from '../api/redemptions.js';
-import { pageData, pageOfSchema, pagingFields, pagingQuery, wireTokenSchema } from './resource-schemas.js';
+import { pagingFields, pagingQuery } from './paging-query.js';
 import type { RouteDocs } from './route-doc-types.js';
 
 const paging = pagingFields;
@@ -30,7 +51,6 @@ const logFilter = z.object({
   end_timestamp: timestamp.optional().describe('Unix seconds.'),
   group: z.string().optional(),
 });
-const logStat = z.object({ quota: z.number(), rpm: z.number(), tpm: z.number() }).partial();
 const dataQuery = z.object({
   start_timestamp: timestamp.describe('Unix seconds.'),
   end_timestamp: timestamp.describe('Unix seconds.'),
@@ -62,7 +82,17 @@ const tokenListQuery = z.object({
 });
 const redemptionSearch = pagingQuery.extend({ keyword: z.string().optional() });
 const channelCreateBody = z.union([wrappedCreateSchema, channelInputSchema]);
-const tokenPage = pageOfSchema(wireTokenSchema);
+const tokenPage = pageSchema(wireTokenSchema);
+const logPage = pageSchema(wireLogSchema);
+const logRows = z.array(wireLogSchema);
+const redemptionPage = pageSchema(redemptionSchema);
+const taskPage = pageSchema(asyncTaskSchema);
+const drawingPage = pageSchema(drawingTaskSchema);
+const quotaDataRows = z.array(quotaDataRowSchema);
+const changedCount = z.number().int().describe('How many channels changed.');
+const balance = z.number().describe("The channel's upstream balance.");
+/** new-api's console reads the balance beside the envelope. */
+const besideBalance = z.object({ balance });
 const tokenPut = 'Update a token; with ?status_only=true only its status changes';
 
 export const ADMIN_ROUTE_DOCS: RouteDocs = {
@@ -82,29 +112,34 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     query: z.object({ status_only: z.string().optional() }),
     data: wireTokenSchema,
   },
-  'GET /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
-  'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: z.object({ key: z.string() }) },
-  'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema },
+  'GET /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: tokenKeySchema },
+  'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: tokenKeySchema },
+  'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema, data: tokenKeysSchema },
   'DELETE /api/token/:id': { summary: 'Delete a token', auth: 'user', params: numericId },
   'DELETE /api/token/:id/': { summary: 'Delete a token', auth: 'user', params: numericId },
 
-  'GET /api/channel/': { summary: 'List channels (keys masked)', auth: 'admin', query: channelListQuery, paged: true, data: pageData },
-  'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: pageData },
-  'GET /api/channel/models': { summary: 'Every model a channel type offers', auth: 'admin' },
+  'GET /api/channel/': { summary: 'List channels (keys masked)', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
+  'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
+  'GET /api/channel/models': { summary: 'Every model a channel type offers', auth: 'admin', data: z.array(catalogueModelSchema) },
   'GET /api/channel/models_enabled': { summary: 'Models some enabled channel serves', auth: 'admin', data: z.array(z.string()) },
-  'GET /api/channel/:id': { summary: 'One channel (key masked)', auth: 'admin', params: numericId },
-  'POST /api/channel/': { summary: 'Create a channel, or one per key (batch / multi-key modes)', auth: 'admin', body: channelCreateBody },
-  'POST /api/channel/copy/:id': { summary: 'Copy a channel', auth: 'admin', params: numericId },
-  'PUT /api/channel/': { summary: 'Update a channel', auth: 'admin', body: channelInputSchema },
+  'GET /api/channel/:id': { summary: 'One channel (key masked)', auth: 'admin', params: numericId, data: listedChannelSchema },
+  'POST /api/channel/': {
+    summary: 'Create a channel, or one per key (batch / multi-key modes)',
+    auth: 'admin',
+    body: channelCreateBody,
+    data: z.union([wireChannelSchema, z.array(wireChannelSchema)]).describe('The channel, or the list in batch mode.'),
+  },
+  'POST /api/channel/copy/:id': { summary: 'Copy a channel', auth: 'admin', params: numericId, data: wireChannelSchema },
+  'PUT /api/channel/': { summary: 'Update a channel', auth: 'admin', body: channelInputSchema, data: wireChannelSchema },
   'DELETE /api/channel/:id': { summary: 'Delete a channel', auth: 'admin', params: numericId },
   'DELETE /api/channel/:id/': { summary: 'Delete a channel', auth: 'admin', params: numericId },
   'DELETE /api/channel/disabled': { summary: 'Delete every disabled channel', auth: 'admin', data: z.number().int() },
-  'POST /api/channel/batch': { summary: 'Delete channels by id', auth: 'admin', body: batchIdsSchema },
-  'POST /api/channel/batch/tag': { summary: 'Set the tag of channels', auth: 'admin', body: batchTagSchema },
-  'POST /api/channel/fix': { summary: 'Rebuild the abilities table from the channels', auth: 'admin' },
-  'PUT /api/channel/tag': { summary: 'Edit every channel with a tag', auth: 'admin', body: tagEditSchema },
-  'POST /api/channel/tag/enabled': { summary: 'Enable every channel with a tag', auth: 'admin', body: tagSchema },
-  'POST /api/channel/tag/disabled': { summary: 'Disable every channel with a tag', auth: 'admin', body: tagSchema },
+  'POST /api/channel/batch': { summary: 'Delete channels by id', auth: 'admin', body: batchIdsSchema, data: changedCount },
+  'POST /api/channel/batch/tag': { summary: 'Set the tag of channels', auth: 'admin', body: batchTagSchema, data: changedCount },
+  'POST /api/channel/fix': { summary: 'Rebuild the abilities table from the channels', auth: 'admin', data: abilityRepairSchema },
+  'PUT /api/channel/tag': { summary: 'Edit every channel with a tag', auth: 'admin', body: tagEditSchema, data: changedCount },
+  'POST /api/channel/tag/enabled': { summary: 'Enable every channel with a tag', auth: 'admin', body: tagSchema, data: changedCount },
+  'POST /api/channel/tag/disabled': { summary: 'Disable every channel with a tag', auth: 'admin', body: tagSchema, data: changedCount },
   'GET /api/channel/test': { summary: 'Test every enabled channel', auth: 'admin' },
   'GET /api/channel/test/:id': {
     summary: 'Test one channel with a real upstream call',
@@ -112,10 +147,23 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     description: 'Answers {success, message, time}: time in seconds, beside the envelope fields rather than in data.',
     params: channelTestParams,
     query: channelTestQuery,
+    beside: z.object({ time: z.number().describe('Seconds the test took.') }),
   },
-  'GET /api/channel/update_balance/:id': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
-  'GET /api/channel/update_balance/:id/': { summary: "Refresh a channel's upstream balance", auth: 'admin', params: numericId },
-  'GET /api/channel/update_balance': { summary: "Refresh every channel's upstream balance", auth: 'admin' },
+  'GET /api/channel/update_balance/:id': {
+    summary: "Refresh a channel's upstream balance",
+    auth: 'admin',
+    params: numericId,
+    data: balance,
+    beside: besideBalance,
+  },
+  'GET /api/channel/update_balance/:id/': {
+    summary: "Refresh a channel's upstream balance",
+    auth: 'admin',
+    params: numericId,
+    data: balance,
+    beside: besideBalance,
+  },
+  'GET /api/channel/update_balance': { summary: "Refresh every channel's upstream balance", auth: 'admin', data: balanceRefreshSchema },
   'GET /api/channel/fetch_models/:id': {
     summary: "Read a saved channel's model list from its upstream",
     auth: 'admin',
@@ -129,48 +177,60 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     data: z.array(z.string()),
   },
 
-  'GET /api/redemption/': { summary: 'List redemption codes', auth: 'admin', query: pagingQuery, data: pageData },
-  'GET /api/redemption/search': { summary: 'Search redemption codes', auth: 'admin', query: redemptionSearch, data: pageData },
-  'GET /api/redemption/:id': { summary: 'One redemption code', auth: 'admin', params: redemptionIdParams },
+  'GET /api/redemption/': { summary: 'List redemption codes', auth: 'admin', query: pagingQuery, data: redemptionPage },
+  'GET /api/redemption/search': { summary: 'Search redemption codes', auth: 'admin', query: redemptionSearch, data: redemptionPage },
+  'GET /api/redemption/:id': { summary: 'One redemption code', auth: 'admin', params: redemptionIdParams, data: redemptionSchema },
   'POST /api/redemption/': { summary: 'Create redemption codes; answers the keys', auth: 'admin', body: createRedemptionBody, data: z.array(z.string()) },
   'PUT /api/redemption/': {
     summary: 'Update a redemption code; with ?status_only=true only its status',
     auth: 'admin',
     body: z.union([updateRedemptionBody, redemptionStatusBody]),
     query: z.object({ status_only: z.string().optional() }),
+    data: redemptionSchema,
   },
   'DELETE /api/redemption/:id': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
   'DELETE /api/redemption/:id/': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
 
-  'GET /api/option/': { summary: 'Every option (secrets left out)', auth: 'root', data: z.array(z.object({ key: z.string(), value: z.string() })) },
+  'GET /api/option/': { summary: 'Every option (secrets left out)', auth: 'root', data: z.array(optionEntrySchema) },
   'PUT /api/option/': { summary: 'Set one option', auth: 'root', body: putOptionBody },
   'POST /api/option/rest_model_ratio': { summary: 'Reset model prices to the defaults', auth: 'root' },
   'POST /api/option/test_smtp': { summary: "Send a test mail to the administrator's address", auth: 'root' },
 
   'GET /api/group/': { summary: 'Group names', auth: 'admin', data: z.array(z.string()) },
-  'GET /api/pricing': { summary: 'Models, prices and groups for the pricing page', auth: 'public' },
-  'GET /api/data/': { summary: 'Usage per model and hour (everyone, or one user)', auth: 'admin', query: dataQuery },
-  'GET /api/data/self': { summary: "The user's own usage per model and hour (30 days at most)", auth: 'user', query: dataQuery.omit({ username: true }) },
+  'GET /api/pricing': {
+    summary: 'Models, prices and groups for the pricing page',
+    auth: 'public',
+    data: z.array(pricedModelSchema),
+    beside: pricingExtrasSchema,
+  },
+  'GET /api/data/': { summary: 'Usage per model and hour (everyone, or one user)', auth: 'admin', query: dataQuery, data: quotaDataRows },
+  'GET /api/data/self': {
+    summary: "The user's own usage per model and hour (30 days at most)",
+    auth: 'user',
+    query: dataQuery.omit({ username: true }),
+    data: quotaDataRows,
+  },
 
-  'GET /api/log/': { summary: 'List usage logs', auth: 'admin', query: logFilter, data: pageData },
+  'GET /api/log/': { summary: 'List usage logs', auth: 'admin', query: logFilter, data: logPage },
   'DELETE /api/log/': { summary: 'Delete logs older than a time', auth: 'admin', query: z.object({ target_timestamp: timestamp }), data: z.number().int() },
-  'GET /api/log/search': { summary: 'Search usage logs', auth: 'admin', query: logFilter, data: pageData },
-  'GET /api/log/stat': { summary: 'Quota, RPM and TPM over the filtered logs', auth: 'admin', query: logFilter, data: logStat },
-  'GET /api/log/self': { summary: "The user's own logs", auth: 'user', query: logFilter, data: pageData },
-  'GET /api/log/self/': { summary: "The user's own logs", auth: 'user', query: logFilter, data: pageData },
-  'GET /api/log/self/search': { summary: "Search the user's own logs", auth: 'user', query: logFilter, data: pageData },
-  'GET /api/log/self/stat': { summary: "Quota, RPM and TPM over the user's own logs", auth: 'user', query: logFilter, data: logStat },
+  'GET /api/log/search': { summary: 'Search usage logs', auth: 'admin', query: logFilter, data: logRows },
+  'GET /api/log/stat': { summary: 'Quota, RPM and TPM over the filtered logs', auth: 'admin', query: logFilter, data: logStatSchema },
+  'GET /api/log/self': { summary: "The user's own logs", auth: 'user', query: logFilter, data: logPage },
+  'GET /api/log/self/': { summary: "The user's own logs", auth: 'user', query: logFilter, data: logPage },
+  'GET /api/log/self/search': { summary: "Search the user's own logs", auth: 'user', query: logFilter, data: logRows },
+  'GET /api/log/self/stat': { summary: "Quota, RPM and TPM over the user's own logs", auth: 'user', query: logFilter, data: logStatSchema },
   'GET /api/log/token': {
     summary: 'Logs of one API key, read with the key itself',
     auth: 'public',
     description: 'The sk- key in ?key= or in the Authorization header; no session.',
     query: z.object({ key: z.string().optional() }),
+    data: logRows,
   },
 
-  'GET /api/task/': { summary: 'List async tasks (Suno and others)', auth: 'admin', query: taskQuery, data: pageData },
-  'GET /api/task/self': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: pageData },
-  'GET /api/task/self/': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: pageData },
-  'GET /api/mj/': { summary: 'List Midjourney tasks', auth: 'admin', query: mjQuery, data: pageData },
-  'GET /api/mj/self': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: pageData },
-  'GET /api/mj/self/': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: pageData },
+  'GET /api/task/': { summary: 'List async tasks (Suno and others)', auth: 'admin', query: taskQuery, data: taskPage },
+  'GET /api/task/self': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: taskPage },
+  'GET /api/task/self/': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: taskPage },
+  'GET /api/mj/': { summary: 'List Midjourney tasks', auth: 'admin', query: mjQuery, data: drawingPage },
+  'GET /api/mj/self': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: drawingPage },
+  'GET /api/mj/self/': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: drawingPage },
 };

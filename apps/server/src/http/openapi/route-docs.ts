@@ -1,3 +1,16 @@
+import {
+  manageResultSchema,
+  oidcDiscoverySchema,
+  pageSchema,
+  paymentFieldsSchema,
+  paymentFormExtrasSchema,
+  publicUserSchema,
+  setupStatusSchema,
+  signedInUserSchema,
+  siteStatusSchema,
+  usableGroupsSchema,
+  userSessionSchema,
+} from '@modelgate/contract';
 import { z } from 'zod';
 import { updateSchema as userSettingBody } from '../../domain/users/user-setting.js';
 import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
@@ -6,7 +19,7 @@ import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageB
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import type { RouteDocs } from './route-doc-types.js';
-import { pageOfSchema, pagingQuery, publicUserSchema } from './resource-schemas.js';
+import { pagingQuery } from './paging-query.js';
 
 export type { AuthLevel, RouteDoc, RouteDocs } from './route-doc-types.js';
 
@@ -18,18 +31,21 @@ const oauthCallbackQuery = z.object({
 });
 const userIdParams = z.object({ id: userId });
 const sessionIdParams = z.object({ id: sessionId });
+const userPage = pageSchema(publicUserSchema);
+/** A sign-in answers the user; a callback that bound an account to the signed-in one answers message "bind" and no data. */
+const signedIn = signedInUserSchema;
 
 const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/openapi.json': { summary: 'This OpenAPI 3.1 description', auth: 'public', description: 'Not wrapped in the envelope: the document itself.' },
-  'GET /api/status': { summary: 'Site status and public settings the console loads first', auth: 'public' },
-  'GET /api/setup': { summary: 'Whether first-run setup is done', auth: 'public' },
+  'GET /api/status': { summary: 'Site status and public settings the console loads first', auth: 'public', data: siteStatusSchema },
+  'GET /api/setup': { summary: 'Whether first-run setup is done', auth: 'public', data: setupStatusSchema },
   'POST /api/setup': { summary: 'First-run setup (already done: answers success:false)', auth: 'public' },
   'GET /api/notice': { summary: 'The notice (markdown)', auth: 'public', data: z.string() },
   'GET /api/about': { summary: 'The about page (markdown or HTML)', auth: 'public', data: z.string() },
   'GET /api/home_page_content': { summary: 'The home page content', auth: 'public', data: z.string() },
   'GET /api/models': { summary: 'Models by channel type, for the console', auth: 'user' },
 
-  'POST /api/user/login': { summary: 'Sign in; sets the session cookie', auth: 'public', body: loginBody },
+  'POST /api/user/login': { summary: 'Sign in; sets the session cookie', auth: 'public', body: loginBody, data: signedIn },
   'GET /api/user/logout': { summary: 'Sign out; ends the session', auth: 'public' },
   'POST /api/user/register': { summary: 'Register an account', auth: 'public', body: registerBody },
   'GET /api/verification': { summary: 'Mail an email verification code', auth: 'public', query: emailQuery },
@@ -38,35 +54,51 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/user/self': { summary: 'The signed-in user', auth: 'user', data: publicUserSchema },
   'PUT /api/user/self': { summary: "Update the signed-in user's name, display name or password", auth: 'user', body: selfUpdateBody },
   'DELETE /api/user/self': { summary: 'Delete the signed-in account (not the root user)', auth: 'user' },
-  'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user' },
+  'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user', data: z.array(userSessionSchema) },
   'DELETE /api/user/self/sessions/:id': { summary: "End one of the signed-in user's sessions", auth: 'user', params: sessionIdParams },
-  'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user' },
+  'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user', data: usableGroupsSchema },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
   'POST /api/user/aff_transfer': { summary: 'Move invitation rewards into the balance', auth: 'user', body: affTransferBody },
   'GET /api/user/models': { summary: 'Models the user may call', auth: 'user', data: z.array(z.string()) },
   'PUT /api/user/setting': { summary: 'Notification and relay settings of the signed-in user', auth: 'user', body: userSettingBody },
-  'POST /api/user/topup': { summary: 'Redeem a code into the balance', auth: 'user', body: redeemBody },
-  'POST /api/user/amount': { summary: 'The price of a top-up amount', auth: 'user', body: quoteBody },
-  'POST /api/user/pay': { summary: 'Start an online payment (epay)', auth: 'user', body: payBody },
+  'POST /api/user/topup': { summary: 'Redeem a code into the balance', auth: 'user', body: redeemBody, data: z.number().describe('The quota added.') },
+  'POST /api/user/amount': {
+    summary: 'The price of a top-up amount',
+    auth: 'user',
+    body: quoteBody,
+    data: z.string().describe('The money to pay, two decimals ("73.00").'),
+  },
+  'POST /api/user/pay': {
+    summary: 'Start an online payment (epay)',
+    auth: 'user',
+    body: payBody,
+    data: paymentFieldsSchema,
+    beside: paymentFormExtrasSchema,
+  },
   'GET /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
   'POST /api/user/epay/notify': { summary: "The payment provider's notification", auth: 'public', plainText: true },
 
-  'GET /api/user/': { summary: 'List users', auth: 'admin', query: pagingQuery, data: pageOfSchema(publicUserSchema) },
-  'GET /api/user/search': { summary: 'Search users by keyword and group', auth: 'admin', query: userSearchQuery, data: pageOfSchema(publicUserSchema) },
+  'GET /api/user/': { summary: 'List users', auth: 'admin', query: pagingQuery, data: userPage },
+  'GET /api/user/search': { summary: 'Search users by keyword and group', auth: 'admin', query: userSearchQuery, data: userPage },
   'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams, data: publicUserSchema },
-  'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody },
+  'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody, data: publicUserSchema },
   'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
-  'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody },
+  'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody, data: manageResultSchema },
 
   'GET /api/oauth/state': { summary: 'An anti-forgery state for an OAuth sign-in', auth: 'public', data: z.string() },
-  'GET /api/oauth/github': { summary: 'GitHub OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
-  'GET /api/oauth/linuxdo': { summary: 'LinuxDO OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
-  'GET /api/oauth/oidc': { summary: 'OpenID Connect callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery },
-  'POST /api/oauth/oidc/discovery': { summary: "Read an OpenID provider's discovery document", auth: 'root', body: oidcDiscoveryBody },
-  'GET /api/oauth/wechat': { summary: 'Sign in with a WeChat verification code', auth: 'public', query: z.object({ code: z.string() }) },
+  'GET /api/oauth/github': { summary: 'GitHub OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery, data: signedIn },
+  'GET /api/oauth/linuxdo': { summary: 'LinuxDO OAuth callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery, data: signedIn },
+  'GET /api/oauth/oidc': { summary: 'OpenID Connect callback: sign in, or bind when signed in', auth: 'public', query: oauthCallbackQuery, data: signedIn },
+  'POST /api/oauth/oidc/discovery': {
+    summary: "Read an OpenID provider's discovery document",
+    auth: 'root',
+    body: oidcDiscoveryBody,
+    data: oidcDiscoverySchema,
+  },
+  'GET /api/oauth/wechat': { summary: 'Sign in with a WeChat verification code', auth: 'public', query: z.object({ code: z.string() }), data: signedIn },
   'GET /api/oauth/wechat/bind': { summary: 'Bind WeChat to the signed-in user', auth: 'user', query: z.object({ code: z.string() }) },
-  'GET /api/oauth/telegram/login': { summary: 'Sign in with the Telegram login widget data', auth: 'public' },
+  'GET /api/oauth/telegram/login': { summary: 'Sign in with the Telegram login widget data', auth: 'public', data: signedIn },
   'GET /api/oauth/telegram/bind': { summary: 'Bind Telegram to the signed-in user', auth: 'user' },
   'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
 };
