@@ -1,14 +1,8 @@
+import type { PublicUser, SignedInUser } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
-import type { SessionUser } from '../../lib/session';
 
-/** The user object of login answers and GET /api/user/self; self carries quota fields as well. */
-export interface UserInfo extends SessionUser {
-  email?: string;
-  quota?: number;
-  used_quota?: number;
-  request_count?: number;
-  aff_code?: string;
-}
+/** The user object of sign-in answers and of GET /api/user/self, which carries every other field (quota, bindings ...) as well. */
+export type UserInfo = SignedInUser & Partial<PublicUser>;
 
 export interface RegisterInput {
   username: string;
@@ -85,7 +79,7 @@ export async function completeOAuth(provider: OAuthProvider, code: string, state
   return { bound: message === 'bind', user: data ?? null };
 }
 
-export async function fetchSelf(): Promise<UserInfo> {
-  const { data } = await api.get<UserInfo>('/api/user/self', { silent: true });
+export async function fetchSelf(): Promise<PublicUser> {
+  const { data } = await api.get<PublicUser>('/api/user/self', { silent: true });
   return data;
 }

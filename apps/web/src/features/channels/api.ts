@@ -1,46 +1,9 @@
-import type { PageData } from '@modelgate/contract';
+import type { AbilityRepair, BalanceRefresh, BreakerState, CatalogueModel, ChannelPage, ListedChannel, WireChannel } from '@modelgate/contract';
 import { api, ApiError } from '../../lib/api-client';
 
-/** A channel as GET /api/channel/ answers it; the key is never sent back (always ''). */
-export interface Channel {
-  id: number;
-  type: number;
-  key: string;
-  openai_organization: string | null;
-  test_model: string | null;
-  status: number;
-  name: string;
-  weight: number;
-  created_time: number;
-  test_time: number;
-  /** Milliseconds of the last successful test; 0 = never tested. */
-  response_time: number;
-  base_url: string | null;
-  other: string | null;
-  balance: number;
-  balance_updated_time: number;
-  models: string;
-  group: string;
-  used_quota: number;
-  model_mapping: string | null;
-  status_code_mapping: string | null;
-  priority: number;
-  auto_ban: number;
-  /** JSON text with status_reason and status_time once the channel was disabled automatically. */
-  other_info: string | null;
-  tag: string | null;
-  setting: string | null;
-  /** The answering node's circuit breaker for the channel (kept in memory per node). */
-  breaker_state?: BreakerState;
-  /** The last failure that counted, while open or probing. */
-  breaker_reason?: string;
-  /** Unix seconds: the end of the cool-down (open) or of the probe's lease (probing); 0 when closed. */
-  breaker_until?: number;
-  /** Keys whose own breaker is open or probing; a multi-key channel stays closed while some keys work. */
-  breaker_open_keys?: number;
-}
-
-export type BreakerState = 'closed' | 'open' | 'half_open';
+/** A channel of the list and of GET /api/channel/{id}: the stored fields (the key always '') and the answering node's breaker. */
+export type Channel = ListedChannel;
+export type { BalanceRefresh, BreakerState, CatalogueModel };
 
 export interface ChannelListParams {
   page: number;
@@ -73,11 +36,6 @@ export interface ChannelPayload {
   setting: string;
 }
 
-export interface CatalogueModel {
-  id: string;
-  channel_types: number[];
-}
-
 export interface TagEditPayload {
   tag: string;
   new_tag?: string;
@@ -89,9 +47,9 @@ export interface TagEditPayload {
 }
 
 /** The list and the search share one answer; the search endpoint is used once any filter is set. */
-export async function fetchChannels(params: ChannelListParams): Promise<PageData<Channel>> {
+export async function fetchChannels(params: ChannelListParams): Promise<ChannelPage> {
   const filtered = params.keyword !== '' || params.group !== '' || params.model !== '';
-  const { data } = await api.get<PageData<Channel>>(filtered ? '/api/channel/search' : '/api/channel/', {
+  const { data } = await api.get<ChannelPage>(filtered ? '/api/channel/search' : '/api/channel/', {
     query: {
       p: params.page,
       page_size: params.pageSize,
@@ -127,12 +85,12 @@ export async function createChannels(channel: ChannelPayload, batch: boolean): P
 }
 
 export async function updateChannel(channel: ChannelPayload & { id: number }): Promise<void> {
-  await api.put<Channel>('/api/channel/', channel);
+  await api.put<WireChannel>('/api/channel/', channel);
 }
 
 /** The row's inline edits and the enable/disable switch send only the changed field. */
 export async function patchChannel(id: number, fields: { status?: number; priority?: number; weight?: number }): Promise<void> {
-  await api.put<Channel>('/api/channel/', { id, ...fields });
+  await api.put<WireChannel>('/api/channel/', { id, ...fields });
 }
 
 export async function deleteChannel(id: number): Promise<void> {
@@ -140,8 +98,8 @@ export async function deleteChannel(id: number): Promise<void> {
 }
 
 /** The server copies the stored key as well, which the console never sees. */
-export async function copyChannel(id: number, suffix: string): Promise<Channel> {
-  const { data } = await api.post<Channel>(`/api/channel/copy/${id}`, undefined, { query: { suffix }, silent: true });
+export async function copyChannel(id: number, suffix: string): Promise<WireChannel> {
+  const { data } = await api.post<WireChannel>(`/api/channel/copy/${id}`, undefined, { query: { suffix }, silent: true });
   return data;
 }
 
@@ -161,12 +119,6 @@ export async function updateBalance(id: number): Promise<number> {
   return Number(data);
 }
 
-export interface BalanceRefresh {
-  updated: number;
-  failed: number;
-  unsupported: number;
-}
-
 export async function updateAllBalances(): Promise<BalanceRefresh> {
   const { data } = await api.get<BalanceRefresh>('/api/channel/update_balance');
   return data;
@@ -182,8 +134,8 @@ export async function deleteChannels(ids: number[]): Promise<number> {
   return Number(data);
 }
 
-export async function fixAbilities(): Promise<{ success: number; fails: number }> {
-  const { data } = await api.post<{ success: number; fails: number }>('/api/channel/fix');
+export async function fixAbilities(): Promise<AbilityRepair> {
+  const { data } = await api.post<AbilityRepair>('/api/channel/fix');
   return data;
 }
 

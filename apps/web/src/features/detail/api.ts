@@ -1,17 +1,7 @@
+import type { QuotaDataRow } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
-/** A quota_data row as new-api sends it: one user's (or, summed for admins, everyone's) use of a model in one hour. */
-export interface QuotaDataRow {
-  id: number;
-  user_id: number;
-  username: string;
-  model_name: string;
-  /** Unix seconds, the start of the hour. */
-  created_at: number;
-  token_used: number;
-  count: number;
-  quota: number;
-}
+export type { QuotaDataRow };
 
 export interface QuotaDataQuery {
   /** Unix seconds. */

@@ -1,32 +1,9 @@
-import type { PageData } from '@modelgate/contract';
+import type { LogStat, PageData, WireLog } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 /** A row of GET /api/log/ (admin) or /api/log/self; `other` is the JSON text the relay stored. */
-export interface LogEntry {
-  id: number;
-  created_at: number;
-  type: number;
-  user_id: number;
-  username: string;
-  token_name: string;
-  model_name: string;
-  channel: number;
-  channel_name?: string;
-  group: string;
-  use_time: number;
-  is_stream: boolean;
-  prompt_tokens: number;
-  completion_tokens: number;
-  quota: number;
-  content: string;
-  other: string;
-}
-
-export interface LogStat {
-  quota: number;
-  rpm: number;
-  tpm: number;
-}
+export type LogEntry = WireLog;
+export type { LogStat };
 
 /** The filters of spec 02 §2; empty strings and 0 mean "no filter", as new-api reads them. */
 export interface LogFilters {

@@ -1,34 +1,9 @@
-import type { PageData } from '@modelgate/contract';
+import type { DrawingTask, PageData } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 import type { TaskFilters } from '../tasks/task-rules';
 
-/**
- * A row of GET /api/mj/ (admin) or /api/mj/self: new-api's midjourneys table. Its submit, start and
- * finish times are Unix milliseconds; progress is text such as "45%".
- */
-export interface DrawingTask {
-  id: number;
-  code: number;
-  user_id: number;
-  action: string;
-  mj_id: string;
-  prompt: string;
-  prompt_en: string;
-  description: string;
-  state: string;
-  submit_time: number;
-  start_time: number;
-  finish_time: number;
-  image_url: string;
-  video_url?: string;
-  status: string;
-  progress: string;
-  fail_reason: string;
-  channel_id: number;
-  quota: number;
-  buttons?: string;
-  properties?: string;
-}
+/** A row of GET /api/mj/ (admin) or /api/mj/self: times in Unix milliseconds, progress text such as "45%". */
+export type { DrawingTask };
 
 export interface DrawingListParams extends TaskFilters {
   page: number;

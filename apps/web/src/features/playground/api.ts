@@ -1,4 +1,4 @@
-import { USER_ID_HEADER } from '@modelgate/contract';
+import { USER_ID_HEADER, type UsableGroup, type UsableGroups } from '@modelgate/contract';
 import i18n from '../../i18n';
 import { api } from '../../lib/api-client';
 import { clearSessionUser, getSessionUser } from '../../lib/session';
@@ -7,10 +7,7 @@ import { errorMessageOf } from './sse';
 import { readChatStream } from './stream-reader';
 
 /** One entry of GET /api/user/self/groups (new-api's `{name: {ratio, desc}}`). */
-export interface UsableGroup {
-  ratio: number;
-  desc: string;
-}
+export type { UsableGroup };
 
 /** The models of the groups the user may use (GET /api/user/models), sorted by the server. */
 export async function fetchUserModels(): Promise<string[]> {
@@ -18,8 +15,8 @@ export async function fetchUserModels(): Promise<string[]> {
   return Array.isArray(data) ? data.filter((model): model is string => typeof model === 'string') : [];
 }
 
-export async function fetchUserGroups(): Promise<Record<string, UsableGroup>> {
-  const { data } = await api.get<Record<string, UsableGroup> | null>('/api/user/self/groups');
+export async function fetchUserGroups(): Promise<UsableGroups> {
+  const { data } = await api.get<UsableGroups | null>('/api/user/self/groups');
   return data ?? {};
 }
 

@@ -1,19 +1,7 @@
+import type { PricedModel, PricingExtras } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
-/** One model of GET /api/pricing, in new-api's field names. */
-export interface PricedModel {
-  model_name: string;
-  /** 0: billed by tokens with model_ratio, 1: a fixed price per call (model_price, USD). */
-  quota_type: 0 | 1;
-  model_ratio: number;
-  model_price: number;
-  completion_ratio: number;
-  /** Present only for a model with a cache ratio (new-api's omitempty): cached input tokens cost this times the input price. */
-  cache_ratio?: number;
-  /** The groups in which some enabled channel serves the model. */
-  enable_groups: string[];
-  owner_by: string;
-}
+export type { PricedModel };
 
 export interface PricingData {
   models: PricedModel[];
@@ -25,9 +13,7 @@ export interface PricingData {
 
 export async function fetchPricing(): Promise<PricingData> {
   const { data, envelope } = await api.get<PricedModel[] | null>('/api/pricing');
-  return {
-    models: data ?? [],
-    groupRatio: (envelope.group_ratio as Record<string, number> | undefined) ?? {},
-    usableGroup: (envelope.usable_group as Record<string, string> | undefined) ?? {},
-  };
+  // new-api answers the groups beside the envelope's data.
+  const extras = envelope as Partial<PricingExtras>;
+  return { models: data ?? [], groupRatio: extras.group_ratio ?? {}, usableGroup: extras.usable_group ?? {} };
 }

@@ -1,18 +1,8 @@
-import type { PageData } from '@modelgate/contract';
+import type { PageData, Redemption } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 /** A redemption code as GET /api/redemption/ lists it (spec 02 §3). */
-export interface Redemption {
-  id: number;
-  name: string;
-  key: string;
-  status: number;
-  quota: number;
-  created_time: number;
-  redeemed_time: number;
-  /** 0 while nobody has redeemed it. */
-  used_user_id: number;
-}
+export type { Redemption };
 
 export interface RedemptionListParams {
   page: number;

@@ -1,33 +1,13 @@
+import type { PublicUser } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 import type { TelegramAuthData } from '../auth/api';
 import type { NotifySettingsUpdate } from './notify-settings';
 
 /**
  * What GET /api/user/self answers in full (bindings, referral counters, balance); the shell's
- * useSelf() query already fetches it, this names the fields the settings screen reads.
+ * useSelf() query already fetches it.
  */
-export interface SelfProfile {
-  id: number;
-  username: string;
-  display_name: string;
-  role: number;
-  status: number;
-  group: string;
-  email: string;
-  github_id: string;
-  wechat_id: string;
-  telegram_id: string;
-  linux_do_id: string;
-  /** The OIDC provider's `sub` of the linked account; absent from servers without OIDC. */
-  oidc_id?: string;
-  quota: number;
-  used_quota: number;
-  request_count: number;
-  aff_code: string;
-  aff_count: number;
-  aff_quota: number;
-  aff_history_quota: number;
-}
+export type SelfProfile = PublicUser;
 
 /** The inviter code, created by the server on first request. */
 export async function fetchAffCode(): Promise<string> {

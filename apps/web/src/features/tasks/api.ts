@@ -1,4 +1,4 @@
-import type { PageData } from '@modelgate/contract';
+import type { AsyncTask, PageData } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 import type { TaskFilters } from './task-rules';
 
@@ -6,26 +6,7 @@ import type { TaskFilters } from './task-rules';
  * A row of GET /api/task/ (admin) or /api/task/self: new-api's tasks table. Its times are Unix
  * seconds; `data` is what the platform answered (Suno clips or lyrics, see suno-result.ts).
  */
-export interface AsyncTask {
-  id: number;
-  created_at: number;
-  updated_at: number;
-  task_id: string;
-  platform: string;
-  user_id: number;
-  username?: string;
-  channel_id: number;
-  quota: number;
-  action: string;
-  status: string;
-  fail_reason: string;
-  submit_time: number;
-  start_time: number;
-  finish_time: number;
-  progress: string;
-  properties?: unknown;
-  data?: unknown;
-}
+export type { AsyncTask };
 
 export interface TaskListParams extends TaskFilters {
   page: number;

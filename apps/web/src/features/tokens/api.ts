@@ -1,27 +1,8 @@
-import type { PageData } from '@modelgate/contract';
+import type { PageData, TokenKey, TokenKeys, UsableGroups, WireToken } from '@modelgate/contract';
 import { api, ApiError } from '../../lib/api-client';
 
-/** A token as its owner sees it. */
-export interface Token {
-  id: number;
-  /** Masked by the server (first and last four characters), without the sk- prefix the console adds; the full key comes from fetchTokenKey. */
-  key: string;
-  status: number;
-  name: string;
-  created_time: number;
-  accessed_time: number;
-  /** Unix seconds; -1 never expires. */
-  expired_time: number;
-  remain_quota: number;
-  unlimited_quota: boolean;
-  model_limits_enabled: boolean;
-  /** Comma-separated model names. */
-  model_limits: string;
-  /** One IP or CIDR per line. */
-  allow_ips: string;
-  used_quota: number;
-  group: string;
-}
+/** A token as its owner sees it: the key masked, without the sk- prefix the console adds (the full key comes from fetchTokenKey). */
+export type Token = WireToken;
 
 export interface TokenListParams {
   page: number;
@@ -42,7 +23,7 @@ export interface TokenInput {
 }
 
 /** What a user may pick for a token's group: name → {desc, ratio}. */
-export type UsableGroups = Record<string, { desc: string; ratio: number }>;
+export type { UsableGroups };
 
 export async function fetchTokens(params: TokenListParams): Promise<PageData<Token>> {
   const searching = params.keyword !== '' || params.token !== '';
@@ -78,13 +59,13 @@ export async function setTokenStatus(id: number, status: number): Promise<Token>
  * put it in a query cache: callers use it at once and let it go.
  */
 export async function fetchTokenKey(id: number): Promise<string> {
-  const { data } = await api.post<{ key: string }>(`/api/token/${id}/key`);
+  const { data } = await api.post<TokenKey>(`/api/token/${id}/key`);
   return data.key;
 }
 
 /** Full keys of several of the user's own tokens, by id (copy selected); ids no longer found are left out. */
 export async function fetchTokenKeys(ids: number[]): Promise<Record<number, string>> {
-  const { data } = await api.post<{ keys: Record<number, string> }>('/api/token/batch/keys', { ids });
+  const { data } = await api.post<TokenKeys>('/api/token/batch/keys', { ids });
   return data.keys ?? {};
 }
 

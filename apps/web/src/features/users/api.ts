@@ -1,28 +1,8 @@
-import type { PageData } from '@modelgate/contract';
+import type { ManageResult, PageData, PublicUser, UsableGroup, UsableGroups } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
-/** A row of the user list and the answer of GET /api/user/{id} (never the password or access token). */
-export interface ManagedUser {
-  id: number;
-  username: string;
-  display_name: string;
-  role: number;
-  status: number;
-  email: string;
-  github_id: string;
-  wechat_id: string;
-  telegram_id: string;
-  linux_do_id: string;
-  quota: number;
-  used_quota: number;
-  request_count: number;
-  group: string;
-  aff_count: number;
-  inviter_id: number;
-  remark: string;
-  /** Non-null means deregistered (spec 01 §3). */
-  DeletedAt: string | null;
-}
+/** A row of the user list and the answer of GET /api/user/{id} (never the password or access token; DeletedAt non-null means deregistered). */
+export type ManagedUser = PublicUser;
 
 export interface UserListQuery {
   keyword: string;
@@ -34,11 +14,7 @@ export interface UserListQuery {
 
 export type ManageAction = 'promote' | 'demote' | 'disable' | 'enable' | 'delete';
 
-export interface ManageResult {
-  status: number;
-  role: number;
-  quota: number;
-}
+export type { ManageResult };
 
 export interface NewUser {
   username: string;
@@ -64,10 +40,7 @@ export interface SelfUpdate {
   original_password: string;
 }
 
-export interface GroupInfo {
-  desc: string;
-  ratio: number;
-}
+export type GroupInfo = UsableGroup;
 
 /**
  * The server counts `p` from 1 and reads 0 as the first page too (new-api's consoles disagree on
@@ -126,7 +99,7 @@ export async function fetchGroups(): Promise<string[]> {
 }
 
 /** Ratios of the groups the signed-in admin can see; only these are available to colour group tags. */
-export async function fetchGroupRatios(): Promise<Record<string, GroupInfo>> {
-  const { data } = await api.get<Record<string, GroupInfo> | null>('/api/user/self/groups', { silent: true });
+export async function fetchGroupRatios(): Promise<UsableGroups> {
+  const { data } = await api.get<UsableGroups | null>('/api/user/self/groups', { silent: true });
   return data ?? {};
 }

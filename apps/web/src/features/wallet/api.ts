@@ -1,3 +1,4 @@
+import type { PaymentFields, PaymentFormExtras } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 /** Spec 02 §2: Alipay is "zfb", WeChat Pay is "wx" on the wire. */
@@ -25,7 +26,9 @@ export async function quoteTopUp(amount: number, signal?: AbortSignal): Promise<
 
 /** Records a pending order and answers the signed form for the payment gateway. */
 export async function requestPayment(amount: number, paymentMethod: PaymentMethod): Promise<PaymentForm> {
-  const { data, envelope } = await api.post<Record<string, unknown>>('/api/user/pay', { amount, payment_method: paymentMethod });
+  const { data, envelope } = await api.post<PaymentFields>('/api/user/pay', { amount, payment_method: paymentMethod });
   const params = Object.fromEntries(Object.entries(data ?? {}).map(([name, value]) => [name, String(value)]));
-  return { url: typeof envelope.url === 'string' ? envelope.url : '', params };
+  // new-api answers the gateway's address beside the envelope's data.
+  const { url } = envelope as Partial<PaymentFormExtras>;
+  return { url: typeof url === 'string' ? url : '', params };
 }

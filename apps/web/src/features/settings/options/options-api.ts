@@ -1,10 +1,5 @@
+import type { OptionEntry } from '@modelgate/contract';
 import { api } from '../../../lib/api-client';
-
-/** GET /api/option/ answers a list of {key, value}; secrets are never in it (write-only on the server). */
-export interface OptionEntry {
-  key: string;
-  value: string;
-}
 
 export type OptionValues = Record<string, string>;
 

@@ -1,5 +1,6 @@
 import { IconIdCard } from '@douyinfe/semi-icons';
 import { Button, Input, Toast, Typography } from '@douyinfe/semi-ui';
+import type { OidcDiscovery } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api-client';
@@ -28,15 +29,6 @@ const ENDPOINT_LABELS = {
 const WELL_KNOWN_ID = 'system-option-oidc.well_known';
 
 const isHttpUrl = (value: string) => /^https?:\/\/[^\s/]+/i.test(value.trim());
-
-/** What POST /api/oauth/oidc/discovery reads from the provider's discovery document. */
-interface OidcDiscovery {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  user_info_endpoint: string;
-  jwks_uri: string;
-}
 
 /** The server reads the document (a browser would mostly be stopped by the provider's CORS rules). */
 async function discoverOidc(wellKnown: string): Promise<OidcDiscovery> {
