@@ -5,9 +5,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['apps/**/src/**/*.test.ts', 'packages/**/src/**/*.test.ts'],
+    include: ['apps/**/src/**/*.test.{ts,tsx}', 'packages/**/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'e2e/**', 'bench/**'],
     environment: 'node',
+    // Semi's icons import their CSS: its ES build, inlined, goes through Vite, which loads CSS imports as empty modules.
+    alias: { '@douyinfe/semi-icons': '@douyinfe/semi-icons/lib/es/index.js' },
+    server: { deps: { inline: [/@douyinfe\/semi-icons/] } },
     // Forks (child processes) rather than threads: native modules such as
     // better-sqlite3 and servers bound to ports behave better with process isolation.
     pool: 'forks',

@@ -48,6 +48,7 @@ set -e
 
 # --- 2b. lint ---------------------------------------------------------------
 # Biome: the formatter (a file not formatted fails) and a few strict lint rules (biome.json): unused code, the React hooks rules, no `any` in product code.
+# dependency-cruiser (.dependency-cruiser.cjs): no import cycle anywhere, no import up the server's layers.
 step "lint"
 set +e
 npm run lint

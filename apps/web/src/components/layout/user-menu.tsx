@@ -7,7 +7,7 @@ import { logout } from '../../features/auth/api';
 import { selfKeys } from '../../features/auth/queries';
 import { useStatus } from '../../features/status/queries';
 import { clearSessionUser, useSessionUser } from '../../lib/session';
-import { settingsPath } from '../../route-table';
+import { SETTINGS_PATH } from '../../lib/console-paths';
 
 export function UserMenu() {
   const { t } = useTranslation('layout');
@@ -45,17 +45,14 @@ export function UserMenu() {
   };
 
   const name = user.display_name || user.username;
-  const settings = settingsPath();
   return (
     <Dropdown
       position="bottomRight"
       render={
         <Dropdown.Menu>
-          {settings && (
-            <Dropdown.Item icon={<IconSetting />} onClick={() => navigate(settings)}>
-              {t('header.settings')}
-            </Dropdown.Item>
-          )}
+          <Dropdown.Item icon={<IconSetting />} onClick={() => navigate(SETTINGS_PATH)}>
+            {t('header.settings')}
+          </Dropdown.Item>
           <Dropdown.Item icon={<IconExit />} data-testid="logout" onClick={() => void handleLogout()}>
             {t('header.logout')}
           </Dropdown.Item>

@@ -3,7 +3,7 @@ import { IconLock, IconUser } from '@douyinfe/semi-icons';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { postPasswordLoginPath } from '../../route-table';
+import { POST_LOGIN_PATH } from '../../lib/console-paths';
 import { useStatus, useSystemName } from '../status/queries';
 import { loginWithPassword, type UserInfo } from './api';
 import { AuthCard } from './components/auth-card';
@@ -41,7 +41,7 @@ export default function LoginPage() {
       startSession(await loginWithPassword(username, password, turnstile.token));
       Toast.success(t('login.success'));
       if (isDefaultRootLogin(username, password)) warnAboutDefaultPassword();
-      navigate(postPasswordLoginPath(), { replace: true });
+      navigate(POST_LOGIN_PATH, { replace: true });
     } catch {
       // The API client has shown the server's reason (wrong password, banned, too many attempts).
       setSubmitting(false);

@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { postPasswordLoginPath, settingsPath } from '../../route-table';
+import { POST_LOGIN_PATH, SETTINGS_PATH } from '../../lib/console-paths';
 import { completeOAuth, type OAuthProvider } from './api';
 import { selfKeys } from './queries';
 import { startSession } from './session-actions';
@@ -37,14 +37,14 @@ export default function OAuthCallbackPage() {
           // The profile loaded when this page opened predates the binding.
           void queryClient.invalidateQueries({ queryKey: selfKeys.all });
           Toast.success(t('auth:oauth.bound'));
-          navigate(settingsPath() ?? '/', { replace: true });
+          navigate(SETTINGS_PATH, { replace: true });
           return;
         }
         if (!user) throw new Error('callback answered without a user');
         startSession(user);
         Toast.success(t('auth:login.success'));
         // Spec 02 §4 sends a completed OAuth sign-in to the token list, like the password form.
-        navigate(postPasswordLoginPath(), { replace: true });
+        navigate(POST_LOGIN_PATH, { replace: true });
       })
       .catch((error: unknown) => {
         Toast.error(error instanceof Error && error.message ? error.message : t('auth:oauth.failed'));
