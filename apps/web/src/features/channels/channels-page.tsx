@@ -1,11 +1,12 @@
 import { Empty, Table, Toast, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { useLocation, useNavigate, useParams } from 'react-router';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { readString, StorageKey, writeString } from '../../lib/storage';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import { deleteChannels, deleteDisabledChannels, fixAbilities, testAllChannels, updateAllBalances, type Channel } from './api';
 import { toTableRows, type TableRow } from './channel-display';
 import { BatchTagModal } from './components/batch-tag-modal';
@@ -27,11 +28,16 @@ function useDrawerTarget(): 'add' | number | null {
   return null;
 }
 
+const readFilters = (params: URLSearchParams): ChannelFilterValues => ({
+  keyword: params.get('keyword') ?? '',
+  model: params.get('model') ?? '',
+  group: params.get('group') ?? '',
+});
+
 export default function ChannelsPage() {
   const { t } = useTranslation('channels');
   const navigate = useNavigate();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [pageSize, setPageSize] = usePageSize();
+  const { params, filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readFilters);
   const [idSort, setIdSort] = useState(() => readString(StorageKey.idSort) === 'true');
   const [batch, setBatch] = useState(false);
   const [selectedIds, setSelectedIds] = useState<number[]>([]);
@@ -44,31 +50,12 @@ export default function ChannelsPage() {
   const groups = useGroups();
   const narrow = useNarrowScreen();
 
-  const page = Math.max(1, Number(searchParams.get('p')) || 1);
-  const filters: ChannelFilterValues = useMemo(
-    () => ({ keyword: searchParams.get('keyword') ?? '', model: searchParams.get('model') ?? '', group: searchParams.get('group') ?? '' }),
-    [searchParams],
-  );
-  const tagMode = searchParams.get('tag_mode') === 'true';
+  const tagMode = params.get('tag_mode') === 'true';
   const list = useChannelList({ page, pageSize, ...filters, idSort, tagMode });
 
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) => {
-      setSearchParams((current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      });
-    },
-    [setSearchParams],
-  );
-
   // The list's filters and page stay in the address while the drawer is open and after it closes.
-  const openDrawer = useCallback((path: string) => navigate({ pathname: path, search: searchParams.toString() }), [navigate, searchParams]);
-  const closeDrawer = useCallback(() => navigate({ pathname: '/channel', search: searchParams.toString() }), [navigate, searchParams]);
+  const openDrawer = useCallback((path: string) => navigate({ pathname: path, search: params.toString() }), [navigate, params]);
+  const closeDrawer = useCallback(() => navigate({ pathname: '/channel', search: params.toString() }), [navigate, params]);
   const onEdit = useCallback((channel: Channel) => openDrawer(`/channel/edit/${channel.id}`), [openDrawer]);
 
   const onToggle = (name: keyof ToolbarToggles, value: boolean) => {
@@ -80,11 +67,11 @@ export default function ChannelsPage() {
       setSelectedIds([]);
     } else {
       setSelectedIds([]);
-      updateParams({ tag_mode: value ? 'true' : null, p: null });
+      setFilters({ tag_mode: value ? 'true' : null });
     }
   };
 
-  const onSearch = (values: ChannelFilterValues) => updateParams({ ...values, p: null });
+  const onSearch = (values: ChannelFilterValues) => setFilters({ ...values });
 
   const onTestAll = async () => {
     await testAllChannels();
@@ -177,11 +164,8 @@ export default function ChannelsPage() {
           total: list.data?.total ?? 0,
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
-          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            updateParams({ p: null });
-          },
+          onPageChange: setPage,
+          onPageSizeChange: setPageSize,
         }}
       />
       <ChannelDrawer target={drawerTarget} onClose={closeDrawer} onSaved={refresh} />

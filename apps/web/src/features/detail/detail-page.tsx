@@ -2,9 +2,9 @@ import { Button, Empty, Spin, Tag, Typography } from '@douyinfe/semi-ui';
 import { IconBarChartHStroked } from '@douyinfe/semi-icons';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { formatQuota } from '../../lib/quota';
 import { useSessionRoles } from '../../lib/session';
+import { useUrlParams } from '../../lib/use-url-filters';
 import { useStatus } from '../status/queries';
 import { useChartPalette } from './chart-palette';
 import { DetailFilterBar, type DetailFilters } from './components/detail-filters';
@@ -29,21 +29,20 @@ export default function DetailPage() {
   const { admin } = useSessionRoles();
   const status = useStatus();
   const palette = useChartPalette();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const { params, update: updateParams } = useUrlParams();
   const statusGranularity = parseGranularity(status.data_export_default_time);
   // Fixed at the first render, so the query key does not move with the clock.
   const [initialRange] = useState(() => defaultRange(statusGranularity, Date.now() / 1000));
 
-  const paramsKey = searchParams.toString();
-  const filters = useMemo<DetailFilters>(() => {
-    const params = new URLSearchParams(paramsKey);
-    return {
+  const filters = useMemo<DetailFilters>(
+    () => ({
       start: positive(params.get('start')) || initialRange.start,
       end: positive(params.get('end')) || initialRange.end,
       username: admin ? (params.get('username') ?? '').trim() : '',
-    };
-  }, [paramsKey, initialRange, admin]);
-  const requested = searchParams.get('granularity');
+    }),
+    [params, initialRange, admin],
+  );
+  const requested = params.get('granularity');
   const granularity: Granularity = (GRANULARITIES as readonly string[]).includes(requested ?? '') ? (requested as Granularity) : statusGranularity;
 
   const problem = rangeProblem(filters, admin);
@@ -52,19 +51,6 @@ export default function DetailPage() {
   const summary = useMemo(() => summarize(rows, filters), [rows, filters]);
   const chartData = useMemo(() => buildChartData(rows, filters, granularity), [rows, filters, granularity]);
   const money = useCallback((quota: number, digits = 2) => formatQuota(quota, status, digits), [status]);
-
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) =>
-      setSearchParams((current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      }),
-    [setSearchParams],
-  );
 
   const apply = (next: DetailFilters) => {
     const same = next.start === filters.start && next.end === filters.end && next.username === filters.username;

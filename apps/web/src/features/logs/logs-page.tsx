@@ -1,10 +1,10 @@
 import { Empty, Space, Table, Tag, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useSessionRoles } from '../../lib/session';
+import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { LogEntry, LogFilters } from './api';
 import { ClearLogsButton } from './components/clear-logs-button';
 import { logColumns } from './components/log-columns';
@@ -30,39 +30,25 @@ const PARAM_NAMES: Record<keyof LogFilters, string> = {
 export default function LogsPage() {
   const { t } = useTranslation('logs');
   const { admin } = useSessionRoles();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [pageSize, setPageSize] = usePageSize();
+  const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(filtersFromParams);
   const [userInfo, setUserInfo] = useState<number | null>(null);
   const formatQuota = useQuotaFormatter();
   const refresh = useRefreshLogs();
 
-  const page = Math.max(1, Number(searchParams.get('p')) || 1);
-  const paramsKey = searchParams.toString();
-  // Keyed by the text so the query keys stay the same object until a filter really changes.
-  const filters = useMemo(() => filtersFromParams(new URLSearchParams(paramsKey)), [paramsKey]);
   const list = useLogList({ ...filters, page, pageSize, admin });
   const stat = useLogStat(filters, admin);
 
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) =>
-      setSearchParams((current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === '' || value === '0') next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      }),
-    [setSearchParams],
-  );
-
   const applyFilters = useCallback(
     (next: LogFilters) => {
-      const changes: Record<string, string | null> = { p: null };
-      for (const [key, name] of Object.entries(PARAM_NAMES)) changes[name] = String(next[key as keyof LogFilters]);
-      updateParams(changes);
+      const changes: ParamChanges = {};
+      for (const [key, name] of Object.entries(PARAM_NAMES)) {
+        const value = String(next[key as keyof LogFilters]);
+        // 0 is "any" for the type, the range and the channel: the address leaves it out.
+        changes[name] = value === '0' ? null : value;
+      }
+      setFilters(changes);
     },
-    [updateParams],
+    [setFilters],
   );
 
   const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
@@ -102,11 +88,8 @@ export default function LogsPage() {
           total: list.data?.total ?? 0,
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
-          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            updateParams({ p: null });
-          },
+          onPageChange: setPage,
+          onPageSizeChange: setPageSize,
         }}
       />
       <UserInfoModal userId={userInfo} onClose={() => setUserInfo(null)} />

@@ -1,7 +1,7 @@
 import { Banner, Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionRoles } from '../../lib/session';
 import { useStatus } from '../status/queries';
 import { ContentDialog, type DialogContent } from '../tasks/components/content-dialog';
@@ -19,8 +19,7 @@ export default function MidjourneyPage() {
   const { t } = useTranslation('midjourney');
   const { admin } = useSessionRoles();
   const status = useStatus();
-  const [pageSize, setPageSize] = usePageSize();
-  const { filters, page, applyFilters, setPage, reset } = useTaskSearch('drawing');
+  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('drawing');
   const list = useDrawingList({ ...filters, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
@@ -50,10 +49,7 @@ export default function MidjourneyPage() {
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
           onPageChange: setPage,
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            setPage(1);
-          },
+          onPageSizeChange: setPageSize,
         }}
       />
       <ContentDialog content={content} onClose={() => setContent(null)} />

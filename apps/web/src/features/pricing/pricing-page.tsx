@@ -2,45 +2,30 @@ import { Banner, Empty, Input, Select, Table, Typography } from '@douyinfe/semi-
 import { IconSearch } from '@douyinfe/semi-icons';
 import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionUser } from '../../lib/session';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import type { PricedModel } from './api';
 import { pricingColumns } from './components/pricing-columns';
 import { initialGroup, matchesSearch } from './pricing-rules';
 import { usePricing } from './queries';
 import './pricing.css';
 
+const readFilters = (params: URLSearchParams) => ({ search: params.get('q') ?? '', group: params.get('group') });
+
 export default function PricingPage() {
   const { t } = useTranslation('pricing');
   const user = useSessionUser();
   const pricing = usePricing();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [pageSize, setPageSize] = usePageSize();
+  // Replaced, not pushed: the search changes with every keystroke.
+  const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readFilters, { replace: true });
   const narrow = useNarrowScreen();
 
-  const search = searchParams.get('q') ?? '';
-  const page = Math.max(1, Number(searchParams.get('p')) || 1);
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) =>
-      setSearchParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [name, value] of Object.entries(changes)) {
-            if (value === null || value === '') next.delete(name);
-            else next.set(name, value);
-          }
-          return next;
-        },
-        { replace: true },
-      ),
-    [setSearchParams],
-  );
+  const { search, group: requestedGroup } = filters;
 
   const groups = useMemo(() => Object.keys(pricing.data?.usableGroup ?? {}), [pricing.data]);
-  const requestedGroup = searchParams.get('group');
   const group = requestedGroup && groups.includes(requestedGroup) ? requestedGroup : initialGroup(groups, user?.group);
   const groupRatio = pricing.data?.groupRatio[group] ?? 1;
 
@@ -65,7 +50,7 @@ export default function PricingPage() {
           prefix={<IconSearch />}
           placeholder={t('search')}
           value={search}
-          onChange={(value) => updateParams({ q: value, p: null })}
+          onChange={(value) => setFilters({ q: value })}
           showClear
           className="mg-pricing-search"
           data-testid="pricing-search"
@@ -75,7 +60,7 @@ export default function PricingPage() {
           value={group || undefined}
           placeholder={t('group.none')}
           disabled={groups.length === 0}
-          onChange={(value) => updateParams({ group: String(value), p: null })}
+          onChange={(value) => setFilters({ group: String(value) })}
           optionList={groups.map((name) => ({
             value: name,
             label: t('group.option', { name, desc: pricing.data?.usableGroup[name] ?? '', ratio: pricing.data?.groupRatio[name] ?? 1 }),
@@ -105,11 +90,8 @@ export default function PricingPage() {
           total: models.length,
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
-          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            updateParams({ p: null });
-          },
+          onPageChange: setPage,
+          onPageSizeChange: setPageSize,
         }}
       />
       <Typography.Text type="tertiary" size="small" className="mg-pricing-note">

@@ -3,10 +3,10 @@ import { IconCopy, IconPlus, IconRefresh, IconSearch } from '@douyinfe/semi-icon
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import type { Redemption } from './api';
 import { CreatedKeysModal } from './components/created-keys-modal';
 import { RedemptionFormModal } from './components/redemption-form-modal';
@@ -20,50 +20,29 @@ import './redemptions.css';
 type FormState = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; row: Redemption };
 
 /** Paging and the keyword live in the URL (p, keyword) so a reload or a shared link shows the same rows. */
-function useListLocation() {
-  const [searchParams, setSearchParams] = useSearchParams();
-  const page = Math.max(1, Number.parseInt(searchParams.get('p') ?? '1', 10) || 1);
-  const keyword = searchParams.get('keyword') ?? '';
-  const update = (next: { page?: number; keyword?: string }) => {
-    setSearchParams(
-      (current) => {
-        const params = new URLSearchParams(current);
-        const nextPage = next.page ?? page;
-        const nextKeyword = next.keyword ?? keyword;
-        if (nextPage > 1) params.set('p', String(nextPage));
-        else params.delete('p');
-        if (nextKeyword) params.set('keyword', nextKeyword);
-        else params.delete('keyword');
-        return params;
-      },
-      { replace: true },
-    );
-  };
-  return { page, keyword, update };
-}
+const readKeyword = (params: URLSearchParams) => params.get('keyword') ?? '';
 
 export default function RedemptionsPage() {
   const { t } = useTranslation('redemptions');
   const formatQuota = useQuotaFormatter();
-  const location = useListLocation();
-  const [pageSize, setPageSize] = usePageSize();
-  const [draftKeyword, setDraftKeyword] = useState(location.keyword);
+  const { filters: keyword, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readKeyword, { replace: true });
+  const [draftKeyword, setDraftKeyword] = useState(keyword);
   const [selected, setSelected] = useState<Redemption[]>([]);
   const [form, setForm] = useState<FormState>({ mode: 'closed' });
   const [createdKeys, setCreatedKeys] = useState<string[]>([]);
 
-  const list = useRedemptionList({ page: location.page, pageSize, keyword: location.keyword });
+  const list = useRedemptionList({ page, pageSize, keyword });
   const rows = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
 
   // A selection belongs to the rows on screen; another page or search starts empty.
-  useEffect(() => setSelected([]), [location.page, location.keyword, pageSize]);
-  useEffect(() => setDraftKeyword(location.keyword), [location.keyword]);
+  useEffect(() => setSelected([]), [page, keyword, pageSize]);
+  useEffect(() => setDraftKeyword(keyword), [keyword]);
 
   // Deleting the last row of the last page must not strand the user on an empty page.
   useEffect(() => {
-    if (list.data && rows.length === 0 && total > 0 && location.page > 1) {
-      location.update({ page: Math.max(1, Math.ceil(total / pageSize)) });
+    if (list.data && rows.length === 0 && total > 0 && page > 1) {
+      setPage(Math.max(1, Math.ceil(total / pageSize)));
     }
   });
 
@@ -88,7 +67,7 @@ export default function RedemptionsPage() {
     [t, formatQuota],
   );
 
-  const search = () => location.update({ page: 1, keyword: draftKeyword.trim() });
+  const search = () => setFilters({ keyword: draftKeyword.trim() });
 
   const copySelected = () => {
     if (selected.length === 0) {
@@ -122,10 +101,10 @@ export default function RedemptionsPage() {
               value={draftKeyword}
               onChange={setDraftKeyword}
               showClear
-              onClear={() => location.update({ page: 1, keyword: '' })}
+              onClear={() => setFilters({ keyword: null })}
               data-testid="redemption-search"
             />
-            <Button htmlType="submit" type="primary" loading={list.isFetching && location.keyword !== ''}>
+            <Button htmlType="submit" type="primary" loading={list.isFetching && keyword !== ''}>
               {t('search.submit')}
             </Button>
           </form>
@@ -153,17 +132,14 @@ export default function RedemptionsPage() {
             onChange: (_keys, selectedRows) => setSelected((selectedRows ?? []).filter((row): row is Redemption => Boolean(row))),
           }}
           pagination={{
-            currentPage: location.page,
+            currentPage: page,
             pageSize,
             total,
             showSizeChanger: true,
             pageSizeOpts: PAGE_SIZE_CHOICES,
             formatPageText: (info) => t('pageText', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total }),
-            onPageChange: (page) => location.update({ page }),
-            onPageSizeChange: (size) => {
-              setPageSize(size);
-              location.update({ page: 1 });
-            },
+            onPageChange: setPage,
+            onPageSizeChange: setPageSize,
           }}
         />
       </Card>

@@ -1,8 +1,8 @@
 import { TabPane, Tabs } from '@douyinfe/semi-ui';
 import type { ComponentType } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { useSessionRoles } from '../../lib/session';
+import { useUrlParams } from '../../lib/use-url-filters';
 import { PersonalSettings } from './components/personal-settings';
 import { OperationSettings } from './operation/operation-settings';
 import { OtherSettings } from './other/other-settings';
@@ -31,22 +31,13 @@ const DEFAULT_TAB: TabKey = 'personal';
 export default function SettingsPage() {
   const { t } = useTranslation('settings');
   const { root } = useSessionRoles();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const { params, update } = useUrlParams({ replace: true });
 
   const tabs = SETTINGS_TABS.filter((tab) => !tab.rootOnly || root);
-  const requested = searchParams.get('tab');
+  const requested = params.get('tab');
   const active = tabs.find((tab) => tab.key === requested) ?? tabs.find((tab) => tab.key === DEFAULT_TAB)!;
 
-  const select = (key: string) => {
-    setSearchParams(
-      (previous) => {
-        const next = new URLSearchParams(previous);
-        next.set('tab', key);
-        return next;
-      },
-      { replace: true },
-    );
-  };
+  const select = (key: string) => update({ tab: key });
 
   return (
     <div className="mg-settings">

@@ -1,7 +1,7 @@
 import { Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionRoles } from '../../lib/session';
 import type { AsyncTask } from './api';
 import { ContentDialog, type DialogContent } from './components/content-dialog';
@@ -18,8 +18,7 @@ import './tasks.css';
 export default function TasksPage() {
   const { t } = useTranslation('tasks');
   const { admin } = useSessionRoles();
-  const [pageSize, setPageSize] = usePageSize();
-  const { filters, page, applyFilters, setPage, reset } = useTaskSearch('task');
+  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('task');
   const list = useTaskList({ ...filters, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [suno, setSuno] = useState<SunoResult | null>(null);
@@ -48,10 +47,7 @@ export default function TasksPage() {
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
           onPageChange: setPage,
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            setPage(1);
-          },
+          onPageSizeChange: setPageSize,
         }}
       />
       <ContentDialog content={content} onClose={() => setContent(null)} />

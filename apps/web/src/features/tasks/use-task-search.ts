@@ -1,5 +1,5 @@
-import { useCallback, useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useCallback, useState } from 'react';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import { defaultRange, filterParamChanges, filtersFromParams, type RangeKind, type TaskFilters } from './task-rules';
 
 /**
@@ -8,32 +8,16 @@ import { defaultRange, filterParamChanges, filtersFromParams, type RangeKind, ty
  * the list is not fetched again every time "now" moves on.
  */
 export function useTaskSearch(kind: RangeKind) {
-  const [searchParams, setSearchParams] = useSearchParams();
   const [defaults, setDefaults] = useState(() => defaultRange(kind, new Date()));
-  const paramsKey = searchParams.toString();
-  const filters = useMemo(() => filtersFromParams(new URLSearchParams(paramsKey), defaults), [paramsKey, defaults]);
-  const page = Math.max(1, Number(searchParams.get('p')) || 1);
+  const read = useCallback((params: URLSearchParams) => filtersFromParams(params, defaults), [defaults]);
+  const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(read);
 
-  const update = useCallback(
-    (changes: Record<string, string | null>) =>
-      setSearchParams((current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      }),
-    [setSearchParams],
-  );
-
-  const applyFilters = useCallback((next: TaskFilters) => update(filterParamChanges(next)), [update]);
-  const setPage = useCallback((next: number) => update({ p: next > 1 ? String(next) : null }), [update]);
+  const applyFilters = useCallback((next: TaskFilters) => setFilters(filterParamChanges(next)), [setFilters]);
   /** Back to the screen's defaults, with a fresh "now". */
   const reset = useCallback(() => {
     setDefaults(defaultRange(kind, new Date()));
-    update({ ...filterParamChanges({ start: 0, end: 0, taskId: '', channel: '' }) });
-  }, [kind, update]);
+    setFilters(filterParamChanges({ start: 0, end: 0, taskId: '', channel: '' }));
+  }, [kind, setFilters]);
 
-  return { filters, page, applyFilters, setPage, reset };
+  return { filters, page, pageSize, applyFilters, setPage, setPageSize, reset };
 }

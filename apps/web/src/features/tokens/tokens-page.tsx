@@ -2,11 +2,11 @@ import { Banner, Button, Empty, Input, Space, Table, Toast, Typography } from '@
 import { IconCopy, IconKey, IconPlus, IconSearch } from '@douyinfe/semi-icons';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES, usePageSize } from '../../lib/page-size';
+import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import { serverAddressOf } from '../chat/chat-links';
 import { useStatus } from '../status/queries';
 import { deleteToken, fetchTokenKey, fetchTokenKeys, rethrowUnlessApiError, setTokenStatus, type Token } from './api';
@@ -17,11 +17,12 @@ import { useRefreshTokens, useTokenList } from './queries';
 import { tokensAsText } from './token-rules';
 import './tokens.css';
 
+const readFilters = (params: URLSearchParams) => ({ keyword: params.get('keyword') ?? '', token: params.get('token') ?? '' });
+
 export default function TokensPage() {
   const { t } = useTranslation('tokens');
   const status = useStatus();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [pageSize, setPageSize] = usePageSize();
+  const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readFilters);
   const [drawer, setDrawer] = useState<'add' | Token | null>(null);
   const [selected, setSelected] = useState<Token[]>([]);
   // Full keys the user chose to view: component state, gone on hide or when the page closes.
@@ -30,26 +31,11 @@ export default function TokensPage() {
   const formatQuota = useQuotaFormatter();
   const narrow = useNarrowScreen();
 
-  const page = Math.max(1, Number(searchParams.get('p')) || 1);
-  const keyword = searchParams.get('keyword') ?? '';
-  const tokenFilter = searchParams.get('token') ?? '';
+  const { keyword, token: tokenFilter } = filters;
   const list = useTokenList({ page, pageSize, keyword, token: tokenFilter });
 
   const [draft, setDraft] = useState({ keyword, token: tokenFilter });
   useEffect(() => setDraft({ keyword, token: tokenFilter }), [keyword, tokenFilter]);
-
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) =>
-      setSearchParams((current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      }),
-    [setSearchParams],
-  );
 
   const onToggleKey = useCallback(
     async (token: Token) => {
@@ -129,7 +115,7 @@ export default function TokensPage() {
           className="mg-token-search"
           onSubmit={(event) => {
             event.preventDefault();
-            updateParams({ keyword: draft.keyword.trim(), token: draft.token.trim(), p: null });
+            setFilters({ keyword: draft.keyword.trim(), token: draft.token.trim() });
           }}
         >
           <Input
@@ -180,11 +166,8 @@ export default function TokensPage() {
           total: list.data?.total ?? 0,
           pageSizeOpts: PAGE_SIZE_CHOICES,
           showSizeChanger: true,
-          onPageChange: (next) => updateParams({ p: next > 1 ? String(next) : null }),
-          onPageSizeChange: (size) => {
-            setPageSize(size);
-            updateParams({ p: null });
-          },
+          onPageChange: setPage,
+          onPageSizeChange: setPageSize,
         }}
       />
       <TokenDrawer target={drawer} onClose={() => setDrawer(null)} onSaved={refresh} />

@@ -2,8 +2,8 @@ import { Button, Card, Typography } from '@douyinfe/semi-ui';
 import { IconPlus } from '@douyinfe/semi-icons';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { usePageSize } from '../../lib/page-size';
+import { useLocation, useNavigate, useParams } from 'react-router';
+import { useUrlFilters } from '../../lib/use-url-filters';
 import type { ManagedUser } from './api';
 import { AddUserDrawer } from './components/add-user-drawer';
 import { EditUserDrawer } from './components/edit-user-drawer';
@@ -12,10 +12,7 @@ import { UsersTable } from './components/users-table';
 import { useGroupRatios, useGroups, useUserList, type EditTarget } from './queries';
 import './users.css';
 
-function positivePage(raw: string | null): number {
-  const page = Number(raw);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
+const readFilters = (params: URLSearchParams) => ({ keyword: params.get('keyword') ?? '', group: params.get('group') ?? '' });
 
 /** /user/edit/:id edits that user, /user/edit the signed-in admin; anything else edits nobody. */
 function useEditTarget(): EditTarget | null {
@@ -31,35 +28,18 @@ function useEditTarget(): EditTarget | null {
 export default function UsersPage() {
   const { t } = useTranslation('users');
   const navigate = useNavigate();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [pageSize, setPageSize] = usePageSize();
+  const { params, filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readFilters);
   const [adding, setAdding] = useState(false);
   const editTarget = useEditTarget();
 
-  const keyword = searchParams.get('keyword') ?? '';
-  const group = searchParams.get('group') ?? '';
-  const page = positivePage(searchParams.get('p'));
+  const { keyword, group } = filters;
   const query = useMemo(() => ({ keyword, group, page, pageSize }), [keyword, group, page, pageSize]);
 
   const list = useUserList(query);
   const groups = useGroups();
   const ratios = useGroupRatios();
 
-  const updateParams = useCallback(
-    (changes: Record<string, string | null>) => {
-      setSearchParams((previous) => {
-        const next = new URLSearchParams(previous);
-        for (const [key, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(key);
-          else next.set(key, value);
-        }
-        return next;
-      });
-    },
-    [setSearchParams],
-  );
-
-  const search = `?${searchParams.toString()}`;
+  const search = `?${params.toString()}`;
   const openEdit = useCallback((user: ManagedUser) => navigate(`/user/edit/${user.id}${search}`), [navigate, search]);
   const closeEdit = useCallback(() => navigate(`/user${search}`), [navigate, search]);
 
@@ -77,7 +57,7 @@ export default function UsersPage() {
           group={group}
           groups={groups.data ?? []}
           loading={list.isFetching}
-          onSearch={(filters) => updateParams({ keyword: filters.keyword, group: filters.group, p: null })}
+          onSearch={(next) => setFilters({ keyword: next.keyword, group: next.group })}
         />
         <UsersTable
           users={list.data?.items ?? []}
@@ -86,11 +66,8 @@ export default function UsersPage() {
           pageSize={pageSize}
           loading={list.isPending || (list.isFetching && list.isPlaceholderData)}
           groupRatios={ratios.data ?? {}}
-          onPageChange={(next) => updateParams({ p: next > 1 ? String(next) : null })}
-          onPageSizeChange={(size) => {
-            setPageSize(size);
-            updateParams({ p: null });
-          }}
+          onPageChange={setPage}
+          onPageSizeChange={setPageSize}
           onEdit={openEdit}
         />
       </Card>
