@@ -15,6 +15,11 @@ export class ApiError extends Error {
   }
 }
 
+/** For catch blocks: the API client has already told the user about an ApiError; anything else is a bug and must surface. */
+export function rethrowUnlessApiError(error: unknown): void {
+  if (!(error instanceof ApiError)) throw error;
+}
+
 export interface ApiResult<T> {
   data: T;
   message: string;

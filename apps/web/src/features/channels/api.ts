@@ -1,5 +1,7 @@
 import type { AbilityRepair, BalanceRefresh, BreakerState, CatalogueModel, ChannelPage, ListedChannel, WireChannel } from '@modelgate/contract';
-import { api, ApiError } from '../../lib/api-client';
+import { api } from '../../lib/api-client';
+
+export { rethrowUnlessApiError } from '../../lib/api-client';
 
 /** A channel of the list and of GET /api/channel/{id}: the stored fields (the key always '') and the answering node's breaker. */
 export type Channel = ListedChannel;
@@ -168,9 +170,4 @@ export async function fetchUpstreamModels(source: { id?: number; type: number; b
   }
   const { data } = await api.post<string[]>('/api/channel/fetch_models', { type: source.type, base_url: source.base_url, key: firstKey });
   return data ?? [];
-}
-
-/** For catch blocks: the API client has already told the user about an ApiError; anything else is a bug and must surface. */
-export function rethrowUnlessApiError(error: unknown): void {
-  if (!(error instanceof ApiError)) throw error;
 }

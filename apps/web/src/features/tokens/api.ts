@@ -1,5 +1,7 @@
 import type { PageData, TokenKey, TokenKeys, UsableGroups, WireToken } from '@modelgate/contract';
-import { api, ApiError } from '../../lib/api-client';
+import { api } from '../../lib/api-client';
+
+export { rethrowUnlessApiError } from '../../lib/api-client';
 
 /** A token as its owner sees it: the key masked, without the sk- prefix the console adds (the full key comes from fetchTokenKey). */
 export type Token = WireToken;
@@ -81,9 +83,4 @@ export async function fetchUsableGroups(): Promise<UsableGroups> {
 export async function fetchUserModels(): Promise<string[]> {
   const { data } = await api.get<string[]>('/api/user/models');
   return data ?? [];
-}
-
-/** For catch blocks: the API client has already told the user about an ApiError; anything else is a bug and must surface. */
-export function rethrowUnlessApiError(error: unknown): void {
-  if (!(error instanceof ApiError)) throw error;
 }
