@@ -1,7 +1,8 @@
-import { Button, Form, SideSheet, Space, Spin, Toast, Typography } from '@douyinfe/semi-ui';
+import { Form, Toast, Typography } from '@douyinfe/semi-ui';
 import { canRelayChannelType, CHANNEL_TYPES } from '@modelgate/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DrawerLoading, type DrawerFormApi, FormDrawer } from '../../../components/shared/form-drawer';
 import { createChannels, rethrowUnlessApiError, updateChannel, type Channel, type ChannelPayload } from '../api';
 import { splitList } from '../channel-display';
 import { DEFAULT_MODEL_MAPPING, isJsonObjectOrEmpty, keyLines } from '../channel-rules';
@@ -29,10 +30,7 @@ interface FormValues {
   setting: string;
 }
 
-type FormApi = {
-  setValue: <K extends keyof FormValues>(field: K, value: FormValues[K]) => void;
-  submitForm: () => void;
-};
+type FormApi = DrawerFormApi<FormValues>;
 
 const NEW_CHANNEL: FormValues = {
   type: 1,
@@ -152,37 +150,22 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
       : { value: info.value, label: `${info.name}（${t('form.typeUnsupported')}）`, disabled: true },
   );
 
-  const footer = (
-    <Space className="mg-channel-drawer-footer">
-      <Button onClick={onClose}>{t('form.cancel')}</Button>
-      <Button
-        theme="solid"
-        type="primary"
-        loading={submitting}
-        disabled={!initValues}
-        onClick={() => formApi.current?.submitForm()}
-        data-testid="channel-form-submit"
-      >
-        {t('form.submit')}
-      </Button>
-    </Space>
-  );
-
   return (
-    <SideSheet
+    <FormDrawer
       visible={visible}
-      onCancel={onClose}
-      placement="right"
+      title={editingId === null ? t('form.addTitle') : t('form.editTitle')}
       width={640}
-      title={<Typography.Title heading={4}>{editingId === null ? t('form.addTitle') : t('form.editTitle')}</Typography.Title>}
-      footer={footer}
       className="mg-channel-drawer"
       bodyStyle={{ paddingBottom: 24 }}
+      texts={{ cancel: t('form.cancel'), submit: t('form.submit') }}
+      submitting={submitting}
+      submitDisabled={!initValues}
+      submitTestId="channel-form-submit"
+      onSubmit={() => formApi.current?.submitForm()}
+      onClose={onClose}
     >
       {!initValues ? (
-        <div className="mg-channel-drawer-loading">
-          <Spin tip={t('form.loading')} />
-        </div>
+        <DrawerLoading tip={t('form.loading')} />
       ) : (
         <Form<FormValues>
           key={formKey}
@@ -297,6 +280,6 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
           }}
         </Form>
       )}
-    </SideSheet>
+    </FormDrawer>
   );
 }

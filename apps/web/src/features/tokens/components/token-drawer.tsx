@@ -1,7 +1,8 @@
-import { Banner, Button, DatePicker, Form, SideSheet, Space, Toast, Typography } from '@douyinfe/semi-ui';
+import { Banner, Button, DatePicker, Form, Space, Toast, Typography } from '@douyinfe/semi-ui';
 import { IconCalendar } from '@douyinfe/semi-icons';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { type DrawerFormApi, FormDrawer } from '../../../components/shared/form-drawer';
 import { formatDateTime, formatTimestamp, parseDateTime } from '../../../lib/date-time';
 import { formatQuota, quotaToCurrency } from '../../../lib/quota';
 import { useStatus } from '../../status/queries';
@@ -31,10 +32,7 @@ interface FormValues {
   group?: string;
 }
 
-type FormApi = {
-  setValue: <K extends keyof FormValues>(field: K, value: FormValues[K]) => void;
-  submitForm: () => void;
-};
+type FormApi = DrawerFormApi<FormValues>;
 
 const NEW_TOKEN: FormValues = {
   name: '',
@@ -130,30 +128,24 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
     }
   };
 
-  const submitting = progress !== null;
-  const footer = (
-    <Space className="mg-token-drawer-footer">
-      {progress && progress.total > 1 && (
-        <Typography.Text type="tertiary">{t('form.progress', { done: progress.done, total: progress.total })}</Typography.Text>
-      )}
-      <Button onClick={onClose} disabled={submitting}>
-        {t('form.cancel')}
-      </Button>
-      <Button theme="solid" type="primary" loading={submitting} onClick={() => formApi.current?.submitForm()} data-testid="token-form-submit">
-        {t('form.submit')}
-      </Button>
-    </Space>
-  );
+  const batchProgress =
+    progress && progress.total > 1 ? (
+      <Typography.Text type="tertiary">{t('form.progress', { done: progress.done, total: progress.total })}</Typography.Text>
+    ) : null;
 
   return (
-    <SideSheet
+    <FormDrawer
       visible={visible}
-      onCancel={submitting ? undefined : onClose}
-      placement="right"
+      title={editing ? t('form.editTitle') : t('form.addTitle')}
       width={600}
-      title={<Typography.Title heading={4}>{editing ? t('form.editTitle') : t('form.addTitle')}</Typography.Title>}
-      footer={footer}
       className="mg-token-drawer"
+      texts={{ cancel: t('form.cancel'), submit: t('form.submit') }}
+      submitting={progress !== null}
+      holdWhileSubmitting
+      submitTestId="token-form-submit"
+      footerNote={batchProgress}
+      onSubmit={() => formApi.current?.submitForm()}
+      onClose={onClose}
     >
       {visible && (
         <Form<FormValues>
@@ -305,6 +297,6 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
           )}
         </Form>
       )}
-    </SideSheet>
+    </FormDrawer>
   );
 }
