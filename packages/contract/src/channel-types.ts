@@ -1,114 +1,204 @@
 /**
  * The upstream channel types, numbered as new-api numbers them so that existing databases,
- * scripts and clients keep their meaning. This table is the only place the numbers live.
+ * scripts and clients keep their meaning. This table is the only place the numbers live, and
+ * it says what the rest of the code needs of a type: how it is relayed, the model names it serves
+ * and the console fields it asks for. A new provider is a row here, a folder in the server's
+ * providers/ and a line in its registry.
  *
- * `openaiCompatible` marks the types whose upstream speaks the OpenAI wire format and is served
- * by the OpenAI-compatible adaptor factory (their paths in the server's vendor-overrides.ts).
  * 智谱 (16, 26) is served on its v4 API with a Bearer API key (new-api's type 16 signed a JWT for
  * v3, which Zhipu has retired); 腾讯混元 (23) on its OpenAI-compatible endpoint with a Hunyuan API
  * key, not the SecretId/SecretKey of the TC3-signed API new-api calls.
  */
+/** How this version relays a type: the OpenAI-compatible factory, an adaptor of its own, the task relays, or not at all. */
+export type ChannelRelay = 'openai' | 'native' | 'task' | 'none';
+
+/**
+ * The console's channel form for a type, beyond the common fields. Texts are the console's i18n
+ * keys under `form.` (label `<text>`, placeholder `<text>Placeholder`, hint `<text>Hint`).
+ */
+export interface ChannelTypeForm {
+  /** base_url read as something else than a plain base URL: required, or with a hint. */
+  readonly baseUrl?:
+    | { readonly text: 'azureEndpoint' | 'customUrl' | 'privateUrl'; readonly required: true }
+    | { readonly text: 'sunoUrl'; readonly hint: true };
+  /** The type keeps a value of its own in `other`. */
+  readonly other?:
+    | { readonly text: 'azureVersion' | 'sparkVersion' | 'knowledgeId' }
+    | { readonly text: 'accountId'; readonly required: true; readonly hint: true }
+    | { readonly text: 'region'; readonly hint: true; readonly multiline: true };
+  /** The key is not one plain API key (new-api's prompts); `multiline` for a JSON key. */
+  readonly key?:
+    | { readonly text: 'keyFastgpt' | 'keyCloudflare' }
+    | { readonly text: 'keyHunyuan' | 'keyAws'; readonly hint: true }
+    | { readonly text: 'keyVertex'; readonly hint: true; readonly multiline: true };
+  /** OpenAI's organization header. */
+  readonly organization?: boolean;
+  /** The custom type's JSON settings. */
+  readonly customSetting?: boolean;
+}
+
 export interface ChannelTypeInfo {
   readonly value: number;
   readonly name: string;
   readonly baseUrl: string;
+  readonly relay: ChannelRelay;
+  /** relay === 'openai': the upstream speaks the OpenAI wire format (paths in the server's vendor-overrides.ts). */
   readonly openaiCompatible: boolean;
+  /** The model names this type serves: the catalogue's channel types and the form's model fill. */
+  readonly models?: RegExp;
+  /** Names only the form's model fill offers (a vendor the catalogue does not cover), or OpenAI's list for its resellers. */
+  readonly offers?: RegExp | 'openai';
+  readonly form?: ChannelTypeForm;
 }
 
-const t = (value: number, name: string, baseUrl: string, openaiCompatible = false): ChannelTypeInfo => ({
-  value,
-  name,
-  baseUrl,
-  openaiCompatible,
-});
-
-export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
-  t(1, 'OpenAI', 'https://api.openai.com', true),
-  t(2, 'Midjourney Proxy', ''),
-  t(3, 'Azure OpenAI', '', true),
-  t(4, 'Ollama', 'http://localhost:11434', true),
-  t(5, 'Midjourney Proxy Plus', ''),
-  t(6, 'OpenAI Max', 'https://api.openaimax.com', true),
-  t(7, 'OhMyGPT', 'https://api.ohmygpt.com', true),
-  t(8, '自定义渠道 (Custom)', '', true),
-  t(9, 'AILS', 'https://api.caipacity.com', true),
-  t(10, 'AI Proxy', 'https://api.aiproxy.io', true),
-  t(11, 'Google PaLM2', ''),
-  t(12, 'API2GPT', 'https://api.api2gpt.com', true),
-  t(13, 'AIGC2D', 'https://api.aigc2d.com', true),
-  t(14, 'Anthropic Claude', 'https://api.anthropic.com'),
-  t(15, '百度文心千帆', 'https://aip.baidubce.com'),
-  t(16, '智谱 ChatGLM', 'https://open.bigmodel.cn', true),
-  t(17, '阿里通义千问', 'https://dashscope.aliyuncs.com', true),
-  t(18, '讯飞星火认知', ''),
-  t(19, '360 智脑', 'https://ai.360.cn', true),
-  t(20, 'OpenRouter', 'https://openrouter.ai/api', true),
-  t(21, '知识库：AI Proxy', 'https://api.aiproxy.io'),
-  t(22, '知识库：FastGPT', 'https://fastgpt.run/api/openapi', true),
-  t(23, '腾讯混元', 'https://api.hunyuan.cloud.tencent.com', true),
-  t(24, 'Google Gemini', 'https://generativelanguage.googleapis.com'),
-  t(25, 'Moonshot', 'https://api.moonshot.cn', true),
-  t(26, '智谱 GLM-4V', 'https://open.bigmodel.cn', true),
-  t(27, 'Perplexity', 'https://api.perplexity.ai', true),
-  t(31, '零一万物', 'https://api.lingyiwanwu.com', true),
-  t(33, 'AWS Claude', ''),
-  t(34, 'Cohere', 'https://api.cohere.com'),
-  t(35, 'MiniMax', 'https://api.minimax.chat', true),
-  t(36, 'Suno API', ''),
-  t(37, 'Dify', 'https://api.dify.ai'),
-  t(38, 'Jina', 'https://api.jina.ai', true),
-  t(39, 'Cloudflare', 'https://api.cloudflare.com', true),
-  t(40, 'SiliconCloud', 'https://api.siliconflow.cn', true),
-  t(41, 'Vertex AI', ''),
-  t(42, 'Mistral AI', 'https://api.mistral.ai', true),
-  t(43, 'DeepSeek', 'https://api.deepseek.com', true),
-  t(44, 'MokaAI M3E', 'https://api.moka.ai', true),
-  t(45, '字节火山方舟、豆包', 'https://ark.cn-beijing.volces.com', true),
-  t(46, '百度文心千帆 V2', 'https://qianfan.baidubce.com', true),
-  t(47, 'Xinference', '', true),
-  t(48, 'xAI', 'https://api.x.ai', true),
-  t(49, 'Coze', 'https://api.coze.cn'),
-  t(50, '可灵 Kling', 'https://api.klingai.com'),
-  t(51, '即梦 Jimeng', 'https://visual.volcengineapi.com'),
-  t(52, 'Vidu', 'https://api.vidu.cn'),
-  t(53, 'SubModel', 'https://llm.submodel.ai', true),
-  t(54, '豆包视频 Doubao Video', 'https://ark.cn-beijing.volces.com'),
-  t(55, 'Sora', 'https://api.openai.com'),
-  t(56, 'Replicate', 'https://api.replicate.com'),
-];
-
+/** Every channel type by name, numbered as new-api numbers them. */
 export const ChannelType = {
   OpenAI: 1,
   Midjourney: 2,
   Azure: 3,
   Ollama: 4,
   MidjourneyPlus: 5,
+  OpenAIMax: 6,
+  OhMyGPT: 7,
   Custom: 8,
+  AILS: 9,
+  AIProxy: 10,
+  PaLM: 11,
+  API2GPT: 12,
+  AIGC2D: 13,
   Anthropic: 14,
+  Baidu: 15,
+  Zhipu: 16,
+  Ali: 17,
+  Xunfei: 18,
+  AI360: 19,
+  OpenRouter: 20,
+  AIProxyLibrary: 21,
+  FastGPT: 22,
+  Tencent: 23,
   Gemini: 24,
+  Moonshot: 25,
+  ZhipuV4: 26,
+  Perplexity: 27,
+  LingYiWanWu: 31,
+  AwsClaude: 33,
   Cohere: 34,
+  MiniMax: 35,
   SunoAPI: 36,
+  Dify: 37,
+  Jina: 38,
   Cloudflare: 39,
+  SiliconFlow: 40,
   VertexAI: 41,
+  Mistral: 42,
+  DeepSeek: 43,
+  MokaAI: 44,
+  VolcEngine: 45,
+  BaiduV2: 46,
+  Xinference: 47,
+  Xai: 48,
+  Coze: 49,
+  Kling: 50,
+  Jimeng: 51,
+  Vidu: 52,
+  SubModel: 53,
+  DoubaoVideo: 54,
+  Sora: 55,
+  Replicate: 56,
 } as const;
+
+type Extra = Pick<ChannelTypeInfo, 'models' | 'offers' | 'form'>;
+
+const t = (value: number, name: string, baseUrl: string, relay: ChannelRelay, extra: Extra = {}): ChannelTypeInfo => ({
+  value,
+  name,
+  baseUrl,
+  relay,
+  openaiCompatible: relay === 'openai',
+  ...extra,
+});
+
+const C = ChannelType;
+const OPENAI_MODELS = /^(gpt-|chatgpt-|o\d|text-embedding-3|text-embedding-ada|text-moderation|omni-moderation|whisper|tts-|dall-e|davinci|babbage)/;
+
+export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
+  t(C.OpenAI, 'OpenAI', 'https://api.openai.com', 'openai', { models: OPENAI_MODELS, form: { organization: true } }),
+  t(C.Midjourney, 'Midjourney Proxy', '', 'task', { models: /^mj_/ }),
+  t(C.Azure, 'Azure OpenAI', '', 'openai', {
+    models: /^(gpt-|o\d|text-embedding-3|text-embedding-ada|whisper|tts-|dall-e)/,
+    form: { baseUrl: { text: 'azureEndpoint', required: true }, other: { text: 'azureVersion' } },
+  }),
+  t(C.Ollama, 'Ollama', 'http://localhost:11434', 'openai'),
+  t(C.MidjourneyPlus, 'Midjourney Proxy Plus', '', 'task', { models: /^mj_/ }),
+  t(C.OpenAIMax, 'OpenAI Max', 'https://api.openaimax.com', 'openai', { offers: 'openai' }),
+  t(C.OhMyGPT, 'OhMyGPT', 'https://api.ohmygpt.com', 'openai', { offers: 'openai' }),
+  t(C.Custom, '自定义渠道 (Custom)', '', 'openai', { offers: 'openai', form: { baseUrl: { text: 'customUrl', required: true }, customSetting: true } }),
+  t(C.AILS, 'AILS', 'https://api.caipacity.com', 'openai', { offers: 'openai' }),
+  t(C.AIProxy, 'AI Proxy', 'https://api.aiproxy.io', 'openai', { offers: 'openai' }),
+  t(C.PaLM, 'Google PaLM2', '', 'none'),
+  t(C.API2GPT, 'API2GPT', 'https://api.api2gpt.com', 'openai', { offers: 'openai' }),
+  t(C.AIGC2D, 'AIGC2D', 'https://api.aigc2d.com', 'openai', { offers: 'openai' }),
+  t(C.Anthropic, 'Anthropic Claude', 'https://api.anthropic.com', 'native', { models: /^claude-/ }),
+  t(C.Baidu, '百度文心千帆', 'https://aip.baidubce.com', 'none', { offers: /^ernie-/i }),
+  t(C.Zhipu, '智谱 ChatGLM', 'https://open.bigmodel.cn', 'openai', { offers: /^(glm-|chatglm|cogview-)/i }),
+  t(C.Ali, '阿里通义千问', 'https://dashscope.aliyuncs.com', 'openai', { offers: /^(qwen|qwq-|qvq-)/i }),
+  t(C.Xunfei, '讯飞星火认知', '', 'none', { form: { other: { text: 'sparkVersion' } } }),
+  t(C.AI360, '360 智脑', 'https://ai.360.cn', 'openai', { offers: /^360/i }),
+  // Serves every model by name; the catalogue names another owner when there is one.
+  t(C.OpenRouter, 'OpenRouter', 'https://openrouter.ai/api', 'openai', { models: /./ }),
+  t(C.AIProxyLibrary, '知识库：AI Proxy', 'https://api.aiproxy.io', 'none', { form: { other: { text: 'knowledgeId' } } }),
+  t(C.FastGPT, '知识库：FastGPT', 'https://fastgpt.run/api/openapi', 'openai', {
+    form: { baseUrl: { text: 'privateUrl', required: true }, key: { text: 'keyFastgpt' } },
+  }),
+  t(C.Tencent, '腾讯混元', 'https://api.hunyuan.cloud.tencent.com', 'openai', { offers: /^hunyuan-/i, form: { key: { text: 'keyHunyuan', hint: true } } }),
+  t(C.Gemini, 'Google Gemini', 'https://generativelanguage.googleapis.com', 'native', { models: /^(gemini-|gemma-|text-embedding-004|imagen-)/ }),
+  t(C.Moonshot, 'Moonshot', 'https://api.moonshot.cn', 'openai', { models: /^(moonshot-|kimi-)/ }),
+  t(C.ZhipuV4, '智谱 GLM-4V', 'https://open.bigmodel.cn', 'openai', { offers: /^glm-4v/i }),
+  t(C.Perplexity, 'Perplexity', 'https://api.perplexity.ai', 'openai', { offers: /^(sonar|llama-3\.1-sonar)/i }),
+  t(C.LingYiWanWu, '零一万物', 'https://api.lingyiwanwu.com', 'openai', { offers: /^yi-/i }),
+  t(C.AwsClaude, 'AWS Claude', '', 'native', { models: /^claude-/, form: { key: { text: 'keyAws', hint: true } } }),
+  t(C.Cohere, 'Cohere', 'https://api.cohere.com', 'native', { offers: /^(command|embed-|rerank-)/i }),
+  t(C.MiniMax, 'MiniMax', 'https://api.minimax.chat', 'openai', { offers: /^(abab|minimax-)/i }),
+  t(C.SunoAPI, 'Suno API', '', 'task', { models: /^suno_/, form: { baseUrl: { text: 'sunoUrl', hint: true } } }),
+  t(C.Dify, 'Dify', 'https://api.dify.ai', 'none'),
+  t(C.Jina, 'Jina', 'https://api.jina.ai', 'openai', { offers: /^jina-/i }),
+  t(C.Cloudflare, 'Cloudflare', 'https://api.cloudflare.com', 'openai', {
+    offers: /^@cf\//,
+    form: { other: { text: 'accountId', required: true, hint: true }, key: { text: 'keyCloudflare' } },
+  }),
+  t(C.SiliconFlow, 'SiliconCloud', 'https://api.siliconflow.cn', 'openai'),
+  t(C.VertexAI, 'Vertex AI', '', 'native', {
+    models: /^(gemini-|claude-|imagen-)/,
+    form: { other: { text: 'region', hint: true, multiline: true }, key: { text: 'keyVertex', hint: true, multiline: true } },
+  }),
+  t(C.Mistral, 'Mistral AI', 'https://api.mistral.ai', 'openai', { models: /^(mistral-|codestral-|open-mistral|pixtral-)/ }),
+  t(C.DeepSeek, 'DeepSeek', 'https://api.deepseek.com', 'openai', { models: /^deepseek-/ }),
+  t(C.MokaAI, 'MokaAI M3E', 'https://api.moka.ai', 'openai'),
+  t(C.VolcEngine, '字节火山方舟、豆包', 'https://ark.cn-beijing.volces.com', 'openai', { offers: /^doubao-/i }),
+  t(C.BaiduV2, '百度文心千帆 V2', 'https://qianfan.baidubce.com', 'openai', { offers: /^ernie-/i }),
+  t(C.Xinference, 'Xinference', '', 'openai'),
+  t(C.Xai, 'xAI', 'https://api.x.ai', 'openai', { models: /^grok-/ }),
+  t(C.Coze, 'Coze', 'https://api.coze.cn', 'none', { offers: /^coze-/i }),
+  t(C.Kling, '可灵 Kling', 'https://api.klingai.com', 'none', { offers: /^kling-/i }),
+  t(C.Jimeng, '即梦 Jimeng', 'https://visual.volcengineapi.com', 'none', { offers: /^jimeng-/i }),
+  t(C.Vidu, 'Vidu', 'https://api.vidu.cn', 'none', { offers: /^vidu/i }),
+  t(C.SubModel, 'SubModel', 'https://llm.submodel.ai', 'openai'),
+  t(C.DoubaoVideo, '豆包视频 Doubao Video', 'https://ark.cn-beijing.volces.com', 'none', { offers: /^doubao-seedance-/i }),
+  t(C.Sora, 'Sora', 'https://api.openai.com', 'none', { offers: /^sora-/i }),
+  t(C.Replicate, 'Replicate', 'https://api.replicate.com', 'none'),
+];
 
 const byValue = new Map(CHANNEL_TYPES.map((info) => [info.value, info]));
 
 export const channelTypeInfo = (value: number): ChannelTypeInfo | undefined => byValue.get(value);
 export const isKnownChannelType = (value: number): boolean => byValue.has(value);
 
-/**
- * Types served by an adaptor of their own rather than the OpenAI-compatible factory (the server's
- * providers/registry.ts registers each; a server test keeps the two lists equal).
- */
-const NATIVE_RELAY_TYPES: ReadonlySet<number> = new Set([14, 24, 33, 34, 41]);
-
 /** Types the task relays serve (Midjourney-proxy and Suno): channels of their own, not chat upstreams. */
-export const TASK_CHANNEL_TYPES: ReadonlySet<number> = new Set([ChannelType.Midjourney, ChannelType.MidjourneyPlus, ChannelType.SunoAPI]);
+export const TASK_CHANNEL_TYPES: ReadonlySet<number> = new Set(CHANNEL_TYPES.filter((info) => info.relay === 'task').map((info) => info.value));
 
 /**
  * Whether a channel of this type can be saved: this version relays to it (or runs its tasks). The
- * console disables the others in its type picker; the server refuses them on save.
+ * console disables the others in its type picker; the server refuses them on save, and its
+ * registry test checks every relayed type has its adaptor.
  */
-export const canRelayChannelType = (value: number): boolean =>
-  byValue.get(value)?.openaiCompatible === true || NATIVE_RELAY_TYPES.has(value) || TASK_CHANNEL_TYPES.has(value);
+export const canRelayChannelType = (value: number): boolean => (byValue.get(value)?.relay ?? 'none') !== 'none';

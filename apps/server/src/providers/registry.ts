@@ -11,8 +11,9 @@ import type { ProviderAdaptor } from './provider-types.js';
 import { vertexAdaptor } from './vertex/vertex-adaptor.js';
 
 /**
- * The only place a provider is registered. Every type the contract table marks OpenAI-compatible
- * gets an adaptor from the factory; Azure and Custom build their URLs their own way.
+ * The only place a provider is registered. Every type the contract table relays as 'openai' gets
+ * an adaptor from the factory (Azure and Custom build their URLs their own way); each 'native'
+ * type names its adaptor here. registry.test.ts walks the table against this map.
  */
 const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
   [ChannelType.Azure, azureAdaptor],
@@ -20,7 +21,7 @@ const SPECIAL: ReadonlyMap<number, ProviderAdaptor> = new Map([
   [ChannelType.Cohere, cohereAdaptor],
   [ChannelType.Anthropic, anthropicAdaptor],
   [ChannelType.Gemini, geminiAdaptor],
-  [33 /* AWS Claude */, bedrockAdaptor],
+  [ChannelType.AwsClaude, bedrockAdaptor],
   [ChannelType.VertexAI, vertexAdaptor],
 ]);
 

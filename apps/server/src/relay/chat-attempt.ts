@@ -1,3 +1,4 @@
+import { ChannelType } from '@modelgate/contract';
 import type { ChatFormat, ChatRequest, OutboundContext } from '@modelgate/protocol';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OptionService } from '../domain/options/option-service.js';
@@ -120,11 +121,10 @@ export function planChatAttempt(
  */
 function apiVersionFor(channel: RelayChannel, options: OptionService, model: string): string {
   const own = channel.endpoint.other.trim();
-  if (channel.type === GEMINI_CHANNEL_TYPE && API_VERSION.test(own)) return own;
+  if (channel.type === ChannelType.Gemini && API_VERSION.test(own)) return own;
   return geminiApiVersion(options, model);
 }
 
-const GEMINI_CHANNEL_TYPE = 24;
 const API_VERSION = /^v\d+[a-z0-9]*$/;
 
 function canonicalOf(input: RelayInput): ChatRequest {

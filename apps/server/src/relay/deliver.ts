@@ -11,6 +11,7 @@ import { checkAnswer, sensitiveAnswerRefusal } from './sensitive-answer.js';
 import { endStream, relayStream, type StreamEnd } from './stream-relay.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 import { arrivedBody } from './upstream-body.js';
+import { errorProtocolFor } from './chat-codecs.js';
 import { badResponseBody, clientErrorForConnection, upstreamTimeout } from './upstream-failure.js';
 
 /** An upstream answer received (and, for streams, passed on) and ready to be billed. */
@@ -173,7 +174,7 @@ function deliverTranslated(
     streamEnd: undefined,
     sensitiveWords: translated.sensitiveWords,
     finish: () => {
-      if (refusal) void reply.code(refusal.status).send(renderError(refusal, translation.inbound === 'cohere' ? 'openai' : translation.inbound));
+      if (refusal) void reply.code(refusal.status).send(renderError(refusal, errorProtocolFor(translation.inbound)));
       else if (translated.body) void reply.code(200).header('content-type', 'application/json').send(translated.body);
       else void reply.code(upstream.statusCode).header('content-type', contentType).send(body);
     },

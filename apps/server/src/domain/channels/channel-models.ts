@@ -1,4 +1,4 @@
-import { ChannelType, channelTypeInfo } from '@modelgate/contract';
+import { CHANNEL_TYPES, ChannelType, channelTypeInfo } from '@modelgate/contract';
 import { z } from 'zod';
 import { AppError, badRequest } from '../../errors/app-error.js';
 import { splitList } from './channel-fields.js';
@@ -8,26 +8,8 @@ import { adaptorFor } from '../../providers/registry.js';
 import { parseBaseUrl } from '../relay-cache/relay-channel.js';
 import { firstKey, getUpstreamJson, type UpstreamCall } from './upstream-http.js';
 
-/**
- * Which priced model names belong to which channel type, by name. Types not listed here serve
- * whatever their channels are configured with.
- */
-export const TYPE_MODEL_PATTERNS: Record<number, RegExp> = {
-  [ChannelType.OpenAI]: /^(gpt-|chatgpt-|o\d|text-embedding-3|text-embedding-ada|text-moderation|omni-moderation|whisper|tts-|dall-e|davinci|babbage)/,
-  [ChannelType.Azure]: /^(gpt-|o\d|text-embedding-3|text-embedding-ada|whisper|tts-|dall-e)/,
-  [ChannelType.Anthropic]: /^claude-/,
-  33: /^claude-/,
-  [ChannelType.Gemini]: /^(gemini-|gemma-|text-embedding-004|imagen-)/,
-  [ChannelType.VertexAI]: /^(gemini-|claude-|imagen-)/,
-  20: /./,
-  25: /^(moonshot-|kimi-)/,
-  42: /^(mistral-|codestral-|open-mistral|pixtral-)/,
-  43: /^deepseek-/,
-  48: /^grok-/,
-  [ChannelType.Midjourney]: /^mj_/,
-  [ChannelType.MidjourneyPlus]: /^mj_/,
-  [ChannelType.SunoAPI]: /^suno_/,
-};
+/** The types whose contract row names the models they serve (the rest serve what their channels are configured with). */
+const SERVING_TYPES = CHANNEL_TYPES.flatMap((info) => (info.models ? [{ type: info.value, pattern: info.models }] : []));
 
 export interface CatalogueModel {
   id: string;
@@ -51,7 +33,7 @@ export function modelCatalogue(pricedModels: Iterable<string>, channelModels: { 
   };
   for (const model of pricedModels) {
     add(model);
-    for (const [type, pattern] of Object.entries(TYPE_MODEL_PATTERNS)) if (pattern.test(model)) add(model, Number(type));
+    for (const { type, pattern } of SERVING_TYPES) if (pattern.test(model)) add(model, type);
   }
   for (const channel of channelModels) for (const model of splitList(channel.models)) add(model, Number(channel.type));
 
@@ -59,7 +41,8 @@ export function modelCatalogue(pricedModels: Iterable<string>, channelModels: { 
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, set]) => {
       const sorted = [...set].sort((a, b) => a - b);
-      const owner = sorted.find((type) => type !== 20) ?? sorted[0];
+      // OpenRouter serves every name: another type that serves it owns it.
+      const owner = sorted.find((type) => type !== ChannelType.OpenRouter) ?? sorted[0];
       return {
         id,
         object: 'model' as const,

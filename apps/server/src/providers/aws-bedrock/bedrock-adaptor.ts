@@ -4,7 +4,7 @@ import { AppError } from '../../errors/app-error.js';
 import { awsPayloadHash, awsUriEncode, signSigV4 } from '../../lib/aws-sigv4.js';
 import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { BedrockFrameDecoder } from './bedrock-event-stream.js';
-import { cloudClaudeFields } from './cloud-claude-fields.js';
+import { cloudClaudeFields } from '../shared/cloud-claude-fields.js';
 import { bedrockModelId } from './bedrock-models.js';
 
 /** What Bedrock requires in an Anthropic body in place of the anthropic-version header. */

@@ -1,7 +1,7 @@
 import { OpenAIStreamReader } from '@modelgate/protocol';
 import { AppError } from '../../errors/app-error.js';
 import { AccessTokenCache, parseServiceAccount, type ServiceAccount } from '../../lib/google-service-account.js';
-import { cloudClaudeFields } from '../aws-bedrock/cloud-claude-fields.js';
+import { cloudClaudeFields } from '../shared/cloud-claude-fields.js';
 import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { vertexChannelKeys } from './vertex-keys.js';
 import { isClaudeModel, VERTEX_KNOWN_MODELS, vertexClaudeModel, vertexOrigin, vertexRegion } from './vertex-models.js';

@@ -1,3 +1,4 @@
+import { ChannelType } from '@modelgate/contract';
 /** Validation rules of spec 02 §5 for channels, shared by the row edits, the drawer and the tag dialog. */
 
 export const PRIORITY_MIN = -999;
@@ -86,7 +87,7 @@ const MIDJOURNEY_PLUS_MODELS = [
 ];
 
 export function presetModelsFor(type: number): string[] | null {
-  if (type === 2) return MIDJOURNEY_MODELS;
-  if (type === 5) return MIDJOURNEY_PLUS_MODELS;
+  if (type === ChannelType.Midjourney) return MIDJOURNEY_MODELS;
+  if (type === ChannelType.MidjourneyPlus) return MIDJOURNEY_PLUS_MODELS;
   return null;
 }

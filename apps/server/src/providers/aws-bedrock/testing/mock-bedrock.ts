@@ -4,7 +4,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import aws4 from 'aws4';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { CLOUD_CLAUDE_FIELDS } from '../cloud-claude-fields.js';
+import { CLOUD_CLAUDE_FIELDS } from '../../shared/cloud-claude-fields.js';
 import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
 import { mockAnthropicMessage, mockAnthropicStreamEvents } from '../../anthropic/testing/mock-anthropic.js';
 

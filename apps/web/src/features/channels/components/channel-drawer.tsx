@@ -204,11 +204,11 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                     {t('form.batch')}
                   </Form.Checkbox>
                 )}
-                {values.batch || values.type === 41 ? (
+                {values.batch || keyHint?.multiline ? (
                   <Form.TextArea
                     field="key"
                     label={t('form.key')}
-                    placeholder={values.type === 41 ? t('form.keyVertexPlaceholder') : t('form.keyBatchPlaceholder')}
+                    placeholder={keyHint?.multiline ? keyHint.placeholder : t('form.keyBatchPlaceholder')}
                     autosize={{ minRows: 4, maxRows: 12 }}
                     extraText={values.batch && keyCount > 0 ? t('form.keyCount', { count: keyCount }) : keyHint?.extra}
                     rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}

@@ -10,62 +10,49 @@ interface FieldText {
   extra?: string;
 }
 
-/** How the base_url field reads for a type (spec 02 §9); the default upstream is shown as a hint. */
-function baseUrlText(type: number, t: TFunction<'channels'>): FieldText {
-  switch (type) {
-    case 3:
-      return { label: t('form.azureEndpoint'), placeholder: t('form.azureEndpointPlaceholder') };
-    case 8:
-      return { label: t('form.customUrl'), placeholder: t('form.customUrlPlaceholder') };
-    case 22:
-      return { label: t('form.privateUrl'), placeholder: t('form.privateUrlPlaceholder') };
-    case 36:
-      return { label: t('form.sunoUrl'), placeholder: t('form.sunoUrlPlaceholder'), extra: t('form.sunoUrlHint') };
-    default: {
-      const fallback = channelTypeInfo(type)?.baseUrl;
-      return {
-        label: t('form.baseUrl'),
-        placeholder: t('form.baseUrlPlaceholder'),
-        extra: fallback ? t('form.baseUrlDefault', { url: fallback }) : undefined,
-      };
-    }
+/** How the base_url field reads for a type (spec 02 §9, the contract row's form); the default upstream is shown as a hint. */
+function baseUrlText(type: number, t: TFunction<'channels'>): FieldText & { required: boolean } {
+  const info = channelTypeInfo(type);
+  const own = info?.form?.baseUrl;
+  if (own) {
+    return {
+      label: t(`form.${own.text}`),
+      placeholder: t(`form.${own.text}Placeholder`),
+      extra: 'hint' in own ? t(`form.${own.text}Hint`) : undefined,
+      required: 'required' in own,
+    };
   }
+  return {
+    label: t('form.baseUrl'),
+    placeholder: t('form.baseUrlPlaceholder'),
+    extra: info?.baseUrl ? t('form.baseUrlDefault', { url: info.baseUrl }) : undefined,
+    required: false,
+  };
 }
 
 /** The types that keep a type-specific value in `other` (spec 02 §9). */
 function otherText(type: number, t: TFunction<'channels'>): (FieldText & { multiline?: boolean; required?: boolean }) | null {
-  switch (type) {
-    case 3:
-      return { label: t('form.azureVersion'), placeholder: t('form.azureVersionPlaceholder') };
-    case 18:
-      return { label: t('form.sparkVersion'), placeholder: t('form.sparkVersionPlaceholder') };
-    case 21:
-      return { label: t('form.knowledgeId'), placeholder: t('form.knowledgeIdPlaceholder') };
-    case 39:
-      return { label: t('form.accountId'), placeholder: t('form.accountIdPlaceholder'), extra: t('form.accountIdHint'), required: true };
-    case 41:
-      return { label: t('form.region'), placeholder: t('form.regionPlaceholder'), extra: t('form.regionHint'), multiline: true };
-    default:
-      return null;
-  }
+  const other = channelTypeInfo(type)?.form?.other;
+  if (!other) return null;
+  return {
+    label: t(`form.${other.text}`),
+    placeholder: t(`form.${other.text}Placeholder`),
+    extra: 'hint' in other ? t(`form.${other.text}Hint`) : undefined,
+    multiline: 'multiline' in other,
+    required: 'required' in other,
+  };
 }
 
 /** How a type's key is written, for the types whose key is not one plain API key (new-api's prompts). */
-export function keyHintFor(type: number, t: TFunction<'channels'>): FieldText | undefined {
-  switch (type) {
-    case 22:
-      return { label: t('form.key'), placeholder: t('form.keyFastgptPlaceholder') };
-    case 23:
-      return { label: t('form.key'), placeholder: t('form.keyHunyuanPlaceholder'), extra: t('form.keyHunyuanHint') };
-    case 33:
-      return { label: t('form.key'), placeholder: t('form.keyAwsPlaceholder'), extra: t('form.keyAwsHint') };
-    case 39:
-      return { label: t('form.key'), placeholder: t('form.keyCloudflarePlaceholder') };
-    case 41:
-      return { label: t('form.key'), placeholder: t('form.keyVertexPlaceholder'), extra: t('form.keyVertexHint') };
-    default:
-      return undefined;
-  }
+export function keyHintFor(type: number, t: TFunction<'channels'>): (FieldText & { multiline: boolean }) | undefined {
+  const key = channelTypeInfo(type)?.form?.key;
+  if (!key) return undefined;
+  return {
+    label: t('form.key'),
+    placeholder: t(`form.${key.text}Placeholder`),
+    extra: 'hint' in key ? t(`form.${key.text}Hint`) : undefined,
+    multiline: 'multiline' in key,
+  };
 }
 
 /** Base URL, the type's extra value, OpenAI's organization and the custom type's settings. */
@@ -73,6 +60,7 @@ export function ChannelTypeFields({ type }: { type: number }) {
   const { t } = useTranslation('channels');
   const base = baseUrlText(type, t);
   const other = otherText(type, t);
+  const form = channelTypeInfo(type)?.form;
   return (
     <>
       <Form.Input
@@ -80,7 +68,7 @@ export function ChannelTypeFields({ type }: { type: number }) {
         label={base.label}
         placeholder={base.placeholder}
         extraText={base.extra}
-        rules={type === 3 || type === 8 || type === 22 ? [{ required: true, whitespace: true, message: t('form.errors.baseUrl') }] : []}
+        rules={base.required ? [{ required: true, whitespace: true, message: t('form.errors.baseUrl') }] : []}
         data-testid="channel-form-base-url"
       />
       {other &&
@@ -103,7 +91,7 @@ export function ChannelTypeFields({ type }: { type: number }) {
             data-testid="channel-form-other"
           />
         ))}
-      {type === 1 && (
+      {form?.organization && (
         <Form.Input
           field="openai_organization"
           label={t('form.organization')}
@@ -111,7 +99,7 @@ export function ChannelTypeFields({ type }: { type: number }) {
           extraText={t('form.organizationHint')}
         />
       )}
-      {type === 8 && (
+      {form?.customSetting && (
         <Form.TextArea
           field="setting"
           label={t('form.setting')}
