@@ -1,3 +1,4 @@
+import { ChannelType } from '@modelgate/contract';
 import { AppError } from '../../errors/app-error.js';
 import type { UpstreamCall } from '../provider-types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible-adaptor.js';
@@ -38,47 +39,47 @@ function cloudflareTarget(call: UpstreamCall, path: string) {
 }
 
 export const VENDOR_OVERRIDES: Readonly<Record<number, Partial<OpenAICompatibleOptions>>> = {
-  1: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens' },
-  4: { streamUsageOption: true },
-  20: { streamUsageOption: true },
-  43: { streamUsageOption: true },
-  48: { streamUsageOption: true },
+  [ChannelType.OpenAI]: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens' },
+  [ChannelType.Ollama]: { streamUsageOption: true },
+  [ChannelType.OpenRouter]: { streamUsageOption: true },
+  [ChannelType.DeepSeek]: { streamUsageOption: true },
+  [ChannelType.Xai]: { streamUsageOption: true },
   // 智谱 ChatGLM and GLM-4V: the v4 API (https://open.bigmodel.cn/api/paas/v4) with the API key as a Bearer token.
-  16: {
+  [ChannelType.Zhipu]: {
     paths: { chat: '/api/paas/v4/chat/completions', embeddings: '/api/paas/v4/embeddings', images: '/api/paas/v4/images/generations' },
     only: true,
     target: vendorTarget,
   },
-  26: {
+  [ChannelType.ZhipuV4]: {
     paths: { chat: '/api/paas/v4/chat/completions', embeddings: '/api/paas/v4/embeddings', images: '/api/paas/v4/images/generations' },
     only: true,
     target: vendorTarget,
   },
   // 阿里通义千问: DashScope's OpenAI-compatible mode (its images and rerank are DashScope's own format).
-  17: {
+  [ChannelType.Ali]: {
     streamUsageOption: true,
     paths: { chat: '/compatible-mode/v1/chat/completions', embeddings: '/compatible-mode/v1/embeddings' },
     only: true,
     target: vendorTarget,
   },
   // 腾讯混元: the OpenAI-compatible endpoint https://api.hunyuan.cloud.tencent.com/v1.
-  23: { paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings' }, only: true },
+  [ChannelType.Tencent]: { paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings' }, only: true },
   // Perplexity serves chat only, without the /v1 prefix.
-  27: { paths: { chat: '/chat/completions' }, only: true },
+  [ChannelType.Perplexity]: { paths: { chat: '/chat/completions' }, only: true },
   // MiniMax's OpenAI-style chat lives under its own name.
-  35: { paths: { chat: '/v1/text/chatcompletion_v2', embeddings: '/v1/embeddings' }, only: true },
+  [ChannelType.MiniMax]: { paths: { chat: '/v1/text/chatcompletion_v2', embeddings: '/v1/embeddings' }, only: true },
   // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/configuration/open-ai-compatibility):
   // /client/v4/accounts/<account id>/ai/v1/..., the account id from `other`.
-  39: { paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings', responses: '/v1/responses' }, only: true, target: cloudflareTarget },
+  [ChannelType.Cloudflare]: { paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings', responses: '/v1/responses' }, only: true, target: cloudflareTarget },
   // 字节火山方舟: Ark's /api/v3 API (model names are the endpoint ids, ep-...).
-  45: {
+  [ChannelType.VolcEngine]: {
     streamUsageOption: true,
     paths: { chat: '/api/v3/chat/completions', embeddings: '/api/v3/embeddings', images: '/api/v3/images/generations', responses: '/api/v3/responses' },
     only: true,
     target: vendorTarget,
   },
   // Baidu Qianfan V2 is OpenAI-compatible under /v2.
-  46: {
+  [ChannelType.BaiduV2]: {
     paths: { chat: '/v2/chat/completions', embeddings: '/v2/embeddings', images: '/v2/images/generations', rerank: '/v2/rerank' },
     only: true,
   },
