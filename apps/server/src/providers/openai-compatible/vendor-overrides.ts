@@ -70,7 +70,11 @@ export const VENDOR_OVERRIDES: Readonly<Record<number, Partial<OpenAICompatibleO
   [ChannelType.MiniMax]: { paths: { chat: '/v1/text/chatcompletion_v2', embeddings: '/v1/embeddings' }, only: true },
   // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/configuration/open-ai-compatibility):
   // /client/v4/accounts/<account id>/ai/v1/..., the account id from `other`.
-  [ChannelType.Cloudflare]: { paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings', responses: '/v1/responses' }, only: true, target: cloudflareTarget },
+  [ChannelType.Cloudflare]: {
+    paths: { chat: '/v1/chat/completions', embeddings: '/v1/embeddings', responses: '/v1/responses' },
+    only: true,
+    target: cloudflareTarget,
+  },
   // 字节火山方舟: Ark's /api/v3 API (model names are the endpoint ids, ep-...).
   [ChannelType.VolcEngine]: {
     streamUsageOption: true,
