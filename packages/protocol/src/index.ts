@@ -11,3 +11,4 @@ export * from './openai/openai-codec.js';
 export * from './cohere/index.js';
 export * from './anthropic/index.js';
 export * from './gemini/index.js';
+export * from './responses/responses-request.js';
