@@ -54,7 +54,7 @@ export function responsesRequestToChat(body: unknown): Converted<ChatRequest> {
     }
     request.max_completion_tokens = body.max_output_tokens;
   }
-  for (const field of SAME_FIELDS) if (body[field] !== undefined && body[field] !== null) request[field] = body[field];
+  for (const field of SAME_FIELDS) if (body[field] !== undefined && body[field] !== null) (request as Record<string, unknown>)[field] = body[field];
 
   const tools = toolsOf(body.tools, warnings);
   if (tools.length > 0) request.tools = tools;
