@@ -12,3 +12,4 @@ export * from './cohere/index.js';
 export * from './anthropic/index.js';
 export * from './gemini/index.js';
 export * from './responses/responses-request.js';
+export * from './responses/responses-response.js';
