@@ -13,3 +13,4 @@ export * from './anthropic/index.js';
 export * from './gemini/index.js';
 export * from './responses/responses-request.js';
 export * from './responses/responses-response.js';
+export * from './responses/responses-stream-encoder.js';
