@@ -35,6 +35,14 @@ export interface ChannelTypeForm {
   readonly organization?: boolean;
   /** The custom type's JSON settings. */
   readonly customSetting?: boolean;
+  /** The models the form's model fill adds, in place of the catalogue's (Midjourney's action "models", spec 02 §9). */
+  readonly presetModels?: readonly string[];
+}
+
+/** Which balance API the provider's account answers, and the currency it reports the balance in. */
+export interface ChannelTypeBalance {
+  readonly api: 'openai' | 'openrouter' | 'siliconflow' | 'deepseek';
+  readonly currency: 'USD' | 'CNY';
 }
 
 export interface ChannelTypeInfo {
@@ -49,6 +57,8 @@ export interface ChannelTypeInfo {
   /** Names only the form's model fill offers (a vendor the catalogue does not cover), or OpenAI's list for its resellers. */
   readonly offers?: RegExp | 'openai';
   readonly form?: ChannelTypeForm;
+  /** The type's account reports its balance (the console's 余额 column and its update buttons). */
+  readonly balance?: ChannelTypeBalance;
 }
 
 /** Every channel type by name, numbered as new-api numbers them. */
@@ -107,7 +117,7 @@ export const ChannelType = {
   Replicate: 56,
 } as const;
 
-type Extra = Pick<ChannelTypeInfo, 'models' | 'offers' | 'form'>;
+type Extra = Pick<ChannelTypeInfo, 'models' | 'offers' | 'form' | 'balance'>;
 
 const t = (value: number, name: string, baseUrl: string, relay: ChannelRelay, extra: Extra = {}): ChannelTypeInfo => ({
   value,
@@ -120,19 +130,37 @@ const t = (value: number, name: string, baseUrl: string, relay: ChannelRelay, ex
 
 const C = ChannelType;
 const OPENAI_MODELS = /^(gpt-|chatgpt-|o\d|text-embedding-3|text-embedding-ada|text-moderation|omni-moderation|whisper|tts-|dall-e|davinci|babbage)/;
+const OPENAI_BALANCE: ChannelTypeBalance = { api: 'openai', currency: 'USD' };
+const MIDJOURNEY_MODELS = ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_uploads'];
+const MIDJOURNEY_PLUS_MODELS = [
+  ...MIDJOURNEY_MODELS,
+  'swap_face',
+  'mj_zoom',
+  'mj_shorten',
+  'mj_modal',
+  'mj_inpaint',
+  'mj_custom_zoom',
+  'mj_high_variation',
+  'mj_low_variation',
+  'mj_pan',
+];
 
 export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
-  t(C.OpenAI, 'OpenAI', 'https://api.openai.com', 'openai', { models: OPENAI_MODELS, form: { organization: true } }),
-  t(C.Midjourney, 'Midjourney Proxy', '', 'task', { models: /^mj_/ }),
+  t(C.OpenAI, 'OpenAI', 'https://api.openai.com', 'openai', { models: OPENAI_MODELS, form: { organization: true }, balance: OPENAI_BALANCE }),
+  t(C.Midjourney, 'Midjourney Proxy', '', 'task', { models: /^mj_/, form: { presetModels: MIDJOURNEY_MODELS } }),
   t(C.Azure, 'Azure OpenAI', '', 'openai', {
     models: /^(gpt-|o\d|text-embedding-3|text-embedding-ada|whisper|tts-|dall-e)/,
     form: { baseUrl: { text: 'azureEndpoint', required: true }, other: { text: 'azureVersion' } },
   }),
   t(C.Ollama, 'Ollama', 'http://localhost:11434', 'openai'),
-  t(C.MidjourneyPlus, 'Midjourney Proxy Plus', '', 'task', { models: /^mj_/ }),
+  t(C.MidjourneyPlus, 'Midjourney Proxy Plus', '', 'task', { models: /^mj_/, form: { presetModels: MIDJOURNEY_PLUS_MODELS } }),
   t(C.OpenAIMax, 'OpenAI Max', 'https://api.openaimax.com', 'openai', { offers: 'openai' }),
   t(C.OhMyGPT, 'OhMyGPT', 'https://api.ohmygpt.com', 'openai', { offers: 'openai' }),
-  t(C.Custom, '自定义渠道 (Custom)', '', 'openai', { offers: 'openai', form: { baseUrl: { text: 'customUrl', required: true }, customSetting: true } }),
+  t(C.Custom, '自定义渠道 (Custom)', '', 'openai', {
+    offers: 'openai',
+    form: { baseUrl: { text: 'customUrl', required: true }, customSetting: true },
+    balance: OPENAI_BALANCE,
+  }),
   t(C.AILS, 'AILS', 'https://api.caipacity.com', 'openai', { offers: 'openai' }),
   t(C.AIProxy, 'AI Proxy', 'https://api.aiproxy.io', 'openai', { offers: 'openai' }),
   t(C.PaLM, 'Google PaLM2', '', 'none'),
@@ -145,7 +173,7 @@ export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
   t(C.Xunfei, '讯飞星火认知', '', 'none', { form: { other: { text: 'sparkVersion' } } }),
   t(C.AI360, '360 智脑', 'https://ai.360.cn', 'openai', { offers: /^360/i }),
   // Serves every model by name; the catalogue names another owner when there is one.
-  t(C.OpenRouter, 'OpenRouter', 'https://openrouter.ai/api', 'openai', { models: /./ }),
+  t(C.OpenRouter, 'OpenRouter', 'https://openrouter.ai/api', 'openai', { models: /./, balance: { api: 'openrouter', currency: 'USD' } }),
   t(C.AIProxyLibrary, '知识库：AI Proxy', 'https://api.aiproxy.io', 'none', { form: { other: { text: 'knowledgeId' } } }),
   t(C.FastGPT, '知识库：FastGPT', 'https://fastgpt.run/api/openapi', 'openai', {
     form: { baseUrl: { text: 'privateUrl', required: true }, key: { text: 'keyFastgpt' } },
@@ -166,13 +194,13 @@ export const CHANNEL_TYPES: readonly ChannelTypeInfo[] = [
     offers: /^@cf\//,
     form: { other: { text: 'accountId', required: true, hint: true }, key: { text: 'keyCloudflare' } },
   }),
-  t(C.SiliconFlow, 'SiliconCloud', 'https://api.siliconflow.cn', 'openai'),
+  t(C.SiliconFlow, 'SiliconCloud', 'https://api.siliconflow.cn', 'openai', { balance: { api: 'siliconflow', currency: 'CNY' } }),
   t(C.VertexAI, 'Vertex AI', '', 'native', {
     models: /^(gemini-|claude-|imagen-)/,
     form: { other: { text: 'region', hint: true, multiline: true }, key: { text: 'keyVertex', hint: true, multiline: true } },
   }),
   t(C.Mistral, 'Mistral AI', 'https://api.mistral.ai', 'openai', { models: /^(mistral-|codestral-|open-mistral|pixtral-)/ }),
-  t(C.DeepSeek, 'DeepSeek', 'https://api.deepseek.com', 'openai', { models: /^deepseek-/ }),
+  t(C.DeepSeek, 'DeepSeek', 'https://api.deepseek.com', 'openai', { models: /^deepseek-/, balance: { api: 'deepseek', currency: 'CNY' } }),
   t(C.MokaAI, 'MokaAI M3E', 'https://api.moka.ai', 'openai'),
   t(C.VolcEngine, '字节火山方舟、豆包', 'https://ark.cn-beijing.volces.com', 'openai', { offers: /^doubao-/i }),
   t(C.BaiduV2, '百度文心千帆 V2', 'https://qianfan.baidubce.com', 'openai', { offers: /^ernie-/i }),

@@ -1,18 +1,12 @@
-import { ChannelType } from '@modelgate/contract';
+import { ChannelType, channelTypeInfo, type ChannelTypeBalance } from '@modelgate/contract';
 import { z } from 'zod';
 import { badRequest } from '../../errors/app-error.js';
 import { channelSecrets } from '../../lib/mask-secrets.js';
 import { firstKey, getUpstreamJson, upstreamFailure, type UpstreamCall } from './upstream-http.js';
 
-/** Channel types whose provider has an API that reports the account balance. */
-const BALANCE_KINDS = {
-  [ChannelType.OpenAI]: 'openai',
-  [ChannelType.Custom]: 'openai',
-  20: 'openrouter',
-  40: 'siliconflow',
-  43: 'deepseek',
-} as const satisfies Record<number, string>;
-type BalanceKind = (typeof BALANCE_KINDS)[keyof typeof BALANCE_KINDS];
+/** Which balance API a type's account answers is said by its contract row. */
+type BalanceKind = ChannelTypeBalance['api'];
+const balanceKindOf = (type: number): BalanceKind | undefined => channelTypeInfo(type)?.balance?.api;
 
 const DEFAULT_BASE: Record<BalanceKind, string> = {
   openai: 'https://api.openai.com',
@@ -21,7 +15,7 @@ const DEFAULT_BASE: Record<BalanceKind, string> = {
   deepseek: 'https://api.deepseek.com',
 };
 
-export const supportsBalance = (type: number): boolean => type in BALANCE_KINDS;
+export const supportsBalance = (type: number): boolean => balanceKindOf(type) !== undefined;
 
 export interface BalanceChannel {
   type: number;
@@ -59,7 +53,7 @@ function toNumber(call: UpstreamCall, value: string | number): number {
  */
 export async function fetchBalance(channel: BalanceChannel, options: { timeoutMs: number; now?: Date }): Promise<number> {
   const now = options.now ?? new Date();
-  const kind = (BALANCE_KINDS as Record<number, BalanceKind | undefined>)[channel.type];
+  const kind = balanceKindOf(channel.type);
   if (!kind) throw badRequest('该渠道类型不支持查询余额', 'channel:balance_unsupported');
   if (channel.type === ChannelType.Custom && channel.base_url === '') {
     throw badRequest('自定义渠道需要先填写 Base URL 才能查询余额', 'channel:balance_no_base_url');

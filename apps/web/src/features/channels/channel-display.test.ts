@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { overrunInfo } from './channel-display';
+import { ChannelType } from '@modelgate/contract';
+import { formatBalance, overrunInfo } from './channel-display';
+import { presetModelsFor } from './channel-rules';
 
 const withInfo = (otherInfo: string) => ({ other_info: otherInfo });
 
@@ -39,5 +41,23 @@ describe('overrunInfo', () => {
   it('keeps the quota when the time is missing or unusable (shown as "-")', () => {
     expect(overrunInfo(withInfo('{"overrun_quota": 40}'))).toEqual({ quota: 40, cuts: 0, time: 0 });
     expect(overrunInfo(withInfo('{"overrun_quota": 40, "overrun_time": "soon"}'))).toEqual({ quota: 40, cuts: 0, time: 0 });
+  });
+});
+
+describe("what a type's contract row shows in the table and the form", () => {
+  it('writes SiliconCloud and DeepSeek balances in yuan, the others in US dollars', () => {
+    expect(formatBalance(ChannelType.SiliconFlow, 12.5)).toBe('¥12.50');
+    expect(formatBalance(ChannelType.DeepSeek, 3)).toBe('¥3.00');
+    expect(formatBalance(ChannelType.OpenAI, 7.125)).toBe('$7.13');
+    expect(formatBalance(ChannelType.OpenRouter, 1)).toBe('$1.00');
+    expect(formatBalance(999, 1)).toBe('$1.00');
+  });
+
+  it('fills Midjourney channels with their action models, Plus with its extra ones, other types from the catalogue', () => {
+    expect(presetModelsFor(ChannelType.Midjourney)).toEqual(['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_uploads']);
+    const plus = presetModelsFor(ChannelType.MidjourneyPlus);
+    expect(plus).toHaveLength(16);
+    expect(plus).toEqual(expect.arrayContaining(['swap_face', 'mj_pan', 'mj_imagine']));
+    expect(presetModelsFor(ChannelType.OpenAI)).toBeNull();
   });
 });

@@ -104,11 +104,9 @@ export function channelTypeName(type: number): string {
   return channelTypeInfo(type)?.name ?? String(type);
 }
 
-/** Balances of these providers are reported in yuan; the others in US dollars. */
-const YUAN_BALANCE_TYPES = new Set([40, 43]);
-
+/** In the currency the type's account reports (its contract row); US dollars when it says none. */
 export function formatBalance(type: number, balance: number): string {
-  return `${YUAN_BALANCE_TYPES.has(type) ? '¥' : '$'}${balance.toFixed(2)}`;
+  return `${channelTypeInfo(type)?.balance?.currency === 'CNY' ? '¥' : '$'}${balance.toFixed(2)}`;
 }
 
 export const splitList = (value: string | null | undefined): string[] =>

@@ -1,4 +1,4 @@
-import { ChannelType } from '@modelgate/contract';
+import { channelTypeInfo } from '@modelgate/contract';
 /** Validation rules of spec 02 §5 for channels, shared by the row edits, the drawer and the tag dialog. */
 
 export const PRIORITY_MIN = -999;
@@ -71,23 +71,8 @@ export const keyLines = (text: string): string[] =>
 
 export const DEFAULT_MODEL_MAPPING = JSON.stringify({ 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125' }, null, 2);
 
-/** Midjourney Proxy (2) and Midjourney Proxy Plus (5) serve these action "models" (spec 02 §9). */
-const MIDJOURNEY_MODELS = ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_uploads'];
-const MIDJOURNEY_PLUS_MODELS = [
-  ...MIDJOURNEY_MODELS,
-  'swap_face',
-  'mj_zoom',
-  'mj_shorten',
-  'mj_modal',
-  'mj_inpaint',
-  'mj_custom_zoom',
-  'mj_high_variation',
-  'mj_low_variation',
-  'mj_pan',
-];
-
+/** The models a type's form fills in instead of the catalogue's (its contract row: Midjourney's action "models"). */
 export function presetModelsFor(type: number): string[] | null {
-  if (type === ChannelType.Midjourney) return MIDJOURNEY_MODELS;
-  if (type === ChannelType.MidjourneyPlus) return MIDJOURNEY_PLUS_MODELS;
-  return null;
+  const preset = channelTypeInfo(type)?.form?.presetModels;
+  return preset ? [...preset] : null;
 }
