@@ -150,7 +150,7 @@ export interface NativeChatCall {
   raw: string | undefined;
   /** Request headers the upstream should see: the client's anthropic-version and anthropic-beta, claude.model_headers_settings. */
   clientHeaders: Readonly<Record<string, string>>;
-  /** gemini.version_settings for this model (v1beta unless set): the API version in Gemini's paths. */
+  /** gemini.version_settings for this model (v1beta unless set): the API version in Gemini's paths, unless its channel names its own. */
   apiVersion: string;
 }
 

@@ -1,4 +1,3 @@
-import { ChannelType } from '@modelgate/contract';
 import type { ChatFormat, ChatRequest, OutboundContext } from '@modelgate/protocol';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OptionService } from '../domain/options/option-service.js';
@@ -110,22 +109,10 @@ export function planChatAttempt(
     body,
     raw,
     clientHeaders: headers,
-    apiVersion: apiVersionFor(channel, options, context.model),
+    apiVersion: geminiApiVersion(options, context.model),
   });
   return { request, translation, frames: native.frameDecoder?.(), warnings };
 }
-
-/**
- * Gemini's API version: the channel's own (its `other` field, the console's 默认 API 版本, as
- * one-api and new-api read it) when it names one, else gemini.version_settings for the model.
- */
-function apiVersionFor(channel: RelayChannel, options: OptionService, model: string): string {
-  const own = channel.endpoint.other.trim();
-  if (channel.type === ChannelType.Gemini && API_VERSION.test(own)) return own;
-  return geminiApiVersion(options, model);
-}
-
-const API_VERSION = /^v\d+[a-z0-9]*$/;
 
 function canonicalOf(input: RelayInput): ChatRequest {
   return input.canonical ?? (input.body.kind === 'json' ? (input.body.json as ChatRequest) : { model: input.model, messages: [] });

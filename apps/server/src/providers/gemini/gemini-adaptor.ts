@@ -8,11 +8,22 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** Model names go into the path: one segment, escaped. */
 const modelSegment = (model: string) => encodeURIComponent(model.replace(/^models\//, ''));
 
+const API_VERSION = /^v\d+[a-z0-9]*$/;
+
+/**
+ * The channel's own API version (its `other` field, the console's 默认 API 版本, as one-api and
+ * new-api read it) when it names one, else gemini.version_settings for the model.
+ */
+function apiVersionOf(call: NativeChatCall): string {
+  const own = call.channel.other.trim();
+  return API_VERSION.test(own) ? own : call.apiVersion;
+}
+
 function generateRequest(call: NativeChatCall): UpstreamRequest {
   const method = call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return {
     origin: call.channel.origin,
-    path: `${call.channel.basePath}/${call.apiVersion}/models/${modelSegment(call.upstreamModel)}:${method}`,
+    path: `${call.channel.basePath}/${apiVersionOf(call)}/models/${modelSegment(call.upstreamModel)}:${method}`,
     headers: { 'x-goog-api-key': call.key, 'content-type': 'application/json' },
     body: call.raw ?? JSON.stringify(call.body),
   };
