@@ -1,5 +1,6 @@
 import type { ChatFormat, OpenAIEndpoint, StreamBytes, StreamObservation, TokenUsage, UpstreamErrorBody } from '@modelgate/protocol';
 import type { FormData } from 'undici';
+import type { z } from 'zod';
 
 /**
  * The contract every upstream kind implements. The required core is small: build the request,
@@ -178,4 +179,12 @@ export type ModelListing =
       parse(answer: unknown): string[];
     }
   /** Upstreams without a usable list call (Vertex's publisher models): the ids this version knows. */
-  | { kind: 'known'; models: readonly string[] };
+  | { kind: 'known'; models: readonly string[] }
+  /**
+   * Listed from the channel's base URL (trailing slashes removed) with one or more GETs, each
+   * answer checked against its schema: Gemini follows its pages, Ollama lists its tags.
+   */
+  | { kind: 'base'; list(base: string, key: string, get: UpstreamJsonGet): Promise<string[]> };
+
+/** GETs a JSON document from the upstream and checks its shape; a failure is described to the console by the caller. */
+export type UpstreamJsonGet = <T extends z.ZodType>(url: string, headers: Record<string, string>, schema: T) => Promise<z.output<T>>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, badRequest } from '../../errors/app-error.js';
 import { splitList } from './channel-fields.js';
 import { channelSecrets, maskSecrets } from '../../lib/mask-secrets.js';
-import type { ChannelEndpoint, ModelListing } from '../../providers/provider-types.js';
+import type { ChannelEndpoint, ModelListing, UpstreamJsonGet } from '../../providers/provider-types.js';
 import { adaptorFor } from '../../providers/registry.js';
 import { parseBaseUrl } from '../relay-cache/relay-channel.js';
 import { firstKey, getUpstreamJson, type UpstreamCall } from './upstream-http.js';
@@ -60,25 +60,16 @@ export interface ModelSource {
 }
 
 const openAiModels = z.object({ data: z.array(z.object({ id: z.string() })) });
-const geminiModels = z.object({
-  models: z
-    .array(z.object({ name: z.string() }))
-    .optional()
-    .default([]),
-  nextPageToken: z.string().optional(),
-});
-const ollamaModels = z.object({ models: z.array(z.object({ name: z.string() })) });
 
 const WHAT = '获取模型列表';
-const GEMINI_MAX_PAGES = 10;
 
 /** The model ids the upstream of a channel (or of a channel being filled in) lists. */
 export async function fetchUpstreamModels(source: ModelSource, options: { timeoutMs: number }): Promise<string[]> {
   const info = channelTypeInfo(source.type);
   if (!info) throw badRequest(`未知的渠道类型：${source.type}`, 'channel:unknown_type');
   const listing = adaptorFor(source.type)?.modelList;
-  // Gemini and Anthropic are listed below (Gemini's pages are followed); other native providers list their own way.
-  if (listing && source.type !== ChannelType.Gemini && source.type !== ChannelType.Anthropic) return listWithAdaptor(source, listing, options);
+  // A listing from the base URL (Gemini, Anthropic, Ollama) or OpenAI's /v1/models is checked below; the others build their own call.
+  if (listing && listing.kind !== 'base') return listWithAdaptor(source, listing, options);
   const base = (source.base_url || info.baseUrl).trim().replace(/\/+$/, '');
   if (base === '') throw badRequest('请先填写渠道的 Base URL', 'channel:missing_base_url');
   if (!/^https?:\/\//i.test(base)) throw badRequest('Base URL 必须以 http:// 或 https:// 开头', 'channel:invalid_base_url');
@@ -86,31 +77,19 @@ export async function fetchUpstreamModels(source: ModelSource, options: { timeou
   if (key === '') throw badRequest('请先填写渠道密钥', 'channel:missing_key');
   const call: UpstreamCall = { what: WHAT, secrets: channelSecrets(source.key), timeoutMs: options.timeoutMs };
 
-  let ids: string[];
-  if (source.type === ChannelType.Gemini) {
-    ids = [];
-    let pageToken: string | undefined;
-    for (let page = 0; page < GEMINI_MAX_PAGES; page += 1) {
-      const query = `pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
-      const body = await getUpstreamJson(call, `${base}/v1beta/models?${query}`, { 'x-goog-api-key': key }, geminiModels);
-      ids.push(...body.models.map((model) => model.name.replace(/^models\//, '')));
-      pageToken = body.nextPageToken;
-      if (!pageToken) break;
-    }
-  } else if (source.type === ChannelType.Anthropic) {
-    const headers = { 'x-api-key': key, 'anthropic-version': '2023-06-01' };
-    ids = (await getUpstreamJson(call, `${base}/v1/models?limit=1000`, headers, openAiModels)).data.map((model) => model.id);
-  } else if (source.type === ChannelType.Ollama) {
-    ids = (await getUpstreamJson(call, `${base}/api/tags`, {}, ollamaModels)).models.map((model) => model.name);
-  } else {
-    const url = /\/v\d+$/.test(base) ? `${base}/models` : `${base}/v1/models`;
-    ids = (await getUpstreamJson(call, url, { authorization: `Bearer ${key}` }, openAiModels)).data.map((model) => model.id);
-  }
+  const get: UpstreamJsonGet = (url, headers, schema) => getUpstreamJson(call, url, headers, schema);
+  const ids = listing ? await listing.list(base, key, get) : await listOpenAiModels(base, key, get);
   return [...new Set(ids)];
 }
 
+/** OpenAI's /v1/models, which the OpenAI-compatible vendors answer too (a base URL ending in a version keeps it). */
+async function listOpenAiModels(base: string, key: string, get: UpstreamJsonGet): Promise<string[]> {
+  const url = /\/v\d+$/.test(base) ? `${base}/models` : `${base}/v1/models`;
+  return (await get(url, { authorization: `Bearer ${key}` }, openAiModels)).data.map((model) => model.id);
+}
+
 /** Bedrock (a signed call), Vertex (the models this version knows) and Cohere list models through their adaptors. */
-async function listWithAdaptor(source: ModelSource, listing: ModelListing, options: { timeoutMs: number }): Promise<string[]> {
+async function listWithAdaptor(source: ModelSource, listing: Exclude<ModelListing, { kind: 'base' }>, options: { timeoutMs: number }): Promise<string[]> {
   if (listing.kind === 'known') return [...listing.models];
   const key = firstKey(source.key);
   if (key === '') throw badRequest('请先填写渠道密钥', 'channel:missing_key');

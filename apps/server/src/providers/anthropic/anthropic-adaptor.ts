@@ -1,7 +1,8 @@
 import { OpenAIStreamReader } from '@modelgate/protocol';
 import { joinPath } from '../openai-compatible/openai-compatible-adaptor.js';
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
-import type { ChannelEndpoint, NativeChatCall, ProviderAdaptor, UpstreamRequest } from '../provider-types.js';
+import { z } from 'zod';
+import type { NativeChatCall, ProviderAdaptor, UpstreamRequest } from '../provider-types.js';
 
 /** The API version sent when the client named none (the one Anthropic's documentation uses). */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -24,7 +25,8 @@ function messagesRequest(call: NativeChatCall): UpstreamRequest {
   };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** GET /v1/models: the ids are all the console's model fill needs. */
+const anthropicModels = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 /**
  * Anthropic Claude (channel type 14): the Messages API with `x-api-key` and `anthropic-version`;
@@ -48,15 +50,7 @@ export const anthropicAdaptor: ProviderAdaptor = {
     buildRequest: messagesRequest,
   },
   modelList: {
-    kind: 'fetch',
-    request: (channel: ChannelEndpoint, key: string) => ({
-      origin: channel.origin,
-      path: joinPath(channel.basePath, '/v1/models?limit=1000'),
-      method: 'GET',
-      headers: anthropicHeaders(key),
-      body: '',
-    }),
-    parse: (answer) =>
-      isObject(answer) && Array.isArray(answer.data) ? answer.data.flatMap((model) => (isObject(model) && typeof model.id === 'string' ? [model.id] : [])) : [],
+    kind: 'base',
+    list: async (base, key, get) => (await get(`${base}/v1/models?limit=1000`, anthropicHeaders(key), anthropicModels)).data.map((model) => model.id),
   },
 };

@@ -1,7 +1,8 @@
 import { normaliseUsage, OpenAIStreamReader, completionTextOf } from '@modelgate/protocol';
 import { upstreamBody } from '../openai-compatible/openai-compatible-adaptor.js';
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
-import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamCall, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
+import { z } from 'zod';
+import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamCall, UpstreamFailure, UpstreamJsonGet, UpstreamRequest } from '../provider-types.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -57,6 +58,30 @@ export function classifyGeminiError(failure: UpstreamFailure): ErrorVerdict {
  * in `x-goog-api-key`, at the API version gemini.version_settings names for the model (v1beta by
  * default). The relay converts other formats to Gemini's and back (packages/protocol/src/gemini).
  */
+const geminiModels = z.object({
+  models: z
+    .array(z.object({ name: z.string() }))
+    .optional()
+    .default([]),
+  nextPageToken: z.string().optional(),
+});
+
+/** Enough pages for Gemini's whole list, without following a token that never ends. */
+const GEMINI_MAX_PAGES = 10;
+
+async function listGeminiModels(base: string, key: string, get: UpstreamJsonGet): Promise<string[]> {
+  const ids: string[] = [];
+  let pageToken: string | undefined;
+  for (let page = 0; page < GEMINI_MAX_PAGES; page += 1) {
+    const query = `pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+    const body = await get(`${base}/v1beta/models?${query}`, { 'x-goog-api-key': key }, geminiModels);
+    ids.push(...body.models.map((model) => model.name.replace(/^models\//, '')));
+    pageToken = body.nextPageToken;
+    if (!pageToken) break;
+  }
+  return ids;
+}
+
 export const geminiAdaptor: ProviderAdaptor = {
   name: 'Google Gemini',
   streamUsageOption: false,
@@ -70,18 +95,5 @@ export const geminiAdaptor: ProviderAdaptor = {
     formatFor: () => 'gemini',
     buildRequest: generateRequest,
   },
-  modelList: {
-    kind: 'fetch',
-    request: (channel: ChannelEndpoint, key: string) => ({
-      origin: channel.origin,
-      path: `${channel.basePath}/v1beta/models?pageSize=1000`,
-      method: 'GET',
-      headers: { 'x-goog-api-key': key },
-      body: '',
-    }),
-    parse: (answer) =>
-      isObject(answer) && Array.isArray(answer.models)
-        ? answer.models.flatMap((model) => (isObject(model) && typeof model.name === 'string' ? [model.name.replace(/^models\//, '')] : []))
-        : [],
-  },
+  modelList: { kind: 'base', list: listGeminiModels },
 };

@@ -1,6 +1,6 @@
 import { completionTextOf, normaliseUsage, OpenAIStreamReader, type OpenAIEndpoint } from '@modelgate/protocol';
 import { FormData } from 'undici';
-import type { ProviderAdaptor, UpstreamCall, UpstreamRequest } from '../provider-types.js';
+import type { ModelListing, ProviderAdaptor, UpstreamCall, UpstreamRequest } from '../provider-types.js';
 import { classifyOpenAICompatibleError } from './openai-compatible-errors.js';
 
 /** OpenAI's own paths; a vendor overrides the ones it places elsewhere. */
@@ -31,6 +31,8 @@ export interface OpenAICompatibleOptions {
   authHeaders?: (call: UpstreamCall) => Record<string, string>;
   /** Endpoints served when not all are. */
   endpoints?: ReadonlySet<OpenAIEndpoint>;
+  /** ProviderAdaptor.modelList, for a vendor that does not list its models at OpenAI's /v1/models. */
+  modelList?: ModelListing;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -107,5 +109,6 @@ export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions):
     completionText: completionTextOf,
     readStream: (endpoint, dropUsageOnly) => new OpenAIStreamReader(endpoint, dropUsageOnly),
     classifyError: classifyOpenAICompatibleError,
+    ...(options.modelList ? { modelList: options.modelList } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { ChannelType } from '@modelgate/contract';
+import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import type { UpstreamCall } from '../provider-types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible-adaptor.js';
@@ -38,9 +39,15 @@ function cloudflareTarget(call: UpstreamCall, path: string) {
   return { origin: call.channel.origin, path: joinVendorPath(call.channel.basePath, `/client/v4/accounts/${encodeURIComponent(accountId)}/ai${path}`) };
 }
 
+const ollamaModels = z.object({ models: z.array(z.object({ name: z.string() })) });
+
 export const VENDOR_OVERRIDES: Readonly<Record<number, Partial<OpenAICompatibleOptions>>> = {
   [ChannelType.OpenAI]: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens' },
-  [ChannelType.Ollama]: { streamUsageOption: true },
+  [ChannelType.Ollama]: {
+    streamUsageOption: true,
+    // Ollama lists what it has pulled at /api/tags, not at /v1/models.
+    modelList: { kind: 'base', list: async (base, _key, get) => (await get(`${base}/api/tags`, {}, ollamaModels)).models.map((model) => model.name) },
+  },
   [ChannelType.OpenRouter]: { streamUsageOption: true },
   [ChannelType.DeepSeek]: { streamUsageOption: true },
   [ChannelType.Xai]: { streamUsageOption: true },
