@@ -14,3 +14,4 @@ export * from './gemini/index.js';
 export * from './responses/responses-request.js';
 export * from './responses/responses-response.js';
 export * from './responses/responses-stream-encoder.js';
+export * from './responses/responses-codec.js';

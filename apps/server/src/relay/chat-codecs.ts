@@ -1,4 +1,4 @@
-import { anthropicCodec, cohereCodec, geminiCodec, openaiCodec, type ChatCodec, type ChatFormat } from '@modelgate/protocol';
+import { anthropicCodec, cohereCodec, geminiCodec, openaiCodec, responsesCodec, type ChatCodec, type ChatFormat } from '@modelgate/protocol';
 import type { ErrorProtocol } from '../errors/render.js';
 
 /** The codec of each chat format the relay converts between (packages/protocol). */
@@ -7,6 +7,7 @@ const CODECS: Readonly<Record<ChatFormat, ChatCodec>> = {
   anthropic: anthropicCodec,
   gemini: geminiCodec,
   cohere: cohereCodec,
+  responses: responsesCodec,
 };
 
 export const codecFor = (format: ChatFormat): ChatCodec => CODECS[format];
@@ -14,12 +15,14 @@ export const codecFor = (format: ChatFormat): ChatCodec => CODECS[format];
 /**
  * The error shape a client of each format reads. Cohere is only ever an upstream format here (no
  * route takes Cohere's requests), so its refusals are rendered the way the relay's default reads.
+ * The Responses API answers a refused request with OpenAI's error body.
  */
 const ERROR_PROTOCOLS: Readonly<Record<ChatFormat, Exclude<ErrorProtocol, 'api'>>> = {
   openai: 'openai',
   anthropic: 'anthropic',
   gemini: 'gemini',
   cohere: 'openai',
+  responses: 'openai',
 };
 
 export const errorProtocolFor = (format: ChatFormat): Exclude<ErrorProtocol, 'api'> => ERROR_PROTOCOLS[format];

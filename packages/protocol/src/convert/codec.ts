@@ -18,8 +18,8 @@ export class ConversionError extends Error {
   }
 }
 
-/** The chat wire formats the relay speaks. OpenAI chat is the canonical one. */
-export type ChatFormat = 'openai' | 'anthropic' | 'gemini' | 'cohere';
+/** The chat wire formats the relay speaks. OpenAI chat is the canonical one; `responses` is OpenAI's Responses API. */
+export type ChatFormat = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'responses';
 
 /** What an outbound conversion needs besides the canonical request (from options and the channel). */
 export interface OutboundContext {
