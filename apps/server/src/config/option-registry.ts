@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './default-prices.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './default-output-bounds.js';
 
@@ -24,9 +25,10 @@ export interface OptionDefinition {
   max?: number;
   /**
    * For JSON options: what the value must be shaped like. int-map: non-negative whole numbers;
-   * header-map: model → {header name: [values]}; string-list: an array of strings.
+   * header-map: model → {header name: [values]}; string-list: an array of strings;
+   * responses-policy: new-api's ChatCompletionsToResponsesPolicy (responsesPolicySchema).
    */
-  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map' | 'int-map' | 'header-map' | 'string-list';
+  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map' | 'int-map' | 'header-map' | 'string-list' | 'responses-policy';
   /** For string-map options: the values an entry may take ('' too: it falls back to "default"). */
   mapValues?: readonly string[];
   /** For string-map options: what every value must look like (it goes into an upstream path). */
@@ -166,6 +168,13 @@ export const OPTION_DEFINITIONS = {
   'gemini.supported_imagine_models': json(GEMINI_IMAGE_MODELS, 'string-list'),
   'gemini.thinking_adapter_enabled': bool(false),
   'gemini.thinking_adapter_budget_tokens_percentage': float(0.6, 0.002, 1),
+  // new-api's global.chat_completions_to_responses_policy: chat calls of the models matching one
+  // of model_patterns (regular expressions), on the channels named by id or type (or all), go
+  // upstream as Responses API calls and come back as chat. Off by default.
+  'global.chat_completions_to_responses_policy': json(
+    { enabled: false, all_channels: false, channel_ids: [], channel_types: [], model_patterns: [] },
+    'responses-policy',
+  ),
 
   // Login and registration
   PasswordLoginEnabled: bool(true),
@@ -269,6 +278,7 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   'gemini.safety_settings': 'Gemini安全设置',
   'gemini.version_settings': 'Gemini版本设置',
   'gemini.supported_imagine_models': '支持的图像模型',
+  'global.chat_completions_to_responses_policy': 'ChatCompletions→Responses 兼容策略',
 };
 
 /**
@@ -347,6 +357,13 @@ function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parse
   if (shape !== undefined && shape !== 'array' && shape !== 'string-list' && !isPlainObject) {
     throw new OptionValidationError(`${key} 必须是 JSON 对象`);
   }
+  if (shape === 'responses-policy') {
+    const checked = responsesPolicySchema.safeParse(parsed);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new OptionValidationError(`${key} 中 ${issue?.path.join('.') || '值'} 不合法：${issue?.message ?? ''}`);
+    }
+  }
   if (shape === 'number-map') {
     for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -383,6 +400,26 @@ function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parse
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const isRegExp = (pattern: string): boolean => {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** new-api's ChatCompletionsToResponsesPolicy: which chat calls go upstream as Responses API calls. */
+export const responsesPolicySchema = z.object({
+  enabled: z.boolean().optional(),
+  all_channels: z.boolean().optional(),
+  channel_ids: z.array(z.number().int().positive()).optional(),
+  channel_types: z.array(z.number().int().nonnegative()).optional(),
+  model_patterns: z.array(z.string().refine(isRegExp, '不是合法的正则表达式 (not a valid regular expression)')).optional(),
+});
+
+export type ResponsesPolicy = z.infer<typeof responsesPolicySchema>;
 
 function checkMapValues(key: string, allowed: readonly string[], map: Record<string, string>): void {
   for (const [name, value] of Object.entries(map)) {

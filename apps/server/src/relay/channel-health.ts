@@ -8,7 +8,7 @@ import { channelSecrets, maskSecrets } from '../lib/mask-secrets.js';
 import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
 import { AppError } from '../errors/app-error.js';
 import { ChannelBreakers } from './channel-breaker.js';
-import { planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import type { RelayInput } from './relay-input.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
@@ -310,9 +310,11 @@ export class ChannelHealth {
       fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.keys), elapsed());
     let response;
     try {
-      // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format.
-      if (endpoint === 'chat' && adaptor.nativeChat)
-        chat = planChatAttempt(testChatInput(model, body), channel, adaptor, key, upstreamModel, this.context.options, {});
+      // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format, a model served
+      // through the Responses API (the ChatCompletions→Responses policy) as a Responses call.
+      const testInput = endpoint === 'chat' ? testChatInput(model, body) : undefined;
+      if (testInput && needsChatAttempt(testInput, channel, adaptor, upstreamModel, this.context.options))
+        chat = planChatAttempt(testInput, channel, adaptor, key, upstreamModel, this.context.options, {});
       const upstreamRequest = chat
         ? await chat.request
         : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model, upstreamModel, body, askStreamUsage: false });

@@ -2,6 +2,7 @@ import type { ChatFormat, ChatRequest, OutboundContext } from '@modelgate/protoc
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OptionService } from '../domain/options/option-service.js';
 import {
+  chatViaResponses,
   claudeDefaultMaxTokens,
   claudeModelHeaders,
   claudeThinkingAdapter,
@@ -25,9 +26,27 @@ export interface ChatAttempt {
   warnings: readonly string[];
 }
 
-/** Chat calls the plain OpenAI pass-through cannot serve: another client format, or a native provider. */
-export const needsChatAttempt = (input: RelayInput, adaptor: ProviderAdaptor): boolean =>
-  input.spec.endpoint === 'chat' && (input.format !== 'openai' || adaptor.nativeChat !== undefined);
+/** The channel answers /v1/responses itself: its `responses_api` setting, else its type's adaptor. */
+export function servesResponses(channel: RelayChannel, adaptor: ProviderAdaptor): boolean {
+  if (adaptor.nativeChat !== undefined) return false;
+  return channel.responsesApi === undefined ? adaptor.supports('responses') : channel.responsesApi === 'native';
+}
+
+/**
+ * Calls the plain OpenAI pass-through cannot serve: a chat call in another client format, to a
+ * native provider or going upstream as Responses (new-api's ChatCompletions→Responses policy, for
+ * models an upstream offers only there); a Responses call to a channel without that API.
+ */
+export function needsChatAttempt(input: RelayInput, channel: RelayChannel, adaptor: ProviderAdaptor, upstreamModel: string, options: OptionService): boolean {
+  const endpoint = input.spec.endpoint;
+  if (endpoint === 'responses') return !servesResponses(channel, adaptor);
+  if (endpoint !== 'chat') return false;
+  return input.format !== 'openai' || adaptor.nativeChat !== undefined || chatViaResponses(options, channel.id, channel.type, upstreamModel);
+}
+
+/** The call can be converted for this channel: a Responses call and a channel that chats. */
+export const convertible = (input: RelayInput, adaptor: ProviderAdaptor): boolean =>
+  input.spec.endpoint === 'responses' && (adaptor.nativeChat !== undefined || adaptor.supports('chat'));
 
 /** The headers of the client's own Anthropic request that an Anthropic upstream should see. */
 const ANTHROPIC_CLIENT_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
@@ -49,7 +68,11 @@ export function planChatAttempt(
   clientHeaders: IncomingHttpHeaders,
 ): ChatAttempt {
   const native = adaptor.nativeChat;
-  const upstreamFormat: ChatFormat = native ? native.formatFor(upstreamModel) : 'openai';
+  const upstreamFormat: ChatFormat = native
+    ? native.formatFor(upstreamModel)
+    : input.format !== 'responses' && chatViaResponses(options, channel.id, channel.type, upstreamModel)
+      ? 'responses'
+      : 'openai';
   const translation = new ChatTranslation(
     input.format,
     upstreamFormat,
@@ -58,8 +81,25 @@ export function planChatAttempt(
     input.jsonArrayStream === true,
   );
   const warnings = [...(input.warnings ?? [])];
+  if (!native && upstreamFormat === 'responses') {
+    // A chat model this channel serves through the Responses API.
+    const context: OutboundContext = { model: upstreamModel, defaultMaxTokens: claudeDefaultMaxTokens(options, upstreamModel), outputCap: input.outputCap };
+    const converted = codecFor('responses').requestFromCanonical!({ ...canonicalOf(input), stream: input.stream }, context);
+    warnings.push(...converted.warnings);
+    const json = converted.value;
+    const request = adaptor.buildRequest({
+      endpoint: 'responses',
+      channel: channel.endpoint,
+      key,
+      model: input.model,
+      upstreamModel,
+      body: { kind: 'json', json, raw: JSON.stringify(json) },
+      askStreamUsage: false,
+    });
+    return { request, translation, frames: undefined, warnings };
+  }
   if (!native) {
-    // An Anthropic or Gemini client on an OpenAI-wire channel: the canonical request is OpenAI's.
+    // A client of another format on an OpenAI-wire channel: the canonical request is OpenAI's.
     const canonical: ChatRequest = { ...canonicalOf(input), model: upstreamModel, stream: input.stream };
     if (input.stream) {
       if (adaptor.streamUsageOption) canonical.stream_options = { include_usage: true };

@@ -23,8 +23,11 @@ export function cappedInput(input: RelayInput, cap: number, chatField: ChatOutpu
     delete canonical.max_tokens;
     delete canonical.max_completion_tokens;
     canonical[chatField] = cap;
-    const json = input.format === 'anthropic' ? cappedAnthropic(sent, cap) : cappedGemini(sent, cap);
-    return { ...input, canonical, fields: canonical, body: { kind: 'json', json, raw: JSON.stringify(json) }, maxTokens: cap, outputCap: cap };
+    const json =
+      input.format === 'anthropic' ? cappedAnthropic(sent, cap) : input.format === 'responses' ? { ...sent, max_output_tokens: cap } : cappedGemini(sent, cap);
+    // A Responses request's own fields stay what its prompt is counted from.
+    const fields = input.format === 'responses' ? json : canonical;
+    return { ...input, canonical, fields, body: { kind: 'json', json, raw: JSON.stringify(json) }, maxTokens: cap, outputCap: cap };
   }
   const json: Record<string, unknown> = { ...sent };
   switch (input.spec.endpoint) {

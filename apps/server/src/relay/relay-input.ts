@@ -35,6 +35,11 @@ export interface RelayInput {
   /** What the conversion to canonical could not carry (logged once the call is routed). */
   warnings?: string[] | undefined;
   /**
+   * A Responses request that has no chat form (previous_response_id on a conversation the relay
+   * does not hold): it can go only to a channel that serves the Responses API itself.
+   */
+  conversionProblem?: string | undefined;
+  /**
    * Set on a call capped at what its payer's balance pays for (completion-cap.ts): the most output
    * tokens the upstream is asked for, per choice, thinking included.
    */
@@ -76,7 +81,7 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: 
   checkOpenAIFields(json);
   const stream = json.stream === true && STREAMING_ENDPOINTS.has(spec.endpoint);
   const n = typeof json.n === 'number' && Number.isInteger(json.n) && json.n > 0 ? json.n : 1;
-  return {
+  const input: RelayInput = {
     spec,
     model: modelOf(json.model, spec),
     stream,
@@ -88,6 +93,27 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: 
     byteLength: Buffer.byteLength(parsed.raw),
     format: 'openai',
   };
+  if (spec.endpoint === 'responses') readResponses(input, json);
+  return input;
+}
+
+/**
+ * A Responses request also in its chat form, for the channels that do not serve the Responses API
+ * (the rest get the client's own bytes). Its own fields stay what the token counter and the
+ * prompt check read. A request the chat form cannot hold is refused only where it would be sent.
+ */
+function readResponses(input: RelayInput, json: Record<string, unknown>): void {
+  input.format = 'responses';
+  try {
+    const converted = codecFor('responses').requestToCanonical!(json);
+    converted.value.model = input.model;
+    converted.value.stream = input.stream;
+    input.canonical = converted.value;
+    input.warnings = converted.warnings;
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    input.conversionProblem = error.message;
+  }
 }
 
 /**

@@ -15,7 +15,7 @@ import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
-import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
+import { convertible, needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
 import { deliverAnswer } from './deliver-answer.js';
 import type { DeliverOptions, Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
@@ -281,11 +281,16 @@ export class RelayService {
     // A capped call's request carries the lowered limit in the field this upstream reads.
     const input = adaptor ? call.inputFor(adaptor) : call.input;
     const endpoint = input.spec.endpoint;
-    if (!adaptor || !adaptor.supports(endpoint) || channel.endpointProblem) {
+    if (!adaptor || !(adaptor.supports(endpoint) || convertible(input, adaptor)) || channel.endpointProblem) {
       const message = channel.endpointProblem ?? `渠道 #${channel.id} 的类型不支持 ${input.spec.path} (this channel cannot serve ${input.spec.path})`;
       return { kind: 'failed', error: new AppError('channel:unsupported_endpoint', message, { status: 400, retryable: true }) };
     }
     const upstreamModel = channel.modelMapping?.get(input.model) ?? input.model;
+    const converted = needsChatAttempt(input, channel, adaptor, upstreamModel, this.deps.context.options);
+    // A Responses request without a chat form (a conversation kept upstream) needs a channel with the Responses API.
+    if (converted && input.conversionProblem !== undefined) {
+      return { kind: 'failed', error: new AppError('request:not_convertible', input.conversionProblem, { status: 400, retryable: true }) };
+    }
     const askStreamUsage = input.stream && STREAM_USAGE_OPTION_ENDPOINTS.has(endpoint) && adaptor.streamUsageOption && !input.clientAskedUsage;
     // A capped call's stream is metered and ended at its cap, for an upstream that ignores the limit.
     const meter = input.outputCap !== undefined && input.stream ? await this.outputMeter(call, input, input.outputCap) : undefined;
@@ -298,7 +303,7 @@ export class RelayService {
     try {
       // Another client format, or a provider with its own: converted through the canonical shape.
       // Inside the try: an adaptor may refuse the channel's key while building the request.
-      chat = needsChatAttempt(input, adaptor)
+      chat = converted
         ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers)
         : undefined;
       if (chat && chat.warnings.length > 0) {

@@ -1,4 +1,5 @@
 import type { OptionService } from './option-service.js';
+import type { ResponsesPolicy } from '../../config/option-registry.js';
 
 /**
  * new-api's model settings (setting/model_setting/claude.go and gemini.go) as the relay reads them
@@ -154,4 +155,52 @@ export function geminiSupportsImageOutput(options: ModelSettingsSource, model: s
     imageModelsCache.set(list, models);
   }
   return models.has(model);
+}
+
+/** A parsed ChatCompletionsToResponsesPolicy, its patterns compiled once. */
+interface CompiledResponsesPolicy {
+  enabled: boolean;
+  allChannels: boolean;
+  channelIds: ReadonlySet<number>;
+  channelTypes: ReadonlySet<number>;
+  patterns: readonly RegExp[];
+}
+
+const responsesPolicyCache = new WeakMap<ResponsesPolicy, CompiledResponsesPolicy>();
+
+function compiledResponsesPolicy(options: ModelSettingsSource): CompiledResponsesPolicy {
+  const policy = options.json<ResponsesPolicy>('global.chat_completions_to_responses_policy');
+  let compiled = responsesPolicyCache.get(policy);
+  if (!compiled) {
+    const patterns: RegExp[] = [];
+    for (const pattern of policy.model_patterns ?? []) {
+      try {
+        patterns.push(new RegExp(pattern));
+      } catch {
+        // Checked when saved; a value stored before that check matches nothing.
+      }
+    }
+    compiled = {
+      enabled: policy.enabled === true,
+      allChannels: policy.all_channels === true,
+      channelIds: new Set(policy.channel_ids ?? []),
+      channelTypes: new Set(policy.channel_types ?? []),
+      patterns,
+    };
+    responsesPolicyCache.set(policy, compiled);
+  }
+  return compiled;
+}
+
+/**
+ * new-api's ChatCompletions→Responses policy (global.chat_completions_to_responses_policy): a chat
+ * call of `model` (the model sent upstream) on this channel goes upstream as a Responses API call,
+ * for models the upstream serves only there. On when enabled, the channel is named by id or type
+ * (or all_channels) and a model pattern matches.
+ */
+export function chatViaResponses(options: ModelSettingsSource, channelId: number, channelType: number, model: string): boolean {
+  const policy = compiledResponsesPolicy(options);
+  if (!policy.enabled || policy.patterns.length === 0) return false;
+  if (!policy.allChannels && !policy.channelIds.has(channelId) && !policy.channelTypes.has(channelType)) return false;
+  return policy.patterns.some((pattern) => pattern.test(model));
 }

@@ -33,6 +33,11 @@ export interface RelayChannel {
   adaptor: ProviderAdaptor | undefined;
   /** Why the endpoint could not be built (no base URL for a type that needs one, bad URL). */
   endpointProblem: string | undefined;
+  /**
+   * The channel setting `responses_api`: "native" sends /v1/responses calls to the upstream's own
+   * Responses API, "chat" converts them to chat completions; unset, the channel's type decides.
+   */
+  responsesApi: 'native' | 'chat' | undefined;
 }
 
 /** A channel's key field as its keys: one per line (a multi-key channel has several). */
@@ -130,7 +135,15 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     testModel: row.test_model.trim(),
     adaptor: adaptorFor(type),
     endpointProblem,
+    responsesApi: responsesApiOf(row.setting),
   };
+}
+
+function responsesApiOf(setting: string | undefined): 'native' | 'chat' | undefined {
+  // Rows built by hand (tests, imports of old rows) may lack the column.
+  if (setting === undefined || setting === '') return undefined;
+  const value = parseJsonObject(setting)?.responses_api;
+  return value === 'native' || value === 'chat' ? value : undefined;
 }
 
 /** Can carry relayed traffic: enabled, of a type this version serves, with a usable URL and key. */

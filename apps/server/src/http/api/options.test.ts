@@ -51,6 +51,7 @@ function sampleFor(key: OptionKey): { sent: string; stored: string } {
         'header-map': { [`m-${key}`]: { 'anthropic-beta': ['output-128k-2025-02-19', 'token-efficient-tools-2025-02-19'] } },
         'number-map': { [`m-${key}`]: 1.25, default: 1 },
         object: { [`m-${key}`]: 1.25, default: 1 },
+        'responses-policy': { enabled: true, all_channels: false, channel_ids: [3], channel_types: [1], model_patterns: ['^gpt-5.*-codex$'] },
       };
       const value = JSON.stringify(samples[jsonShape ?? 'object']);
       return { sent: value, stored: value };

@@ -31,6 +31,12 @@ export interface OpenAICompatibleOptions {
   authHeaders?: (call: UpstreamCall) => Record<string, string>;
   /** Endpoints served when not all are. */
   endpoints?: ReadonlySet<OpenAIEndpoint>;
+  /**
+   * The vendor serves OpenAI's Responses API itself. Unless it does (or lists a `responses` path),
+   * /v1/responses calls are converted to chat completions for it: most OpenAI-compatible servers
+   * have only those.
+   */
+  nativeResponses?: boolean;
   /** ProviderAdaptor.modelList, for a vendor that does not list its models at OpenAI's /v1/models. */
   modelList?: ModelListing;
 }
@@ -90,6 +96,7 @@ export function upstreamBody(call: UpstreamCall): { body: string | Buffer | Form
 export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions): ProviderAdaptor {
   const paths: Record<OpenAIEndpoint, string> = { ...OPENAI_PATHS, ...options.paths };
   const served = options.endpoints ?? (options.only ? new Set(Object.keys(options.paths ?? {}) as OpenAIEndpoint[]) : undefined);
+  const nativeResponses = options.nativeResponses ?? served?.has('responses') ?? false;
   const target = options.target ?? defaultTarget;
   const authHeaders = options.authHeaders ?? bearerHeaders;
 
@@ -97,7 +104,7 @@ export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions):
     name: options.name,
     streamUsageOption: options.streamUsageOption,
     chatOutputLimitField: options.chatOutputLimitField,
-    supports: (endpoint) => served === undefined || served.has(endpoint),
+    supports: (endpoint) => (endpoint === 'responses' ? nativeResponses : served === undefined || served.has(endpoint)),
     buildRequest(call): UpstreamRequest {
       const { origin, path } = target(call, paths[call.endpoint]);
       const { body, contentType } = upstreamBody(call);

@@ -42,15 +42,16 @@ function cloudflareTarget(call: UpstreamCall, path: string) {
 const ollamaModels = z.object({ models: z.array(z.object({ name: z.string() })) });
 
 export const VENDOR_OVERRIDES: Readonly<Record<number, Partial<OpenAICompatibleOptions>>> = {
-  [ChannelType.OpenAI]: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens' },
+  // The vendors whose own API serves /v1/responses (the others get Responses calls as chat).
+  [ChannelType.OpenAI]: { streamUsageOption: true, chatOutputLimitField: 'max_completion_tokens', nativeResponses: true },
   [ChannelType.Ollama]: {
     streamUsageOption: true,
     // Ollama lists what it has pulled at /api/tags, not at /v1/models.
     modelList: { kind: 'base', list: async (base, _key, get) => (await get(`${base}/api/tags`, {}, ollamaModels)).models.map((model) => model.name) },
   },
-  [ChannelType.OpenRouter]: { streamUsageOption: true },
+  [ChannelType.OpenRouter]: { streamUsageOption: true, nativeResponses: true },
   [ChannelType.DeepSeek]: { streamUsageOption: true },
-  [ChannelType.Xai]: { streamUsageOption: true },
+  [ChannelType.Xai]: { streamUsageOption: true, nativeResponses: true },
   // 智谱 ChatGLM and GLM-4V: the v4 API (https://open.bigmodel.cn/api/paas/v4) with the API key as a Bearer token.
   [ChannelType.Zhipu]: {
     paths: { chat: '/api/paas/v4/chat/completions', embeddings: '/api/paas/v4/embeddings', images: '/api/paas/v4/images/generations' },

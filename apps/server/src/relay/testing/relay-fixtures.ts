@@ -125,6 +125,8 @@ export interface ChannelSeed {
   autoBan?: boolean;
   status?: number;
   testModel?: string;
+  /** The channel's `setting` JSON text. */
+  setting?: string;
 }
 
 /** Inserts a channel and its abilities rows, then emits 'channels' as the admin API does. */
@@ -146,6 +148,7 @@ export async function seedChannel(context: AppContext, seed: ChannelSeed): Promi
     priority: seed.priority ?? 0,
     auto_ban: seed.autoBan === false ? 0 : 1,
     test_model: seed.testModel ?? '',
+    setting: seed.setting ?? '',
   });
   const rows = seed.groups.flatMap((group) =>
     seed.models.map((model) => ({
