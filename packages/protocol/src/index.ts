@@ -15,3 +15,6 @@ export * from './responses/responses-request.js';
 export * from './responses/responses-response.js';
 export * from './responses/responses-stream-encoder.js';
 export * from './responses/responses-codec.js';
+export * from './responses/responses-request-from-chat.js';
+export * from './responses/responses-response-to-chat.js';
+export * from './responses/responses-stream-decoder.js';
