@@ -33,6 +33,7 @@ import { countedUsage, countPromptTokens } from './token-counter.js';
 import { OutputMeter } from './output-meter.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import { clientErrorForConnection, clientErrorForFailure, readUpstreamFailure } from './upstream-failure.js';
+import { finishUpstreamHeaders } from './upstream-headers.js';
 import { toAppError } from '../errors/render.js';
 import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';
 
@@ -317,6 +318,8 @@ export class RelayService {
         : adaptor.buildRequest({ endpoint, channel: channel.endpoint, key, model: input.model, upstreamModel, body: input.body, askStreamUsage });
       // Vertex fetches (or reuses) an access token first.
       if (upstreamRequest instanceof Promise) upstreamRequest = await upstreamRequest;
+      // The client's session headers when the upstream speaks its format; the channel's header_override.
+      finishUpstreamHeaders(upstreamRequest, chat && !chat.translation.passThrough ? undefined : input.format, call.request.headers, channel.headerOverride, key);
       upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
     } catch (error) {
       if (call.clientGone()) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ChannelsTable } from '../../db/schema.js';
 import { badRequest } from '../../errors/app-error.js';
 import { channelSecrets, maskSecrets } from '../../lib/mask-secrets.js';
+import { HEADER_NAME, UNSETTABLE_HEADERS } from '../relay-cache/relay-channel.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -162,6 +163,22 @@ function checkOptionalObject(raw: string, label: string): string {
   return trimmed;
 }
 
+/** header_override: {"Header-Name": "value"}, `{api_key}` for the key, `{client}` for the client's own value. */
+export function checkHeaderOverride(raw: string): string {
+  const trimmed = raw.trim();
+  if (trimmed === '') return '';
+  const message = '请求头覆盖必须是合法的 JSON 对象，形如 {"X-Header": "值"} (header override must be a JSON object of header names to string values)';
+  const override = parseJsonObject(trimmed, message);
+  for (const [name, value] of Object.entries(override)) {
+    if (!HEADER_NAME.test(name)) throw badRequest(`请求头名称不合法：${name} (invalid header name)`, 'channel:invalid_json');
+    if (UNSETTABLE_HEADERS.has(name.toLowerCase())) throw badRequest(`请求头 ${name} 不能覆盖 (header ${name} cannot be overridden)`, 'channel:invalid_json');
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
+      throw badRequest(`请求头 ${name} 的值必须是不含换行的字符串 (the value of ${name} must be a string without line breaks)`, 'channel:invalid_json');
+    }
+  }
+  return trimmed;
+}
+
 function checkBaseUrl(raw: string): string {
   const trimmed = raw.trim().replace(/\/+$/, '');
   if (trimmed === '') return '';
@@ -211,7 +228,7 @@ export function toChannelColumns(input: ChannelInput): Partial<ChannelWritable> 
   if (input.status_code_mapping !== undefined) columns.status_code_mapping = checkStatusCodeMapping(input.status_code_mapping);
   if (input.setting !== undefined) columns.setting = checkOptionalObject(input.setting, '渠道额外设置');
   if (input.param_override !== undefined) columns.param_override = checkOptionalObject(input.param_override, '参数覆盖');
-  if (input.header_override !== undefined) columns.header_override = checkOptionalObject(input.header_override, '请求头覆盖');
+  if (input.header_override !== undefined) columns.header_override = checkHeaderOverride(input.header_override);
   // An empty key on update means "keep the stored one": keys are never sent back to the form.
   if (input.key !== undefined && input.key.trim() !== '') columns.key = input.key.trim();
   if (input.base_url !== undefined) columns.base_url = checkBaseUrl(input.base_url);

@@ -6,6 +6,33 @@ import { adaptorFor } from '../../providers/registry.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
+/**
+ * A channel's header_override (new-api's): header name (lower case) → value set on every upstream
+ * request, after the adaptor's own headers. `{api_key}` in a value is the key the request uses;
+ * the value `{client}` passes the client's own value of that header, when it sent one.
+ */
+export type HeaderOverride = ReadonlyMap<string, string>;
+
+/** The header_override value that passes the client's own value of that header. */
+export const CLIENT_VALUE = '{client}';
+/** The placeholder for the channel key a request uses (new-api's `{api_key}`). */
+export const KEY_PLACEHOLDER = '{api_key}';
+
+/** Headers a header_override may not set: the transport's own. */
+export const UNSETTABLE_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'keep-alive',
+]);
+
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** A channel as the relay uses it: parsed once when loaded, never per request. */
 export interface RelayChannel {
   id: number;
@@ -38,6 +65,8 @@ export interface RelayChannel {
    * Responses API, "chat" converts them to chat completions; unset, the channel's type decides.
    */
   responsesApi: 'native' | 'chat' | undefined;
+  /** header_override, checked when saved; undefined when empty. */
+  headerOverride: HeaderOverride | undefined;
 }
 
 /** A channel's key field as its keys: one per line (a multi-key channel has several). */
@@ -136,7 +165,22 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     adaptor: adaptorFor(type),
     endpointProblem,
     responsesApi: responsesApiOf(row.setting),
+    headerOverride: parseHeaderOverride(row.header_override),
   };
+}
+
+/** header_override as the relay applies it; entries a save would refuse (stored before the check) are left out. */
+export function parseHeaderOverride(text: string | undefined): HeaderOverride | undefined {
+  if (text === undefined || text === '') return undefined;
+  const object = parseJsonObject(text);
+  if (!object) return undefined;
+  const override = new Map<string, string>();
+  for (const [name, value] of Object.entries(object)) {
+    const key = name.toLowerCase();
+    if (typeof value !== 'string' || !HEADER_NAME.test(name) || UNSETTABLE_HEADERS.has(key) || /[\r\n\0]/.test(value)) continue;
+    override.set(key, value);
+  }
+  return override.size > 0 ? override : undefined;
 }
 
 function responsesApiOf(setting: string | undefined): 'native' | 'chat' | undefined {

@@ -36,6 +36,7 @@ export interface ChannelPayload {
   priority: number;
   weight: number;
   setting: string;
+  header_override: string;
 }
 
 export interface TagEditPayload {

@@ -1,5 +1,5 @@
 import { Form, Toast, Typography } from '@douyinfe/semi-ui';
-import { canRelayChannelType, CHANNEL_TYPES } from '@modelgate/contract';
+import { canRelayChannelType, CHANNEL_TYPES, channelTypeInfo } from '@modelgate/contract';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DrawerLoading, type DrawerFormApi, FormDrawer } from '../../../components/shared/form-drawer';
@@ -28,6 +28,9 @@ interface FormValues {
   priority: number;
   weight: number;
   setting: string;
+  header_override: string;
+  /** The setting's responses_api: '' (the type decides), 'native' or 'chat'. */
+  responses_api: '' | 'native' | 'chat';
 }
 
 type FormApi = DrawerFormApi<FormValues>;
@@ -50,7 +53,38 @@ const NEW_CHANNEL: FormValues = {
   priority: 0,
   weight: 0,
   setting: '',
+  header_override: '',
+  responses_api: '',
 };
+
+/** The setting's responses_api, when the setting is a JSON object that names one. */
+function responsesApiOf(setting: string): FormValues['responses_api'] {
+  try {
+    const value = (JSON.parse(setting) as { responses_api?: unknown }).responses_api;
+    return value === 'native' || value === 'chat' ? value : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The setting with responses_api set (or removed for ''); a setting that is not a JSON object is left for the server to refuse. */
+function withResponsesApi(setting: string, mode: FormValues['responses_api']): string {
+  let object: Record<string, unknown> = {};
+  if (setting !== '') {
+    try {
+      const parsed: unknown = JSON.parse(setting);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setting;
+      object = parsed as Record<string, unknown>;
+    } catch {
+      return setting;
+    }
+  }
+  if (mode === '' && object.responses_api === undefined) return setting;
+  const next = { ...object };
+  if (mode === '') delete next.responses_api;
+  else next.responses_api = mode;
+  return Object.keys(next).length === 0 ? '' : JSON.stringify(next);
+}
 
 function fromChannel(channel: Channel): FormValues {
   return {
@@ -71,6 +105,8 @@ function fromChannel(channel: Channel): FormValues {
     priority: channel.priority,
     weight: channel.weight,
     setting: channel.setting ?? '',
+    header_override: channel.header_override ?? '',
+    responses_api: responsesApiOf(channel.setting ?? ''),
   };
 }
 
@@ -91,7 +127,8 @@ function toPayload(values: FormValues): ChannelPayload {
     tag: (values.tag ?? '').trim(),
     priority: Number(values.priority ?? 0),
     weight: Math.max(0, Number(values.weight ?? 0)),
-    setting: (values.setting ?? '').trim(),
+    setting: withResponsesApi((values.setting ?? '').trim(), values.responses_api ?? ''),
+    header_override: (values.header_override ?? '').trim(),
   };
 }
 
@@ -270,6 +307,29 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                   rules={[{ validator: (_rule, value: string) => isJsonObjectOrEmpty(value), message: t('form.errors.statusCodeMapping') }]}
                   data-testid="channel-form-status-code-mapping"
                 />
+                <Form.TextArea
+                  field="header_override"
+                  label={t('form.headerOverride')}
+                  placeholder={t('form.headerOverridePlaceholder')}
+                  autosize={{ minRows: 2, maxRows: 8 }}
+                  className="mg-mono"
+                  rules={[{ validator: (_rule, value: string) => isJsonObjectOrEmpty(value), message: t('form.errors.headerOverride') }]}
+                  data-testid="channel-form-header-override"
+                />
+                {channelTypeInfo(values.type)?.openaiCompatible && (
+                  <Form.Select
+                    field="responses_api"
+                    label={t('form.responsesApi')}
+                    optionList={[
+                      { value: '', label: t('form.responsesApiByType') },
+                      { value: 'native', label: t('form.responsesApiNative') },
+                      { value: 'chat', label: t('form.responsesApiChat') },
+                    ]}
+                    extraText={t('form.responsesApiHint')}
+                    style={{ width: '100%' }}
+                    data-testid="channel-form-responses-api"
+                  />
+                )}
                 <Form.Input field="tag" label={t('form.tag')} placeholder={t('form.tagPlaceholder')} />
                 <div className="mg-channel-form-row">
                   <Form.InputNumber field="priority" label={t('form.priority')} precision={0} min={-999} style={{ width: '100%' }} />
