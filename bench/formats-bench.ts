@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { checkAnswer, type Target } from './clients.js';
-import { streamReaderCosts } from './formats-readers.js';
-import { formatChecks, formatsSummary, type Check, type FormatRuns } from './formats-report.js';
+import { conversionCosts } from './formats-readers.js';
+import { formatChecks, formatsSummary, responsesConversionBars, type Check, type FormatRuns } from './formats-report.js';
 import { Measurer, medianRun, type BenchSettings, type Measured, type RunKey } from './measure.js';
 import { MOCK_CLAUDE_MODEL } from './mock-anthropic.js';
 import type { Pinned } from './processes.js';
@@ -262,10 +262,11 @@ export async function runFormatsBench(context: FormatsContext): Promise<{ lines:
     `\nmodelgate formats benchmark: relays on core ${settings.relayCore}; mock, wrk and this script on core ${settings.loadCore}; ` +
     `${settings.durationSeconds} s per run, median of ${settings.repeat} interleaved rounds; machine ${idleLoad.toFixed(0)} % busy before start\n` +
     `oai = OpenAI chat (${OPENAI_PATH}, ${gpt}), ant = Anthropic messages (${ANTHROPIC_PATH}, ${claude}); mg a→b = a client speaking a, through modelgate, to a channel speaking b\n`;
-  const summary = formatsSummary(runs as Record<FormatRunKey, FormatRuns>, checks);
-  const readers = streamReaderCosts(gpt);
-  const out = [header, formatTable(table), '', ...formatChecks(checks), '', ...readers, '', ...summary.lines];
+  const conversions = conversionCosts({ gptModel: gpt, chatBody: settings.chatBody, anthropicBody });
+  const responsesBars = responsesConversionBars(conversions.micros);
+  const summary = formatsSummary(runs as Record<FormatRunKey, FormatRuns>, checks, responsesBars.failed);
+  const out = [header, formatTable(table), '', ...formatChecks(checks), '', ...conversions.lines, '', ...responsesBars.lines, '', ...summary.lines];
   const errored = table.filter((row) => row.errors > 0);
   if (errored.length > 0) out.push(`WARNING: ${errored.length} runs had non-2xx answers or socket errors; their figures are not comparable.`);
-  return { lines: out, failed: summary.failed + errored.length };
+  return { lines: out, failed: summary.failed + responsesBars.failed + errored.length };
 }

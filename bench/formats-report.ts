@@ -1,4 +1,5 @@
 import type { FormatRunKey } from './formats-bench.js';
+import type { ConversionKey } from './formats-readers.js';
 import type { RunKey } from './measure.js';
 import { fixed, type RunRow } from './report.js';
 
@@ -48,7 +49,7 @@ function table(header: string[], rows: string[][], widths: number[]): string[] {
  * path, measured again in these rounds), and each conversion against modelgate's OpenAI-to-OpenAI
  * pass-through of the same rounds.
  */
-export function formatsSummary(runs: Record<FormatRunKey, FormatRuns>, checks: Check[]): { lines: string[]; failed: number } {
+export function formatsSummary(runs: Record<FormatRunKey, FormatRuns>, checks: Check[], failedElsewhere = 0): { lines: string[]; failed: number } {
   const share = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].requestsPerSecond / runs[proxy][key].requestsPerSecond;
   const cpu = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].cpuMicrosPerRequest / runs[proxy][key].cpuMicrosPerRequest;
   const added = (relay: FormatRunKey, proxy: FormatRunKey, key: RunKey) => runs[relay][key].p50Ms - runs[proxy][key].p50Ms;
@@ -114,6 +115,44 @@ export function formatsSummary(runs: Record<FormatRunKey, FormatRuns>, checks: C
       '',
       `FAIL: the pass-through changed ${passThroughBroken.length} of ${checks.length} requests or answers beyond what is expected (see the check above)`,
     );
-  lines.push('', failed === 0 ? 'formats: all bars met' : `formats: ${failed} bars or checks missed`);
+  const missed = failed + failedElsewhere;
+  lines.push('', missed === 0 ? 'formats: all bars met' : `formats: ${missed} bars or checks missed`);
   return { lines, failed };
+}
+
+/**
+ * The Responses API's conversions, judged with the bars Anthropic's pass-through is held to,
+ * measured in process (formats-readers.ts; this section's mock has no /v1/responses for a wrk run):
+ * the CPU of each against Anthropic's same conversion in the same blocks at most 2 x (the "CPU per
+ * request at most 2 x, throughput at least 50 %" bars, with Anthropic's conversion as the floor),
+ * and the time it adds to a call at most 0.3 ms (the added-latency bar).
+ */
+export function responsesConversionBars(micros: Record<ConversionKey, number>): { lines: string[]; failed: number } {
+  const pairs: [string, ConversionKey, ConversionKey][] = [
+    ['chat client, Responses channel: stream', 'streamOpenaiToResponses', 'streamOpenaiToAnthropic'],
+    ['Responses client, chat channel: stream', 'streamResponsesToOpenai', 'streamAnthropicToOpenai'],
+    ['chat client, Responses channel: request + whole answer', 'wholeOpenaiToResponses', 'wholeOpenaiToAnthropic'],
+    ['Responses client, chat channel: request + whole answer', 'wholeResponsesToOpenai', 'wholeAnthropicToOpenai'],
+  ];
+  let failed = 0;
+  const rows = pairs.map(([name, responses, anthropic]) => {
+    const ratio = micros[responses] / micros[anthropic];
+    const cpuPass = ratio <= 2;
+    const timePass = micros[responses] <= 300;
+    failed += Number(!cpuPass) + Number(!timePass);
+    return [
+      name,
+      `${micros[responses].toFixed(1)} µs`,
+      `${micros[anthropic].toFixed(1)} µs`,
+      `${times(ratio)} ${cpuPass ? 'PASS' : 'FAIL'}`,
+      `${ms(micros[responses] / 1000)} ${timePass ? 'PASS' : 'FAIL'}`,
+    ];
+  });
+  return {
+    lines: [
+      "Responses conversions in process against Anthropic's same conversion (bars: CPU <= 2 x Anthropic's, added time <= 0.3 ms a call):",
+      ...table(['conversion', 'Responses', 'Anthropic', 'CPU vs Anthropic', 'added per call'], rows, [56, 10, 10, 16, 18]),
+    ],
+    failed,
+  };
 }

@@ -9,6 +9,21 @@ const isJson = (value: unknown): value is Json => typeof value === 'object' && v
 /** OpenAI chat streams a refusal as `delta.refusal`; the canonical delta type does not name it. */
 type RefusalDelta = ChatDelta & { refusal?: string };
 
+/**
+ * Events whose payload repeats what the deltas and output_item.done already carried (the .done of
+ * text and parts) or announces an empty part: nothing to read in them.
+ */
+const UNREAD_EVENTS: ReadonlySet<string> = new Set([
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.output_text.done',
+  'response.refusal.done',
+  'response.reasoning_summary_part.added',
+  'response.reasoning_summary_part.done',
+  'response.reasoning_summary_text.done',
+  'response.reasoning_text.done',
+]);
+
 /** A function_call item of the stream: its tool call index and what of it went out. */
 interface Call {
   index: number;
@@ -56,6 +71,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
 
   push(data: string, event?: string): ChatChunk[] {
     if (this.ended || this.error) return [];
+    // Named events that only repeat what came before are not parsed: they are a third of a
+    // stream's bytes (the whole text again, the whole response again).
+    if (event !== undefined && (UNREAD_EVENTS.has(event) || (event === 'response.in_progress' && this.roleSent))) return [];
     let payload: unknown;
     try {
       payload = JSON.parse(data);
