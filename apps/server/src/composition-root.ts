@@ -12,6 +12,7 @@ import { QuotaLedger } from './domain/billing/quota-ledger.js';
 import { SpendableQuota } from './domain/billing/spendable-quota.js';
 import { QuotaReminders } from './domain/notifications/quota-reminder.js';
 import { RelayCache } from './domain/relay-cache/relay-cache.js';
+import { ResponseStore } from './domain/responses/response-store.js';
 import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
 import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
 import { RelayMetrics } from './lib/metrics/relay-metrics.js';
@@ -91,7 +92,9 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   const userUrls = new UserUrlFetcher(context.options);
   const images = new ImageTokens(userUrls, (error) => logger.info({ err: error }, 'image size unread; counted at the fallback'));
   const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) => logger.error({ err: error }, 'model request limit: Redis failed'));
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics });
+  const responses = new ResponseStore(db, context.options, logger);
+  context.onClose(() => responses.flush());
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics, responses });
   const relay = startRelayRuntime(context, {
     cache,
     ledger,
@@ -121,6 +124,7 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
     context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
   }
   if (config.isMaster) context.schedule(config.taskPollIntervalSeconds, () => tasks.poller.tick(), 'task poll');
+  if (config.isMaster) context.schedule(600, () => responses.deleteExpired(), 'stored responses expiry');
 
   // HTTP: the console's API, the relay and the console itself.
   const app = await buildApp({ context, relay, tasks });

@@ -83,6 +83,9 @@ export const OPTION_DEFINITIONS = {
   // limit, what the balance pays for, when that is at least this many tokens; else it waits, then
   // is refused (relay/completion-cap.ts).
   MinCappedOutputTokens: int(128, 1),
+  // Responses API turns answered by conversion (a channel without OpenAI's Responses API) are kept
+  // this many hours for previous_response_id (domain/responses/response-store.ts); 0 keeps none.
+  ResponsesRetentionHours: int(24, 0),
   QuotaRemindThreshold: int(1000, 0),
   StreamCacheQueueLength: int(0, 0),
   QuotaPerUnit: float(500000, 0.000001),

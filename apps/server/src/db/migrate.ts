@@ -8,6 +8,7 @@ import { quotaDataKey } from './migrations/005-quota-data-key.js';
 import { quotaReminders } from './migrations/006-quota-reminders.js';
 import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
 import { taskRefunds } from './migrations/008-task-refunds.js';
+import { storedResponses } from './migrations/009-stored-responses.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -19,6 +20,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '006-quota-reminders': quotaReminders(),
   '007-log-query-indexes': logQueryIndexes(db.dialect),
   '008-task-refunds': taskRefunds(),
+  '009-stored-responses': storedResponses(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

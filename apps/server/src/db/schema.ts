@@ -256,6 +256,19 @@ export interface QuotaLeasesTable {
   amount: ColumnType<Int, Int | undefined, Int>;
 }
 
+/** A Responses API turn the relay answered by conversion, for `previous_response_id` (migration 009). */
+export interface StoredResponsesTable {
+  id: string;
+  user_id: Int;
+  /** The turn this one continued ('' for the first). */
+  previous_id: ColumnType<string, string | undefined, string>;
+  model: ColumnType<string, string | undefined, string>;
+  created_at: Int;
+  expires_at: Int;
+  /** JSON: this turn's input items, then the answer's output items. */
+  items: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -271,4 +284,5 @@ export interface Database {
   quota_data: QuotaDataTable;
   relay_nodes: RelayNodesTable;
   quota_leases: QuotaLeasesTable;
+  stored_responses: StoredResponsesTable;
 }

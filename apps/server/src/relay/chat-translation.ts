@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import {
   createStreamObservation,
+  ResponsesStreamEncoder,
+  responsesResponseFromChat,
+  type ResponsesResponse,
   normaliseUsage,
   SseSplitter,
   type ChatChunk,
@@ -268,6 +272,14 @@ export interface TranslatedAnswer {
  * attempt; the OpenAI-to-OpenAI call never gets one (it keeps the relay's pass-through path).
  */
 export class ChatTranslation {
+  /**
+   * The answer sent to a Responses client, once whole (its id and output items): what a later
+   * call continues with previous_response_id (domain/responses/response-store.ts).
+   */
+  completedResponse: ResponsesResponse | undefined;
+  /** The id a Responses client's answer gets: made here, so that it names this answer alone. */
+  readonly responseId: string | undefined;
+
   constructor(
     readonly inbound: ChatFormat,
     readonly upstream: ChatFormat,
@@ -275,7 +287,17 @@ export class ChatTranslation {
     private readonly includeUsage: boolean,
     /** The client's stream is one JSON array (Gemini without `alt=sse`), not SSE. */
     readonly jsonArray = false,
-  ) {}
+  ) {
+    this.responseId = inbound === 'responses' ? `resp_${randomBytes(24).toString('hex')}` : undefined;
+  }
+
+  /** The client's format's stream encoder (a Responses one with this answer's id, telling when it completes). */
+  private encoder(): StreamEncoder {
+    if (this.inbound === 'responses') {
+      return new ResponsesStreamEncoder(this.model, { id: this.responseId, onComplete: (response) => (this.completedResponse = response) });
+    }
+    return codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+  }
 
   /** The client speaks the upstream's format: its answer needs no conversion (a JSON-array stream still does). */
   get passThrough(): boolean {
@@ -290,9 +312,8 @@ export class ChatTranslation {
     const decoder = codecFor(this.upstream).streamDecoder!(this.model);
     const untouched = this.passThrough && !check && !this.jsonArray;
     // The client's own SSE format, bytes forwarded as they come: read only for usage.
-    if (untouched && frames === undefined)
-      return new PassThroughSseReader(decoder, () => codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage }));
-    let encoder = untouched ? undefined : codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    if (untouched && frames === undefined) return new PassThroughSseReader(decoder, () => this.encoder());
+    let encoder = untouched ? undefined : this.encoder();
     if (encoder && this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check, encoder === undefined && frames !== undefined);
   }
@@ -306,7 +327,7 @@ export class ChatTranslation {
    */
   meteredStreamReader(frames: FrameDecoder | undefined, check: CompletionCheck | undefined, meter: OutputMeter): MeteredChatReader {
     const decoder = new MeteredChatDecoder(codecFor(this.upstream).streamDecoder!(this.model), meter);
-    let encoder = codecFor(this.inbound).streamEncoder!(this.model, { includeUsage: this.includeUsage });
+    let encoder = this.encoder();
     if (this.jsonArray) encoder = new JsonArrayEncoder(encoder);
     return new MeteredChatReader(new TranslatingStreamReader(frames ?? new SseFrameDecoder(), decoder, encoder, check), decoder, encoder);
   }
@@ -334,7 +355,13 @@ export class ChatTranslation {
     const words = check ? checkAnswer(check, 'chat', completion as unknown as Record<string, unknown>) : undefined;
     const found = words !== undefined && words.length > 0;
     if (found && check?.stop) return { usage, texts, body: undefined, sensitiveWords: words, refusal: sensitiveAnswerRefusal(words) };
-    const body = this.passThrough && !found ? undefined : Buffer.from(JSON.stringify(codecFor(this.inbound).responseFromCanonical!(completion)));
-    return { usage, texts, body, sensitiveWords: words };
+    if (this.passThrough && !found) return { usage, texts, body: undefined, sensitiveWords: words };
+    let sent: Record<string, unknown>;
+    if (this.inbound === 'responses') {
+      const response = { ...responsesResponseFromChat(completion), id: this.responseId! };
+      this.completedResponse = response;
+      sent = response as unknown as Record<string, unknown>;
+    } else sent = codecFor(this.inbound).responseFromCanonical!(completion);
+    return { usage, texts, body: Buffer.from(JSON.stringify(sent)), sensitiveWords: words };
   }
 }

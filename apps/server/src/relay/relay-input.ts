@@ -40,6 +40,13 @@ export interface RelayInput {
    */
   conversionProblem?: string | undefined;
   /**
+   * A Responses request's turn as a later previous_response_id continues it: the turn it
+   * continues and its own input items (the answer's output items join them once it is whole).
+   */
+  responsesTurn?: { previousId: string; inputItems: unknown[]; store: boolean } | undefined;
+  /** The previous_response_id a Responses request names, until the relay has looked it up. */
+  previousResponseId?: string | undefined;
+  /**
    * Set on a call capped at what its payer's balance pays for (completion-cap.ts): the most output
    * tokens the upstream is asked for, per choice, thinking included.
    */
@@ -102,8 +109,19 @@ export function readRelayInput(spec: RelayEndpointSpec, body: unknown, target?: 
  * (the rest get the client's own bytes). Its own fields stay what the token counter and the
  * prompt check read. A request the chat form cannot hold is refused only where it would be sent.
  */
-function readResponses(input: RelayInput, json: Record<string, unknown>): void {
+export function readResponses(input: RelayInput, json: Record<string, unknown>): void {
   input.format = 'responses';
+  input.responsesTurn = { previousId: '', inputItems: responsesInputItems(json.input), store: json.store !== false };
+  const previous = json.previous_response_id;
+  if (previous !== undefined && previous !== null) {
+    if (typeof previous !== 'string' || previous.trim() === '') {
+      throw badRequest('previous_response_id 必须是字符串 (previous_response_id must be a string)', 'request:invalid_type');
+    }
+    // Looked up once the caller is known (relay-service.ts); until then only a channel with the Responses API may serve it.
+    input.previousResponseId = previous;
+    input.conversionProblem = `Previous response with id '${previous}' not found`;
+    return;
+  }
   try {
     const converted = codecFor('responses').requestToCanonical!(json);
     converted.value.model = input.model;
@@ -149,6 +167,12 @@ function readNativeChat(spec: RelayEndpointSpec, format: ChatFormat, raw: string
     warnings: converted.warnings,
     jsonArrayStream: stream && target?.jsonArray === true,
   };
+}
+
+/** A Responses request's `input` as items: a string is one user message. */
+export function responsesInputItems(input: unknown): unknown[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return Array.isArray(input) ? input : [];
 }
 
 async function readMultipart(spec: RelayEndpointSpec, parsed: { raw: Buffer; contentType: string }): Promise<RelayInput> {

@@ -197,13 +197,76 @@ describe('the Responses API on every channel type', () => {
       await expectBilled(expectedQuota(usage));
     });
 
+    it('continues a kept conversation with previous_response_id, whole and streamed, through a tool call', async () => {
+      claude.setScript(() => ({ text: 'Paris.', usage: { input: 10, output: 2 } }));
+      const first = await client().responses.create({ model: claudeModel, instructions: 'Be terse.', input: 'Capital of France?' });
+      expect(first.id).toMatch(/^resp_[0-9a-f]{48}$/);
+      claude.setScript(() => ({ toolCalls: [{ id: 'toolu_lookup', name: 'read_file', arguments: { path: 'rome.txt' } }], usage: { input: 20, output: 5 } }));
+      const events = await collect(
+        await client().responses.create({
+          model: claudeModel,
+          previous_response_id: first.id,
+          input: 'And of Italy? Read rome.txt.',
+          tools: [READ_FILE_TOOL],
+          stream: true,
+        }),
+      );
+      const second = (events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>).response;
+      expect(second.id).not.toBe(first.id);
+      expect(claude.requests.at(-1)!.body).toMatchObject({
+        messages: [
+          { role: 'user', content: 'Capital of France?' },
+          { role: 'assistant', content: 'Paris.' },
+          { role: 'user', content: 'And of Italy? Read rome.txt.' },
+        ],
+      });
+      // Instructions are not carried over from a previous response, as at OpenAI.
+      expect((claude.requests.at(-1)!.body as { system?: unknown }).system).toBeUndefined();
+
+      claude.setScript(() => ({ text: 'Rome.', usage: { input: 30, output: 2 } }));
+      const third = await client().responses.create({
+        model: claudeModel,
+        previous_response_id: second.id,
+        input: [{ type: 'function_call_output', call_id: 'toolu_lookup', output: 'Rome is the capital.' }],
+        tools: [READ_FILE_TOOL],
+      });
+      expect(third.output_text).toBe('Rome.');
+      const messages = (claude.requests.at(-1)!.body as { messages: unknown[] }).messages;
+      expect(messages.slice(3)).toEqual([
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_lookup', name: 'read_file', input: { path: 'rome.txt' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_lookup', content: 'Rome is the capital.' }] },
+      ]);
+      await expectBilled(expectedQuota({ input: 10, output: 2 }) + expectedQuota({ input: 20, output: 5 }) + expectedQuota({ input: 30, output: 2 }));
+    });
+
+    it("keeps no turn asked not to be stored, and continues no other user's", async () => {
+      claude.setScript(() => ({ text: 'Not kept.', usage: { input: 4, output: 2 } }));
+      const unstored = await client().responses.create({ model: claudeModel, input: 'hi', store: false });
+      const refused = await client()
+        .responses.create({ model: claudeModel, input: 'more', previous_response_id: unstored.id })
+        .catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as Error).message).toContain('not found');
+
+      const stored = await client().responses.create({ model: claudeModel, input: 'hi' });
+      const other = await seedUser(env.context, { quota: 1_000_000, group: (await totals(env.context, ids)).logs[0]!.group as string });
+      const otherKey = (await seedToken(env.context, other.id)).apiKey;
+      const stranger = new OpenAI({ apiKey: otherKey, baseURL: `${env.gateway}/v1`, maxRetries: 0 });
+      const foreign = await stranger.responses
+        .create({ model: claudeModel, input: 'more', previous_response_id: stored.id })
+        .catch((caught: unknown) => caught);
+      expect(foreign).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((foreign as Error).message).toContain('not found');
+      await expectBilled(2 * expectedQuota({ input: 4, output: 2 }));
+    });
+
     it('refuses previous_response_id in the Responses error shape rather than ignoring it, and bills nothing', async () => {
       const before = claude.requests.length;
       const error = await client()
         .responses.create({ model: claudeModel, input: 'and then?', previous_response_id: 'resp_unknown' })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-      expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('previous_response_id');
+      expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("Previous response with id 'resp_unknown' not found");
       expect(claude.requests.length).toBe(before);
       await expectBilled(0);
     });

@@ -10,6 +10,7 @@ import type { QuotaLedger } from '../domain/billing/quota-ledger.js';
 import type { Payer } from '../domain/billing/payer.js';
 import { consumeLogRow } from '../domain/logs/consume-log.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
+import type { ResponseStore } from '../domain/responses/response-store.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
@@ -22,7 +23,7 @@ import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { ModelRequestLimits } from './model-request-limit.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
-import { readRelayInput, type RelayInput, type UrlTarget } from './relay-input.js';
+import { readRelayInput, readResponses, responsesInputItems, type RelayInput, type UrlTarget } from './relay-input.js';
 import { routeCall, type Route } from './relay-route.js';
 import { Call } from './relay-call.js';
 import { choicesOf } from './completion-cap.js';
@@ -53,6 +54,8 @@ export interface RelayServiceDeps {
   modelLimits: ModelRequestLimits;
   /** Per-call figures for /metrics: plain counters, read only when scraped. */
   metrics: RelayMetrics;
+  /** Responses API turns answered by conversion, for previous_response_id. */
+  responses: ResponseStore;
 }
 
 /** Endpoints whose output limit the relay can lower for a payer who cannot pay for more. */
@@ -125,6 +128,8 @@ export class RelayService {
       const input = read instanceof Promise ? await read : read;
       model = input.model;
       auth.checkModel(caller, input.model);
+      // A Responses call that continues a conversation this gateway keeps: sent whole from here on.
+      if (input.previousResponseId !== undefined) await this.continueConversation(caller, input);
       // Before any quota is held or any upstream called; one field read when the check is off.
       const promptWords = this.deps.sensitive.prompt;
       if (promptWords !== undefined) this.refuseSensitivePrompt(promptWords, caller, input);
@@ -183,6 +188,31 @@ export class RelayService {
         for (const wake of waiters) wake();
       }
     }
+  }
+
+  /**
+   * Puts the kept conversation a Responses call names (previous_response_id) in front of its input,
+   * so that any channel can serve it. A conversation this gateway does not hold (unknown, expired,
+   * another user's) is left to a channel with the Responses API; the others refuse it, saying why.
+   */
+  private async continueConversation(caller: RelayCaller, input: RelayInput): Promise<void> {
+    const id = input.previousResponseId!;
+    const found = await this.deps.responses.conversation(id, caller.user.id);
+    if ('problem' in found) {
+      input.conversionProblem = found.problem;
+      return;
+    }
+    if (input.body.kind !== 'json') return;
+    const { previous_response_id: _continued, ...sent } = input.body.json;
+    const json = { ...sent, input: [...found.items, ...responsesInputItems(sent.input)] };
+    const raw = JSON.stringify(json);
+    input.body = { kind: 'json', json, raw };
+    input.fields = json;
+    input.byteLength = Buffer.byteLength(raw);
+    input.previousResponseId = undefined;
+    input.conversionProblem = undefined;
+    readResponses(input, json);
+    input.responsesTurn = { previousId: id, inputItems: responsesInputItems(sent.input), store: sent.store !== false };
   }
 
   get images(): ImageTokenCounter {
@@ -362,6 +392,17 @@ export class RelayService {
         maxBufferedBytes: this.deps.context.config.relayMaxBufferedBytes,
       });
       if (meter?.exceeded) delivery.cutAtCap = true;
+      const answered = chat?.translation.completedResponse;
+      if (answered !== undefined && input.responsesTurn?.store === true) {
+        const turn = input.responsesTurn;
+        this.deps.responses.save({
+          id: answered.id,
+          userId: call.caller.user.id,
+          previousId: turn.previousId,
+          model: input.model,
+          items: [...turn.inputItems, ...answered.output],
+        });
+      }
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
       health.onRelaySuccess(channel, keyIndex);
       return { kind: 'delivered', delivery, channel, upstreamModel };

@@ -28,7 +28,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private id = '';
   private created = 0;
 
-  constructor(private readonly model: string) {}
+  constructor(
+    private readonly model: string,
+    /**
+     * `id`: the response's id (by default one made from the upstream's); `onComplete`: told the
+     * whole response once it completes (or ends incomplete), for a gateway that keeps it.
+     */
+    private readonly options: { id?: string | undefined; onComplete?: ((response: ResponsesResponse) => void) | undefined } = {},
+  ) {}
 
   push(chunk: ChatChunk): string {
     if (this.ended) return '';
@@ -90,7 +97,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private start(chunk: ChatChunk | undefined): string {
     if (this.started) return '';
     this.started = true;
-    this.id = `resp_${(chunk?.id ?? `${Date.now()}`).replace(/^chatcmpl-/, '')}`;
+    this.id = this.options.id ?? `resp_${(chunk?.id ?? `${Date.now()}`).replace(/^chatcmpl-/, '')}`;
     this.created = chunk?.created ?? Math.floor(Date.now() / 1000);
     const response = this.response('in_progress');
     return this.event('response.created', { response }) + this.event('response.in_progress', { response });
@@ -193,6 +200,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.ended = true;
     const incomplete = this.finishReason === 'length' || this.finishReason === 'content_filter';
     const response = this.response(incomplete ? 'incomplete' : 'completed');
+    this.options.onComplete?.(response as ResponsesResponse);
     return this.event(incomplete ? 'response.incomplete' : 'response.completed', { response });
   }
 
