@@ -17,6 +17,7 @@ import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
 import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
 import { RelayMetrics } from './lib/metrics/relay-metrics.js';
 import { UserUrlFetcher } from './lib/user-url-fetch.js';
+import { ChannelAffinity } from './relay/channel-affinity.js';
 import { ChannelHealth } from './relay/channel-health.js';
 import { ImageTokens } from './relay/image-tokens.js';
 import { ModelRequestLimits } from './relay/model-request-limit.js';
@@ -92,9 +93,10 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   const userUrls = new UserUrlFetcher(context.options);
   const images = new ImageTokens(userUrls, (error) => logger.info({ err: error }, 'image size unread; counted at the fallback'));
   const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) => logger.error({ err: error }, 'model request limit: Redis failed'));
+  const affinity = new ChannelAffinity(context.options, context.redis, logger);
   const responses = new ResponseStore(db, context.options, logger);
   context.onClose(() => responses.flush());
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics, responses });
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics, affinity, responses });
   const relay = startRelayRuntime(context, {
     cache,
     ledger,
@@ -110,6 +112,7 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
     sensitive,
     userUrls,
     metrics,
+    affinity,
   });
 
   // The task relays (Midjourney, Suno): after the relay, so they close before it.

@@ -96,6 +96,14 @@ export const OPTION_DEFINITIONS = {
   ChannelBreakerFailureThreshold: int(5, 0),
   ChannelBreakerWindowSeconds: float(60, 0),
   ChannelBreakerCooldownSeconds: float(30, 0),
+  // Channel affinity (relay/channel-affinity.ts): an agent session's calls stay on the channel
+  // and key that last served it while it is healthy; pins expire TTLSeconds after the session's
+  // last call, at most MaxEntries of them in a node's memory (in Redis when it is set). Header:
+  // header names (comma-separated) read as the session key before the ones agent CLIs send.
+  ChannelAffinityEnabled: bool(true),
+  ChannelAffinityTTLSeconds: int(3600, 1),
+  ChannelAffinityMaxEntries: int(100000, 1),
+  ChannelAffinityHeader: str(''),
   DataExportInterval: int(5, 1),
   // Per-user request limits on the relay (relay/model-request-limit.ts, new-api's
   // middleware/model-rate-limit.go): within DurationMinutes, at most Count requests (failed ones

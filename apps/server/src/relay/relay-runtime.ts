@@ -9,6 +9,7 @@ import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
 import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { UserUrlFetcher } from '../lib/user-url-fetch.js';
 import type { RelayMetrics } from '../lib/metrics/relay-metrics.js';
+import type { ChannelAffinity } from './channel-affinity.js';
 import type { ChannelHealth } from './channel-health.js';
 import type { RelayAuthenticator } from './relay-auth.js';
 import type { RelayService } from './relay-service.js';
@@ -38,6 +39,8 @@ export interface RelayRuntime {
   userUrls: UserUrlFetcher;
   /** The relay's per-call figures, read by GET /metrics. */
   metrics: RelayMetrics;
+  /** Agent sessions' channel pins (channel-affinity.ts). */
+  affinity: ChannelAffinity;
   /** Writes the batched counters and logs now. */
   flush(): Promise<FlushResult>;
   /** Waits for the requests under way to finish their accounting, then flushes. */

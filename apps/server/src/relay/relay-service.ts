@@ -14,6 +14,7 @@ import type { ResponseStore } from '../domain/responses/response-store.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { SensitiveFilter } from '../domain/sensitive/sensitive-filter.js';
 import type { WordMatcher } from '../domain/sensitive/word-matcher.js';
+import type { ChannelAffinity } from './channel-affinity.js';
 import type { ChannelHealth } from './channel-health.js';
 import { pickChannel } from './channel-selector.js';
 import { convertible, needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
@@ -56,6 +57,8 @@ export interface RelayServiceDeps {
   metrics: RelayMetrics;
   /** Responses API turns answered by conversion, for previous_response_id. */
   responses: ResponseStore;
+  /** Keeps an agent session's calls on one channel and key while it is healthy. */
+  affinity: ChannelAffinity;
 }
 
 /** Endpoints whose output limit the relay can lower for a payer who cannot pay for more. */
@@ -76,7 +79,7 @@ interface Delivered {
 }
 
 type AttemptResult =
-  | { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string }
+  | { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string; keyIndex: number }
   | { kind: 'failed'; error: AppError }
   | { kind: 'client_gone' };
 
@@ -293,21 +296,34 @@ export class RelayService {
   private async forward(call: Call, route: Route): Promise<{ result: Extract<AttemptResult, { kind: 'delivered' }> | undefined; tried: number[] }> {
     const tried: number[] = [];
     const retries = route.pinned ? 0 : Math.max(0, Math.floor(this.deps.context.options.number('RetryTimes')));
+    // An agent session's calls go first to the channel that last served it (channel-affinity.ts); undefined without a session key.
+    const found = route.pinned ? undefined : this.deps.affinity.session(call.caller, call.input, call.request.headers);
+    const affinity = found instanceof Promise ? await found : found;
+    const { breakers } = this.deps.health;
     let lastError: AppError | undefined;
     for (let attempt = 0; attempt <= retries; attempt += 1) {
-      const channel = route.pinned ?? pickChannel(route.tiers, attempt, tried, Math.random, this.deps.health.breakers);
+      const channel =
+        route.pinned ??
+        (attempt === 0 ? affinity?.channel(route.tiers, breakers) : undefined) ??
+        pickChannel(route.tiers, attempt, tried, Math.random, breakers);
       if (!channel) break;
       tried.push(channel.id);
-      const result = await this.attempt(call, channel);
-      if (result.kind === 'delivered') return { result, tried };
+      const result = await this.attempt(call, channel, affinity?.keyFor(channel));
+      if (result.kind === 'delivered') {
+        affinity?.served(channel, result.keyIndex);
+        return { result, tried };
+      }
       if (result.kind === 'client_gone') return { result: undefined, tried };
       lastError = result.error;
+      affinity?.failed(channel, result.error);
       if (!result.error.retryable || call.clientGone()) break;
     }
+    affinity?.gaveUp();
     throw lastError ?? new AppError('channel:no_available_channel', '没有可用的渠道 (no available channel)', { status: 503 });
   }
 
-  private async attempt(call: Call, channel: RelayChannel): Promise<AttemptResult> {
+  /** `preferredKey`: the key to draw first (the session's, on its pinned channel). */
+  private async attempt(call: Call, channel: RelayChannel, preferredKey: number | undefined): Promise<AttemptResult> {
     const adaptor = channel.adaptor;
     // A capped call's request carries the lowered limit in the field this upstream reads.
     const input = adaptor ? call.inputFor(adaptor) : call.input;
@@ -327,16 +343,14 @@ export class RelayService {
     const meter = input.outputCap !== undefined && input.stream ? await this.outputMeter(call, input, input.outputCap) : undefined;
     const { health } = this.deps;
     // A key whose breaker is open is skipped; past its cool-down this request may be its probe.
-    const keyIndex = health.breakers.drawKey(channel);
+    const keyIndex = health.breakers.drawKey(channel, Math.random, preferredKey);
     const key = channel.keys[keyIndex]!;
     let upstream;
     let chat: ChatAttempt | undefined;
     try {
       // Another client format, or a provider with its own: converted through the canonical shape.
       // Inside the try: an adaptor may refuse the channel's key while building the request.
-      chat = converted
-        ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers)
-        : undefined;
+      chat = converted ? planChatAttempt(input, channel, adaptor, key, upstreamModel, this.deps.context.options, call.request.headers) : undefined;
       if (chat && chat.warnings.length > 0) {
         this.deps.context.logger.warn(
           { channelId: channel.id, model: input.model, dropped: chat.warnings },
@@ -349,7 +363,13 @@ export class RelayService {
       // Vertex fetches (or reuses) an access token first.
       if (upstreamRequest instanceof Promise) upstreamRequest = await upstreamRequest;
       // The client's session headers when the upstream speaks its format; the channel's header_override.
-      finishUpstreamHeaders(upstreamRequest, chat && !chat.translation.passThrough ? undefined : input.format, call.request.headers, channel.headerOverride, key);
+      finishUpstreamHeaders(
+        upstreamRequest,
+        chat && !chat.translation.passThrough ? undefined : input.format,
+        call.request.headers,
+        channel.headerOverride,
+        key,
+      );
       upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
     } catch (error) {
       if (call.clientGone()) {
@@ -405,7 +425,7 @@ export class RelayService {
       }
       // Only a usable answer counts for the breaker: a 200 that stalls or sends garbage is a failure.
       health.onRelaySuccess(channel, keyIndex);
-      return { kind: 'delivered', delivery, channel, upstreamModel };
+      return { kind: 'delivered', delivery, channel, upstreamModel, keyIndex };
     } catch (error) {
       // Nothing reached the client yet: a whole answer, or a stream that ended before its first byte.
       if (call.clientGone()) {

@@ -1,4 +1,5 @@
 import { IconSetting } from '@douyinfe/semi-icons';
+import { Typography } from '@douyinfe/semi-ui';
 import { useTranslation } from 'react-i18next';
 import { OptionCardFrame } from '../options/option-card-frame';
 import { useOptionCard } from '../options/use-option-card';
@@ -18,12 +19,17 @@ const KEYS = [
   'general_setting.docs_link',
   'DemoSiteEnabled',
   'SelfUseModeEnabled',
+  'ChannelAffinityEnabled',
+  'ChannelAffinityTTLSeconds',
+  'ChannelAffinityMaxEntries',
+  'ChannelAffinityHeader',
 ] as const;
-const NUMBERS: readonly NumberOptionKey[] = ['QuotaPerUnit', 'RetryTimes', 'StreamCacheQueueLength'];
+const NUMBERS: readonly NumberOptionKey[] = ['QuotaPerUnit', 'RetryTimes', 'StreamCacheQueueLength', 'ChannelAffinityTTLSeconds', 'ChannelAffinityMaxEntries'];
 
 /**
  * 通用设置: links (with new-api's documentation link), the quota unit, retries, how quota and the
- * side nav are shown, and new-api's demo-site and self-use modes.
+ * side nav are shown, new-api's demo-site and self-use modes, and channel affinity (an agent
+ * session's calls kept on one channel).
  */
 export function GeneralCard() {
   const { t } = useTranslation('settings-operation');
@@ -46,6 +52,22 @@ export function GeneralCard() {
         <OptionSwitchField card={card} optionKey="DefaultCollapseSidebar" />
         <OptionSwitchField card={card} optionKey="DemoSiteEnabled" />
         <OptionSwitchField card={card} optionKey="SelfUseModeEnabled" />
+      </div>
+      <div className="mg-op-section">
+        <Typography.Title heading={6} className="mg-op-section-title">
+          {t('general.affinityTitle')}
+        </Typography.Title>
+        <Typography.Text type="tertiary" size="small" className="mg-op-section-description">
+          {t('general.affinityDescription')}
+        </Typography.Text>
+      </div>
+      <div className="mg-option-grid mg-op-switches">
+        <OptionSwitchField card={card} optionKey="ChannelAffinityEnabled" />
+      </div>
+      <div className="mg-option-grid">
+        <OptionNumberField card={card} optionKey="ChannelAffinityTTLSeconds" suffix={t('units.seconds')} />
+        <OptionNumberField card={card} optionKey="ChannelAffinityMaxEntries" />
+        <OptionTextField card={card} optionKey="ChannelAffinityHeader" />
       </div>
     </OptionCardFrame>
   );

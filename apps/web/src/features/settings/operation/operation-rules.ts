@@ -29,6 +29,8 @@ export const NUMBER_RULES = {
   ChannelBreakerFailureThreshold: { integer: true, min: 0 },
   ChannelBreakerWindowSeconds: { integer: false, min: 0 },
   ChannelBreakerCooldownSeconds: { integer: false, min: 0 },
+  ChannelAffinityTTLSeconds: { integer: true, min: 1 },
+  ChannelAffinityMaxEntries: { integer: true, min: 1 },
   QuotaForNewUser: { integer: true, min: 0 },
   PreConsumedQuota: { integer: true, min: 0 },
   QuotaForInviter: { integer: true, min: 0 },
