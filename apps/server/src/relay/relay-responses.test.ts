@@ -27,6 +27,7 @@ const geminiModel = unique('gemini-resp');
 const chatOnlyModel = unique('deepseek-resp');
 const openaiModel = unique('gpt-resp');
 const switchedModel = unique('gpt-switched');
+const policyModel = unique('gpt-codex-only');
 
 const expectedQuota = (usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number }) =>
   Math.round(
@@ -55,7 +56,7 @@ describe('the Responses API on every channel type', () => {
     gemini = await startMockGemini({ key: GEMINI_KEY });
     const group = unique('responses');
     await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: 1 }));
-    const models = [claudeModel, geminiModel, chatOnlyModel, openaiModel, switchedModel];
+    const models = [claudeModel, geminiModel, chatOnlyModel, openaiModel, switchedModel, policyModel];
     await setOption(env.context, 'ModelRatio', JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries(models.map((model) => [model, MODEL_RATIO])) }));
     await setOption(
       env.context,
@@ -82,6 +83,20 @@ describe('the Responses API on every channel type', () => {
         setting: JSON.stringify({ responses_api: 'chat' }),
       }),
     ];
+    // A model its upstream serves only through the Responses API: new-api's ChatCompletions→Responses policy names the channel.
+    const policyChannel = await seedChannel(env.context, {
+      type: 1,
+      key: unique('codex-key'),
+      baseUrl: env.upstream.url,
+      models: [policyModel],
+      groups: [group],
+    });
+    channelIds.push(policyChannel);
+    await setOption(
+      env.context,
+      'global.chat_completions_to_responses_policy',
+      JSON.stringify({ enabled: true, all_channels: false, channel_ids: [policyChannel], channel_types: [], model_patterns: ['^gpt-codex-only'] }),
+    );
     ids = { userId: user.id, tokenId: token.id, channelIds };
   });
   afterEach(() => {
@@ -369,6 +384,85 @@ describe('the Responses API on every channel type', () => {
       expect(converted.url).toBe('/v1/chat/completions');
       expect(converted.json).toMatchObject({ model: switchedModel, reasoning_effort: 'low', messages: [{ role: 'user', content: 'hi' }] });
       await expectBilled(Math.round(MODEL_RATIO * (11 + 7 * COMPLETION_RATIO)));
+    });
+
+    it('serves chat clients a model offered only through the Responses API (the ChatCompletions→Responses policy)', async () => {
+      env.upstream.respond((request, response) => {
+        expect(request.url).toBe('/v1/responses');
+        sendJson(response, 200, {
+          id: 'resp_upstream_1',
+          object: 'response',
+          created_at: 1764300000,
+          status: 'completed',
+          model: policyModel,
+          output: [
+            { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thinking.' }] },
+            {
+              type: 'message',
+              id: 'msg_1',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: 'From Responses.', annotations: [] }],
+            },
+          ],
+          usage: {
+            input_tokens: 50,
+            input_tokens_details: { cached_tokens: 40 },
+            output_tokens: 20,
+            output_tokens_details: { reasoning_tokens: 12 },
+            total_tokens: 70,
+          },
+        });
+      });
+      const completion = await client().chat.completions.create({
+        model: policyModel,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello' },
+        ],
+        max_completion_tokens: 100,
+      });
+      expect(completion.choices[0]!.message.content).toBe('From Responses.');
+      expect(completion.usage).toMatchObject({ prompt_tokens: 50, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 40 } });
+      const sent = env.upstream.requests.at(-1)!.json!;
+      expect(sent).toMatchObject({ model: policyModel, instructions: 'Be brief.', max_output_tokens: 100, store: false });
+      expect(sent.messages).toBeUndefined();
+      await expectBilled(Math.round(MODEL_RATIO * (10 + 40 + 20 * COMPLETION_RATIO)));
+    });
+
+    it('streams a Responses-only model to a chat client as chat chunks', async () => {
+      const created = { id: 'resp_upstream_2', object: 'response', created_at: 1764300000, status: 'in_progress', model: policyModel, output: [], usage: null };
+      const item = { type: 'message', id: 'msg_2', role: 'assistant', status: 'in_progress', content: [] };
+      const events = [
+        { type: 'response.created', response: created },
+        { type: 'response.output_item.added', output_index: 0, item },
+        { type: 'response.output_text.delta', item_id: 'msg_2', output_index: 0, content_index: 0, delta: 'Streamed ' },
+        { type: 'response.output_text.delta', item_id: 'msg_2', output_index: 0, content_index: 0, delta: 'answer.' },
+        {
+          type: 'response.completed',
+          response: { ...created, status: 'completed', usage: { input_tokens: 8, output_tokens: 4, total_tokens: 12 } },
+        },
+      ];
+      env.upstream.respond((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(events.map((event, index) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`).join(''));
+      });
+      const stream = await client().chat.completions.create({
+        model: policyModel,
+        messages: [{ role: 'user', content: 'Hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      let usage: unknown;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      expect(text).toBe('Streamed answer.');
+      expect(usage).toMatchObject({ prompt_tokens: 8, completion_tokens: 4 });
+      expect(env.upstream.requests.at(-1)!.json).toMatchObject({ stream: true, input: [{ role: 'user' }] });
+      await expectBilled(Math.round(MODEL_RATIO * (8 + 4 * COMPLETION_RATIO)));
     });
 
     it('turns an upstream failure inside a converted stream into response.failed', async () => {
