@@ -298,6 +298,46 @@ describe('cloud providers through the relay', () => {
     }
   });
 
+  describe('the OpenAI client on the Responses API (Codex)', () => {
+    for (const target of Object.keys(TARGETS) as Target[]) {
+      const { model } = TARGETS[target];
+
+      it(`answers /v1/responses on ${target}, whole and streamed, through a tool call and its output`, async () => {
+        script(target, (body) => {
+          if (JSON.stringify(body).includes('18 °C')) return { text: 'Lyon: 18 °C.', usage: { input: 70, output: 5 } };
+          return { toolCalls: [{ id: 'call_weather_1', name: 'get_weather', arguments: { city: 'Lyon' } }], usage: { input: 55, output: 11 } };
+        });
+        const client = openaiClient();
+        const tools = [{ type: 'function' as const, strict: false, ...WEATHER_TOOL }];
+        const first = await client.responses.create({ model: model(), instructions: 'Use tools.', input: 'Weather in Lyon?', tools, store: false });
+        expect(first.output).toMatchObject([{ type: 'function_call', call_id: 'call_weather_1', name: 'get_weather', arguments: '{"city":"Lyon"}' }]);
+        expectUpstreamCall(target, false);
+
+        const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+        const stream = await client.responses.create({
+          model: model(),
+          instructions: 'Use tools.',
+          input: [
+            { role: 'user', content: 'Weather in Lyon?' },
+            { type: 'function_call', call_id: 'call_weather_1', name: 'get_weather', arguments: '{"city":"Lyon"}' },
+            { type: 'function_call_output', call_id: 'call_weather_1', output: '18 °C' },
+          ],
+          tools,
+          store: false,
+          stream: true,
+        });
+        for await (const event of stream) events.push(event);
+        expectUpstreamCall(target, true);
+        expectToolResult(target, lastRequest(target).body);
+        const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+        expect(completed.type).toBe('response.completed');
+        expect(completed.response.output_text).toBe('Lyon: 18 °C.');
+        expect(completed.response.usage).toMatchObject({ input_tokens: 70, output_tokens: 5 });
+        await expectBilled(expectedQuota({ input: 55, output: 11 }) + expectedQuota({ input: 70, output: 5 }));
+      });
+    }
+  });
+
   describe('the Anthropic client on /v1/messages', () => {
     for (const target of ['bedrock', 'vertex-claude'] as const) {
       const { model } = TARGETS[target];
