@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { headerMapIssue, intMapIssue, outputBoundMapIssue, safetyMapIssue, stringListIssue, thinkingBudget, versionMapIssue } from './model-settings-rules';
+import {
+  headerMapIssue,
+  intMapIssue,
+  outputBoundMapIssue,
+  responsesPolicyIssue,
+  safetyMapIssue,
+  stringListIssue,
+  thinkingBudget,
+  versionMapIssue,
+} from './model-settings-rules';
 import { NUMBER_RULES, numberProblem } from './operation-rules';
 
 describe('the Claude settings’ shapes', () => {
@@ -89,5 +98,18 @@ describe('the thinking shares’ ranges', () => {
     expect(numberProblem('0.002', gemini)).toBeNull();
     expect(numberProblem('0.001', gemini)).toBe('belowMin');
     expect(numberProblem('2', gemini)).toBe('aboveMax');
+  });
+});
+
+describe('the ChatCompletions→Responses policy’s shape', () => {
+  it('takes new-api’s fields with their types and patterns that are regular expressions', () => {
+    expect(responsesPolicyIssue('{"enabled":true,"all_channels":false,"channel_ids":[3],"channel_types":[1],"model_patterns":["^gpt-5.*-codex$"]}')).toBeNull();
+    expect(responsesPolicyIssue('{}')).toBeNull();
+    expect(responsesPolicyIssue('not json')).toBeNull();
+    expect(responsesPolicyIssue('[]')).toEqual({ problem: 'notObject' });
+    expect(responsesPolicyIssue('{"enabled":"yes"}')).toEqual({ problem: 'badPolicy', entry: 'enabled' });
+    expect(responsesPolicyIssue('{"channel_ids":[0]}')).toEqual({ problem: 'badPolicy', entry: 'channel_ids' });
+    expect(responsesPolicyIssue('{"channels":[1]}')).toEqual({ problem: 'badPolicy', entry: 'channels' });
+    expect(responsesPolicyIssue('{"model_patterns":["gpt-(5"]}')).toEqual({ problem: 'badPattern', entry: 'gpt-(5' });
   });
 });

@@ -104,6 +104,37 @@ export function stringListIssue(text: string): JsonShapeIssue | null {
   return Array.isArray(json.value) && json.value.every((item) => typeof item === 'string') ? null : { problem: 'notStringList' };
 }
 
+/** The fields of global.chat_completions_to_responses_policy and what each holds. */
+const POLICY_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  enabled: (value) => typeof value === 'boolean',
+  all_channels: (value) => typeof value === 'boolean',
+  channel_ids: (value) => Array.isArray(value) && value.every((id) => Number.isSafeInteger(id) && (id as number) > 0),
+  channel_types: (value) => Array.isArray(value) && value.every((type) => Number.isSafeInteger(type) && (type as number) >= 0),
+  model_patterns: (value) => Array.isArray(value) && value.every((pattern) => typeof pattern === 'string'),
+};
+
+/**
+ * global.chat_completions_to_responses_policy (new-api's ChatCompletionsToResponsesPolicy):
+ * {enabled, all_channels, channel_ids, channel_types, model_patterns}, each pattern a regular expression.
+ */
+export function responsesPolicyIssue(text: string): JsonShapeIssue | null {
+  const json = parsed(text);
+  if (!json.ok) return null;
+  if (!isPlainObject(json.value)) return { problem: 'notObject' };
+  for (const [entry, value] of Object.entries(json.value)) {
+    const check = POLICY_FIELDS[entry];
+    if (!check || (value !== null && !check(value))) return { problem: 'badPolicy', entry };
+  }
+  for (const pattern of (json.value.model_patterns as string[] | undefined) ?? []) {
+    try {
+      new RegExp(pattern);
+    } catch {
+      return { problem: 'badPattern', entry: pattern };
+    }
+  }
+  return null;
+}
+
 /**
  * The thinking budget the adapter asks for, for the help line under the percentage
  * (new-api: BudgetTokens = MaxTokens × percentage, rounded down); null while either is unusable.

@@ -38,6 +38,8 @@ export const NUMBER_RULES = {
   QuotaRemindThreshold: { integer: true, min: 0 },
   // Fewer output tokens than this and a call is refused rather than sent with a lower limit.
   MinCappedOutputTokens: { integer: true, min: 1 },
+  // Hours a Responses turn answered by conversion is kept for previous_response_id; 0 keeps none.
+  ResponsesRetentionHours: { integer: true, min: 0 },
   // new-api's per-user model request limits: 0 turns a limit (or the window) off.
   ModelRequestRateLimitDurationMinutes: { integer: true, min: 0 },
   ModelRequestRateLimitCount: { integer: true, min: 0 },
@@ -107,7 +109,9 @@ export type JsonShapeProblem =
   | 'badHeaderName'
   | 'notStringList'
   | 'badThreshold'
-  | 'badVersion';
+  | 'badVersion'
+  | 'badPolicy'
+  | 'badPattern';
 
 export interface JsonShapeIssue {
   problem: JsonShapeProblem;

@@ -11,6 +11,7 @@ import { MonitoringCard } from './monitoring-card';
 import { OutputLimitsCard } from './output-limits-card';
 import { QuotaCard } from './quota-card';
 import { RateLimitCard } from './rate-limit-card';
+import { ResponsesSettingsCard } from './responses-settings-card';
 import { SensitiveWordsCard } from './sensitive-words-card';
 import './operation.css';
 
@@ -34,6 +35,7 @@ export function OperationSettings() {
       <GroupRatioCard />
       <ClaudeSettingsCard />
       <GeminiSettingsCard />
+      <ResponsesSettingsCard />
       {/* The model ratios card (./model-pricing) is mounted last, below. */}
       <ModelPricingCard />
     </div>
