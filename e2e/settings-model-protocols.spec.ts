@@ -23,6 +23,8 @@ const TOUCHED = [
   'gemini.thinking_adapter_enabled',
   'gemini.thinking_adapter_budget_tokens_percentage',
   'CreateCacheRatio',
+  'ResponsesRetentionHours',
+  'global.chat_completions_to_responses_policy',
 ] as const;
 
 let root: ApiSession;
@@ -191,6 +193,35 @@ test('[en, dark] Gemini settings: safety, versions, image models, the adapter sw
   await expect(switchOf(page, 'gemini.thinking_adapter_enabled')).toHaveAttribute('aria-checked', String(adapter));
   await shoot(page.getByTestId('op-card-claude'), 'claude-en-dark');
   await shoot(page.getByTestId('op-card-gemini'), 'gemini-en-dark');
+});
+
+test('[en, dark] Responses API: the retention and the ChatCompletions→Responses policy are saved and kept after a reload; a bad pattern is refused', async ({
+  page,
+}) => {
+  await openOperation(page, 'en', 'dark');
+  const card = page.getByTestId('op-card-responses');
+  await expect(card).toContainText('Responses API');
+  await expect(field(page, 'ResponsesRetentionHours')).toHaveValue(before.ResponsesRetentionHours!);
+  await field(page, 'global.chat_completions_to_responses_policy').fill('{"enabled": true, "model_patterns": ["gpt-(5"]}');
+  await save(page, card, 'en', 'gpt-(5 in ChatCompletions→Responses policy is not a valid regular expression');
+  await field(page, 'global.chat_completions_to_responses_policy').fill('{"enabled": "yes"}');
+  await save(
+    page,
+    card,
+    'en',
+    'enabled in ChatCompletions→Responses policy is not a field it takes or has the wrong type (enabled and all_channels are booleans, channel_ids and channel_types arrays of whole numbers, model_patterns an array of strings)',
+  );
+  expect((await readOptions())['global.chat_completions_to_responses_policy']).toBe(before['global.chat_completions_to_responses_policy']);
+
+  const policy = JSON.stringify({ enabled: true, all_channels: false, channel_ids: [1], channel_types: [], model_patterns: ['^gpt-5.*-codex$'] }, null, 2);
+  await field(page, 'ResponsesRetentionHours').fill('48');
+  await field(page, 'global.chat_completions_to_responses_policy').fill(policy);
+  await save(page, card, 'en', 'Saved');
+  expect(await readOptions()).toMatchObject({ ResponsesRetentionHours: '48', 'global.chat_completions_to_responses_policy': policy });
+  await page.reload();
+  await expect(field(page, 'ResponsesRetentionHours')).toHaveValue('48');
+  await expect(field(page, 'global.chat_completions_to_responses_policy')).toHaveValue(policy);
+  await shoot(page.getByTestId('op-card-responses'), 'responses-en-dark');
 });
 
 test('[zh, light] 缓存创建倍率: typed in the JSON tab beside 缓存倍率, saved, shown in the table column and kept after a reload', async ({ page }) => {
