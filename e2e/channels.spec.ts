@@ -161,9 +161,18 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   const editDrawer = page.locator('.semi-sidesheet').filter({ hasText: '更新渠道信息' });
   await expect(editDrawer.getByTestId('channel-form-name')).toHaveValue(name);
   await editDrawer.getByTestId('channel-form-name').fill(`${name}-renamed`);
+  // The header override and the Responses API mode (an OpenAI channel: its type would pass /v1/responses through).
+  await editDrawer.getByTestId('channel-form-header-override').fill('{"Bad Header": "x"}');
+  await editDrawer.getByTestId('channel-form-submit').click();
+  await expectToast(page, '请求头名称不合法：Bad Header (invalid header name)');
+  await editDrawer.getByTestId('channel-form-header-override').fill('{"X-Proxy-Key": "{api_key}"}');
+  await editDrawer.getByTestId('channel-form-responses-api').click();
+  await page.locator('.semi-select-option').filter({ hasText: '转换为 Chat Completions' }).click();
   await editDrawer.getByTestId('channel-form-submit').click();
   await expectToast(page, '渠道更新成功！');
   await expect(row).toContainText(`${name}-renamed`);
+  await expect.poll(async () => (await channelsNamed(`${name}-renamed`))[0]?.header_override).toBe('{"X-Proxy-Key": "{api_key}"}');
+  expect(JSON.parse((await channelsNamed(`${name}-renamed`))[0]!.setting)).toEqual({ responses_api: 'chat' });
   // The stored key was kept although the form never saw it: the test still passes.
   await page.getByTestId(`channel-test-${created.id}`).click();
   await expectToast(page, new RegExp(`通道 ${name}-renamed 测试成功`));
