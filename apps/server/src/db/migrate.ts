@@ -9,6 +9,7 @@ import { quotaReminders } from './migrations/006-quota-reminders.js';
 import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
 import { taskRefunds } from './migrations/008-task-refunds.js';
 import { storedResponses } from './migrations/009-stored-responses.js';
+import { channelInfo } from './migrations/011-channel-info.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -21,6 +22,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '007-log-query-indexes': logQueryIndexes(db.dialect),
   '008-task-refunds': taskRefunds(),
   '009-stored-responses': storedResponses(db.dialect),
+  '011-channel-info': channelInfo(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

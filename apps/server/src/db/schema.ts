@@ -95,6 +95,8 @@ export interface ChannelsTable {
   header_override: ColumnType<string, string | undefined, string>;
   remark: ColumnType<string, string | undefined, string>;
   expired_time: ColumnType<Int, Int | undefined, Int>;
+  /** new-api's channel_info: a multi-key channel's per-key state (domain/channels/multi-key.ts). */
+  channel_info: ColumnType<string, string | undefined, string>;
 }
 
 export interface AbilitiesTable {

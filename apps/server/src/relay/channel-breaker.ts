@@ -84,14 +84,22 @@ export class ChannelBreakers {
   }
 
   /**
-   * The index of the key to use for a request to `channel`: a random closed key, else a key whose
+   * The index of the key to use for a request to `channel`: a closed key drawn at random (or the next
+   * in turn, for a channel in `polling` mode), else a key whose
    * cool-down is over (taking its probe), else, when routing had nothing better, the key whose
    * cool-down ends first. A `preferred` key (a session's, see channel-affinity.ts) is taken in
    * place of the random one, under the same rules.
    */
   drawKey(channel: RelayChannel, random: () => number = Math.random, preferred?: number): number {
     const { keys } = channel;
-    const drawn = preferred !== undefined && preferred < keys.length ? preferred : keys.length === 1 ? 0 : Math.floor(random() * keys.length);
+    const drawn =
+      preferred !== undefined && preferred < keys.length
+        ? preferred
+        : keys.length === 1
+          ? 0
+          : channel.multiKeyMode === 'polling'
+            ? channel.turn++ % keys.length
+            : Math.floor(random() * keys.length);
     const set = this.channels.size === 0 ? undefined : this.channels.get(channel.id);
     if (!set || set.notClosed === 0 || this.settings().failureThreshold <= 0) return drawn;
     const now = this.now();

@@ -8,6 +8,8 @@ import { channelSecrets, maskSecrets } from '../lib/mask-secrets.js';
 import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
 import { AppError } from '../errors/app-error.js';
 import { ChannelBreakers } from './channel-breaker.js';
+import { keyStatus, parseChannelInfo, withKeyStatus } from '../domain/channels/multi-key.js';
+import { changeKeyStates } from '../domain/channels/multi-key-store.js';
 import { needsChatAttempt, planChatAttempt, type ChatAttempt } from './chat-attempt.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import type { RelayInput } from './relay-input.js';
@@ -91,7 +93,9 @@ export class ChannelHealth {
    */
   onUpstreamError(channel: RelayChannel, keyIndex: number, failure: UpstreamFailure, verdict: ErrorVerdict): void {
     const disable = this.disablesChannel(failure, verdict);
-    if (disable) this.onRelayFailure(channel, failure);
+    // A multi-key channel loses the rejected key alone; the channel goes with its last key.
+    if (disable && channel.allKeys.length > 1) this.onKeyFailure(channel, keyIndex, failure);
+    else if (disable) this.onRelayFailure(channel, failure);
     if (failure.status === 429 || failure.status >= 500 || disable) {
       this.trip(channel, keyIndex, `${failure.message} (HTTP ${failure.status})`);
     }
@@ -113,10 +117,55 @@ export class ChannelHealth {
   }
 
   private trip(channel: RelayChannel, keyIndex: number | undefined, reason: string): void {
-    const masked = maskSecrets(reason, channel.keys);
+    const masked = maskSecrets(reason, channel.allKeys);
     if (this.breakers.failed(channel, keyIndex, masked)) {
       this.context.logger.warn({ channelId: channel.id, reason: masked }, 'channel circuit opened');
     }
+  }
+
+  /**
+   * A key of a multi-key channel was rejected: with AutomaticDisableChannelEnabled and the
+   * channel's auto_ban, that key is disabled (status 3, with the reason and time) and the others
+   * keep serving; the channel is disabled once no key is left (multi-key-store.ts).
+   */
+  onKeyFailure(channel: RelayChannel, keyIndex: number, failure: UpstreamFailure): void {
+    if (!this.context.options.bool('AutomaticDisableChannelEnabled') || !channel.autoBan) return;
+    const index = channel.keyIndexes[keyIndex];
+    const key = channel.keys[keyIndex];
+    if (index === undefined || key === undefined) return;
+    const reason = `${maskSecrets(failure.message, channel.allKeys)} (HTTP ${failure.status})`;
+    this.disableKey(channel.id, index, key, reason).catch((error: unknown) =>
+      this.context.logger.error({ err: error, channelId: channel.id }, 'could not disable a key of the channel'),
+    );
+  }
+
+  /**
+   * Sets key `index` of a channel to status 3 when it is still `key` and enabled; true when it did.
+   * Two nodes disabling the same key, or an admin editing the keys meanwhile, change nothing twice.
+   */
+  async disableKey(channelId: number, index: number, key: string, reason: string): Promise<boolean> {
+    const result = await changeKeyStates(this.context.db, channelId, ({ keys, info }) =>
+      keys[index] === key && keyStatus(info, index) === ChannelStatus.Enabled
+        ? { keys, info: withKeyStatus(info, index, ChannelStatus.AutoDisabled, reason) }
+        : { refused: 'unchanged' },
+    );
+    if (!result.after) return false;
+    this.context.logger.warn({ channelId, keyIndex: index, reason, channelStatus: result.after.status }, 'channel key disabled automatically');
+    this.context.changes.emit('channels');
+    return true;
+  }
+
+  /** Brings an automatically disabled key back (and its channel, when it was disabled for want of keys); true when it did. */
+  async enableKey(channelId: number, index: number, key: string): Promise<boolean> {
+    const result = await changeKeyStates(this.context.db, channelId, ({ keys, info }) =>
+      keys[index] === key && keyStatus(info, index) === ChannelStatus.AutoDisabled
+        ? { keys, info: withKeyStatus(info, index, ChannelStatus.Enabled) }
+        : { refused: 'unchanged' },
+    );
+    if (!result.after) return false;
+    this.context.logger.info({ channelId, keyIndex: index }, 'channel key enabled automatically after passing a test');
+    this.context.changes.emit('channels');
+    return true;
   }
 
   /** Called by the relay when an upstream failure says the channel itself is unusable. */
@@ -225,7 +274,18 @@ export class ChannelHealth {
     const row = await this.context.db.kysely.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     if (!row) return undefined;
     const channel = toRelayChannel(row);
-    const outcome = await this.probe(channel, model?.trim() || channel.testModel || channel.models[0] || DEFAULT_TEST_MODEL);
+    const testModel = model?.trim() || channel.testModel || channel.models[0] || DEFAULT_TEST_MODEL;
+    // A multi-key channel also tests its automatically disabled keys: a recovered one comes back (new-api #7040).
+    const recovered = channel.allKeys.length > 1 ? await this.testDisabledKeys(row, channel, testModel) : undefined;
+    if (channel.keys.length === 0 && recovered !== undefined) {
+      await this.context.db.kysely
+        .updateTable('channels')
+        .set({ test_time: Math.floor(Date.now() / 1000) })
+        .where('id', '=', channelId)
+        .execute();
+      return recovered;
+    }
+    const outcome = await this.probe(channel, testModel);
     const now = Math.floor(Date.now() / 1000);
     await this.context.db.kysely
       .updateTable('channels')
@@ -236,6 +296,28 @@ export class ChannelHealth {
     if (outcome.keyIndex !== undefined) this.onRelaySuccess(channel, outcome.keyIndex);
     await this.applyRules(channel, outcome);
     return outcome.result;
+  }
+
+  /**
+   * Tests each automatically disabled key of a multi-key channel once, with AutomaticEnableChannelEnabled:
+   * a key that passes is enabled again (and its channel, when it was disabled for want of keys).
+   * The result of the first passing key, else of the last one tried; undefined when none was tried.
+   */
+  private async testDisabledKeys(row: { channel_info: string }, channel: RelayChannel, model: string): Promise<ChannelTestResult | undefined> {
+    if (!this.context.options.bool('AutomaticEnableChannelEnabled')) return undefined;
+    const info = parseChannelInfo(row.channel_info, channel.allKeys.length);
+    let last: ChannelTestResult | undefined;
+    for (let index = 0; index < channel.allKeys.length; index += 1) {
+      if (keyStatus(info, index) !== ChannelStatus.AutoDisabled) continue;
+      const key = channel.allKeys[index]!;
+      const outcome = await this.probe(channel, model, key);
+      last = outcome.result;
+      if (outcome.result.ok) {
+        await this.enableKey(channel.id, index, key);
+        return outcome.result;
+      }
+    }
+    return last;
   }
 
   /** Starts testing every enabled and auto-disabled channel in the background; false if a run is going. */
@@ -277,7 +359,12 @@ export class ChannelHealth {
     const thresholdMs = options.number('ChannelDisableThreshold') * 1000;
     const tooSlow = outcome.result.ok && thresholdMs > 0 && outcome.result.elapsedMs > thresholdMs;
     if (channel.status === ChannelStatus.Enabled && options.bool('AutomaticDisableChannelEnabled') && channel.autoBan) {
-      if (outcome.failure && outcome.disableChannel) {
+      const usedKey = outcome.usedKey;
+      if (outcome.failure && outcome.disableChannel && channel.allKeys.length > 1 && usedKey !== undefined) {
+        // A multi-key channel loses the key that failed, not the channel.
+        const index = channel.allKeys.indexOf(usedKey);
+        if (index !== -1) await this.disableKey(channel.id, index, usedKey, `${outcome.failure.message} (HTTP ${outcome.failure.status})`);
+      } else if (outcome.failure && outcome.disableChannel) {
         await this.disable(channel.id, `${outcome.failure.message} (HTTP ${outcome.failure.status})`);
       } else if (tooSlow) {
         const seconds = (outcome.result.elapsedMs / 1000).toFixed(2);
@@ -289,16 +376,19 @@ export class ChannelHealth {
     }
   }
 
-  private async probe(channel: RelayChannel, model: string): Promise<ProbeOutcome> {
+  /** One test request with a key drawn from the channel's usable ones, or with `forcedKey` (a disabled key on trial). */
+  private async probe(channel: RelayChannel, model: string, forcedKey?: string): Promise<ProbeOutcome> {
     const fail = (message: string, elapsedMs = 0): ProbeOutcome => ({ result: { ok: false, elapsedMs, message }, disableChannel: false });
     const adaptor = channel.adaptor;
     if (!adaptor) return fail(`渠道类型 ${channel.type} 暂不支持测试 (this channel type cannot be tested yet)`);
     if (channel.endpointProblem) return fail(channel.endpointProblem);
-    if (channel.keys.length === 0) return fail('渠道未设置密钥 (the channel has no key)');
+    if (channel.keys.length === 0 && forcedKey === undefined) {
+      return fail(channel.allKeys.length > 0 ? '渠道的所有密钥均已禁用 (every key of the channel is disabled)' : '渠道未设置密钥 (the channel has no key)');
+    }
     const endpoint: OpenAIEndpoint = /embedding/i.test(model) ? 'embeddings' : 'chat';
     const json: Record<string, unknown> = endpoint === 'chat' ? { model, messages: [{ role: 'user', content: 'hi' }], stream: false } : { model, input: 'hi' };
-    const keyIndex = Math.floor(Math.random() * channel.keys.length);
-    const key = channel.keys[keyIndex]!;
+    const keyIndex = forcedKey === undefined ? Math.floor(Math.random() * channel.keys.length) : -1;
+    const key = forcedKey ?? channel.keys[keyIndex]!;
     const upstreamModel = channel.modelMapping?.get(model) ?? model;
     const body = { kind: 'json' as const, json, raw: JSON.stringify(json) };
     let chat: ChatAttempt | undefined;
@@ -307,7 +397,7 @@ export class ChannelHealth {
     const timeoutMs = this.context.config.channelTestTimeoutSeconds * 1000;
     const deadline = AbortSignal.timeout(timeoutMs);
     const unreachable = (error: unknown) =>
-      fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.keys), elapsed());
+      fail(maskSecrets(describeConnectionFailure(error, { timedOut: deadline.aborted, timeoutMs }), channel.allKeys), elapsed());
     let response;
     try {
       // Claude, Gemini, Vertex, Bedrock and Cohere get the test in their own format, a model served
@@ -323,20 +413,26 @@ export class ChannelHealth {
       // An adaptor's own refusal (a malformed key, a token endpoint's answer) says what is wrong.
       if (error instanceof AppError) {
         const failure = credentialFailure(error);
-        if (!failure) return fail(maskSecrets(error.message, channel.keys), elapsed());
-        const masked = { ...failure, message: maskSecrets(failure.message, channel.keys) };
+        if (!failure) return fail(maskSecrets(error.message, channel.allKeys), elapsed());
+        const masked = { ...failure, message: maskSecrets(failure.message, channel.allKeys) };
         return {
           result: { ok: false, elapsedMs: elapsed(), message: masked.message },
           failure: masked,
           disableChannel: this.disablesChannel(masked, CREDENTIALS_REFUSED),
+          usedKey: key,
         };
       }
       return unreachable(error);
     }
     if (response.statusCode >= 300) {
-      const failure = await readUpstreamFailure(response, channel.keys);
+      const failure = await readUpstreamFailure(response, channel.allKeys);
       const verdict = adaptor.classifyError(failure);
-      return { result: { ok: false, elapsedMs: elapsed(), message: failure.message }, failure, disableChannel: this.disablesChannel(failure, verdict) };
+      return {
+        result: { ok: false, elapsedMs: elapsed(), message: failure.message },
+        failure,
+        disableChannel: this.disablesChannel(failure, verdict),
+        usedKey: key,
+      };
     }
     let text: string;
     try {
@@ -358,7 +454,7 @@ export class ChannelHealth {
         answer !== null &&
         (Array.isArray((answer as { choices?: unknown }).choices) || Array.isArray((answer as { data?: unknown }).data));
     if (!shaped) return fail('上游返回了无法识别的响应 (unrecognised upstream answer)', elapsedMs);
-    return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex };
+    return { result: { ok: true, elapsedMs, message: '' }, disableChannel: false, keyIndex: keyIndex === -1 ? undefined : keyIndex, usedKey: key };
   }
 }
 
@@ -405,6 +501,8 @@ interface ProbeOutcome {
   disableChannel: boolean;
   /** The key a passing test used. */
   keyIndex?: number;
+  /** The key the test used (a failure's too). */
+  usedKey?: string;
 }
 
 function numberIn(text: string, key: string): number {

@@ -76,11 +76,14 @@ interface Delivered {
   upstreamModel: string;
   tried: number[];
   startedWall: number;
+  /** The index (in channel.keys) of the key that served. */
+  keyIndex: number;
 }
 
 type AttemptResult =
   | { kind: 'delivered'; delivery: Delivery; channel: RelayChannel; upstreamModel: string; keyIndex: number }
-  | { kind: 'failed'; error: AppError }
+  /** `deadKey`: the key of a multi-key channel its upstream refused (another of its keys may serve). */
+  | { kind: 'failed'; error: AppError; deadKey?: number | undefined }
   | { kind: 'client_gone' };
 
 /**
@@ -165,11 +168,11 @@ export class RelayService {
         this.deps.metrics.failed(spec.path, model, 499, performance.now() - startedAt);
         return undefined;
       }
-      const { delivery, channel, upstreamModel } = result;
+      const { delivery, channel, upstreamModel, keyIndex } = result;
       if (spec.caller !== 'session') this.deps.modelLimits.succeeded(caller.user.id);
       try {
         if (delivery.billable) {
-          const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall });
+          const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall, keyIndex });
           if (settled instanceof Promise) await settled;
         } else {
           charges.release(reservation);
@@ -308,7 +311,16 @@ export class RelayService {
         pickChannel(route.tiers, attempt, tried, Math.random, breakers);
       if (!channel) break;
       tried.push(channel.id);
-      const result = await this.attempt(call, channel, affinity?.keyFor(channel));
+      let result = await this.attempt(call, channel, affinity?.keyFor(channel));
+      // A key its upstream refused: the channel's other keys are tried before another channel (not counted as retries).
+      const dead = new Set<number>();
+      while (result.kind === 'failed' && result.deadKey !== undefined && dead.size < channel.keys.length && !call.clientGone()) {
+        if (dead.has(result.deadKey)) break;
+        dead.add(result.deadKey);
+        const next = channel.keys.findIndex((_key, index) => !dead.has(index));
+        if (next === -1) break;
+        result = await this.attempt(call, channel, next);
+      }
       if (result.kind === 'delivered') {
         affinity?.served(channel, result.keyIndex);
         return { result, tried };
@@ -393,7 +405,8 @@ export class RelayService {
       const verdict = adaptor.classifyError(failure);
       this.deps.metrics.upstreamError(channel.id, 'status');
       health.onUpstreamError(channel, keyIndex, failure, verdict);
-      return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel) };
+      const deadKey = channel.keys.length > 1 && health.disablesChannel(failure, verdict) ? keyIndex : undefined;
+      return { kind: 'failed', error: clientErrorForFailure(failure, verdict, channel), deadKey };
     }
 
     const options: DeliverOptions = {
@@ -539,6 +552,7 @@ export class RelayService {
         pricing,
         firstResponseMs: delivery.firstResponseMs,
         triedChannelIds: done.tried,
+        multiKeyIndex: channel.allKeys.length > 1 ? channel.keyIndexes[done.keyIndex] : undefined,
         unpaidQuota: settlement.unpaid,
         overrunQuota: settlement.overrun,
         outputCap: call.outputCap,

@@ -40,11 +40,11 @@ export async function readUpstreamFailure(response: Dispatcher.ResponseData, sec
 /** The error the client sees for an upstream's HTTP error, with the channel's status mapping and without its keys. */
 export function clientErrorForFailure(failure: UpstreamFailure, verdict: ErrorVerdict, channel: RelayChannel): AppError {
   const status = channel.statusCodeMapping?.get(failure.status) ?? failure.status;
-  const code = maskSecrets(failure.code, channel.keys);
-  return new AppError(`upstream:${code || 'bad_response_status_code'}`, maskSecrets(failure.message, channel.keys), {
+  const code = maskSecrets(failure.code, channel.allKeys);
+  return new AppError(`upstream:${code || 'bad_response_status_code'}`, maskSecrets(failure.message, channel.allKeys), {
     status: status >= 400 && status <= 599 ? status : 502,
     retryable: verdict.retryable,
-    type: maskSecrets(failure.type, channel.keys) || 'upstream_error',
+    type: maskSecrets(failure.type, channel.allKeys) || 'upstream_error',
   });
 }
 

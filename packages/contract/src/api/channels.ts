@@ -1,6 +1,39 @@
 import { z } from 'zod';
 import { pageSchema } from './paging.js';
 
+/** new-api's channel_info: a multi-key channel's per-key states (by key index) and how a request picks its key. */
+export const channelInfoSchema = z.strictObject({
+  is_multi_key: z.boolean(),
+  multi_key_size: z.number().int(),
+  multi_key_status_list: z.record(z.string(), z.number().int()).describe('Key index → 2 (disabled by hand) or 3 (disabled automatically); absent = enabled.'),
+  multi_key_disabled_reason: z.record(z.string(), z.string()),
+  multi_key_disabled_time: z.record(z.string(), z.number().int()),
+  multi_key_polling_index: z.number().int(),
+  multi_key_mode: z.enum(['random', 'polling']),
+});
+export type ChannelInfo = z.output<typeof channelInfoSchema>;
+
+/** One key of a multi-key channel (POST /api/channel/multi_key/manage get_key_status): never the key itself. */
+export const keyStatusSchema = z.strictObject({
+  index: z.number().int(),
+  status: z.number().int().describe('1 enabled, 2 disabled by hand, 3 disabled automatically.'),
+  disabled_time: z.number().int().optional(),
+  reason: z.string().optional(),
+  key_preview: z.string().describe('The key’s ends, enough to tell keys apart.'),
+});
+export const keyStatusPageSchema = z.strictObject({
+  keys: z.array(keyStatusSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  total_pages: z.number().int(),
+  enabled_count: z.number().int(),
+  manual_disabled_count: z.number().int(),
+  auto_disabled_count: z.number().int(),
+  multi_key_mode: z.enum(['random', 'polling']),
+});
+export type KeyStatusPage = z.output<typeof keyStatusPageSchema>;
+
 /** A channel as the console sees it. The key never leaves the server: it is always ''. */
 export const wireChannelSchema = z.strictObject({
   id: z.number().int(),
@@ -32,6 +65,7 @@ export const wireChannelSchema = z.strictObject({
   header_override: z.string(),
   remark: z.string(),
   expired_time: z.number().int(),
+  channel_info: channelInfoSchema,
 });
 export type WireChannel = z.output<typeof wireChannelSchema>;
 

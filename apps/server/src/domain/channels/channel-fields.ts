@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { ChannelsTable } from '../../db/schema.js';
 import { badRequest } from '../../errors/app-error.js';
 import { channelSecrets, maskSecrets } from '../../lib/mask-secrets.js';
-import { HEADER_NAME, UNSETTABLE_HEADERS } from '../relay-cache/relay-channel.js';
+import { channelKeys, HEADER_NAME, UNSETTABLE_HEADERS } from '../relay-cache/relay-channel.js';
+import { parseChannelInfo } from './multi-key.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -31,6 +32,7 @@ const WRITABLE_COLUMNS = [
   'param_override',
   'header_override',
   'remark',
+  'channel_info',
 ] as const satisfies readonly (keyof ChannelRow)[];
 export type ChannelWritable = Pick<ChannelRow, (typeof WRITABLE_COLUMNS)[number]>;
 
@@ -119,6 +121,9 @@ export const channelInputSchema = z.object({
   param_override: text,
   header_override: text,
   remark: text,
+  // A multi-key channel: how a request picks its key; on update, whether the keys sent join the stored ones or replace them.
+  multi_key_mode: z.enum(['random', 'polling'], { error: 'multi_key_mode 只能是 random 或 polling' }).optional(),
+  key_mode: z.enum(['append', 'replace'], { error: 'key_mode 只能是 append 或 replace' }).optional(),
 });
 export type ChannelInput = z.output<typeof channelInputSchema>;
 
@@ -301,5 +306,6 @@ export function toWireChannel(row: ChannelRow): WireChannel {
     header_override: row.header_override,
     remark: row.remark,
     expired_time: Number(row.expired_time),
+    channel_info: parseChannelInfo(row.channel_info, channelKeys(row.key, Number(row.type)).length),
   };
 }

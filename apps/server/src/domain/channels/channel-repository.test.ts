@@ -26,6 +26,7 @@ const channel = (overrides: Partial<ChannelWritable>): ChannelWritable & { creat
   param_override: '',
   header_override: '',
   remark: '',
+  channel_info: '',
   created_time: 1,
   ...overrides,
 });

@@ -20,13 +20,48 @@ import {
 } from './channel-fields.js';
 import { ChannelRepository, type ChannelList, type ChannelListOptions, type TagEdit } from './channel-repository.js';
 import { checkRelayable } from './channel-relayable.js';
+import { channelKeys } from '../relay-cache/relay-channel.js';
+import { keyPreview, keyStatus, parseChannelInfo, serializeChannelInfo, withKeyStatus, withoutKeys } from './multi-key.js';
+import { changeKeyStates, type KeyChange } from './multi-key-store.js';
 
 const createModes = ['single', 'batch', 'multi_to_single'] as const;
 export const wrappedCreateSchema = z.object({
   mode: z.string().optional().default('single'),
   channel: channelInputSchema,
   batch_add_set_key_prefix_2_name: z.boolean().optional().default(false),
+  multi_key_mode: z.enum(['random', 'polling'], { error: 'multi_key_mode 只能是 random 或 polling' }).optional(),
 });
+
+/** new-api's POST /api/channel/multi_key/manage body. */
+export const multiKeyManageSchema = z.object({
+  channel_id: z.number({ error: 'channel_id 必须是渠道 ID' }).int().positive(),
+  action: z.string({ error: 'action 不能为空' }).trim().min(1, 'action 不能为空'),
+  key_index: z.number({ error: 'key_index 必须是整数' }).int().nonnegative().optional(),
+  page: z.number().int().positive().optional(),
+  page_size: z.number().int().positive().max(100).optional(),
+  status: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional(),
+});
+
+/** One key of a multi-key channel as the console lists it (never the key itself). */
+export interface KeyStatusEntry {
+  index: number;
+  status: number;
+  disabled_time?: number;
+  reason?: string;
+  key_preview: string;
+}
+
+export interface KeyStatusPage {
+  keys: KeyStatusEntry[];
+  total: number;
+  page: number;
+  page_size: number;
+  total_pages: number;
+  enabled_count: number;
+  manual_disabled_count: number;
+  auto_disabled_count: number;
+  multi_key_mode: 'random' | 'polling';
+}
 
 const idList = z
   .array(z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]), { error: 'ids 必须是渠道 ID 数组' })
@@ -59,7 +94,7 @@ export class ChannelService {
   readonly repository: ChannelRepository;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly changes: EventEmitter<ChangeEvents>,
     /** How long a provider's balance API may take (CHANNEL_TEST_TIMEOUT). */
     private readonly upstreamTimeoutMs: number,
@@ -114,6 +149,7 @@ export class ChannelService {
       param_override: '',
       header_override: '',
       remark: '',
+      channel_info: '',
       ...columns,
     };
     checkRequired(base, true);
@@ -128,10 +164,13 @@ export class ChannelService {
         key,
         name: request.batch_add_set_key_prefix_2_name && distinct.length > 1 ? `${base.name} ${key.slice(0, 8)}` : base.name,
       }));
-    } else if (request.mode === 'multi_to_single') {
-      rows = [{ ...base, key: keys.join('\n') }];
     } else {
-      rows = [base];
+      // One channel holding every key (new-api's multi_to_single; a multi-line key in single mode too).
+      const key = request.mode === 'multi_to_single' ? keys.join('\n') : base.key;
+      const count = channelKeys(key, base.type).length;
+      const mode = ('multi_key_mode' in request ? request.multi_key_mode : undefined) ?? request.channel.multi_key_mode ?? 'random';
+      const info = count > 1 ? serializeChannelInfo({ ...parseChannelInfo('', count), multi_key_mode: mode }) : '';
+      rows = [{ ...base, key, channel_info: info }];
     }
     const createdTime = Math.floor(Date.now() / 1000);
     const ids = await this.repository.insertMany(rows.map((row) => ({ ...row, created_time: createdTime })));
@@ -159,10 +198,131 @@ export class ChannelService {
     checkRequired(columns, false);
     // A status, priority or weight change of a stored channel is not a save of its type.
     if (columns.type !== undefined || columns.other !== undefined) checkRelayable(columns.type ?? Number(current.type), columns.other ?? current.other);
+    const type = columns.type ?? Number(current.type);
+    const currentKeys = channelKeys(current.key, type);
+    let info = parseChannelInfo(current.channel_info, currentKeys.length);
+    if (columns.key !== undefined) {
+      if (input.key_mode === 'append') {
+        // The keys sent join the stored ones, enabled; a key already there is not added twice.
+        const added = channelKeys(columns.key, type).filter((key) => !currentKeys.includes(key));
+        const keys = [...currentKeys, ...added];
+        columns.key = keys.join('\n');
+        info = { ...info, multi_key_size: keys.length, is_multi_key: keys.length > 1 };
+      } else {
+        // Replaced: the new keys start enabled.
+        const count = channelKeys(columns.key, type).length;
+        info = { ...parseChannelInfo('', count), multi_key_mode: info.multi_key_mode };
+      }
+    }
+    if (input.multi_key_mode !== undefined) info = { ...info, multi_key_mode: input.multi_key_mode };
+    if (columns.key !== undefined || input.multi_key_mode !== undefined) columns.channel_info = serializeChannelInfo(info);
     const row = await this.repository.update(input.id, columns);
     if (!row) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
     this.changed();
     return row;
+  }
+
+  /**
+   * new-api's multi-key management: list a channel's keys with their states, enable, disable or
+   * delete one, enable or disable all, delete the automatically disabled ones. Answers the list
+   * (get_key_status) or the message of what was done.
+   */
+  async manageKeys(body: unknown): Promise<{ message: string; data?: KeyStatusPage | number }> {
+    const request = parseInput(multiKeyManageSchema, body);
+    const index = request.key_index;
+    const needIndex = (keys: readonly string[]): string | undefined => {
+      if (index === undefined) return '未指定要操作的密钥索引 (key_index is required)';
+      if (index >= keys.length) return '密钥索引超出范围 (no key at that index)';
+      return undefined;
+    };
+    const apply = async (change: (keys: string[], info: ReturnType<typeof parseChannelInfo>) => KeyChange) => {
+      const result = await changeKeyStates(this.db, request.channel_id, ({ keys, info }) => change(keys, info));
+      if (result.missing) throw notFound('渠道不存在，请刷新后重试', 'channel:not_found');
+      if (result.refused !== undefined) throw badRequest(result.refused, 'channel:key_action_refused');
+      this.changed();
+      return result;
+    };
+    switch (request.action) {
+      case 'get_key_status':
+        return { message: '', data: await this.keyStatusPage(request.channel_id, request.page ?? 1, request.page_size ?? 10, request.status) };
+      case 'enable_key':
+      case 'disable_key': {
+        const enable = request.action === 'enable_key';
+        await apply((keys, info) => {
+          const problem = needIndex(keys);
+          if (problem) return { refused: problem };
+          return { keys, info: withKeyStatus(info, index!, enable ? ChannelStatus.Enabled : ChannelStatus.ManuallyDisabled, enable ? '' : '手动禁用') };
+        });
+        return { message: enable ? '密钥已启用' : '密钥已禁用' };
+      }
+      case 'enable_all_keys':
+      case 'disable_all_keys': {
+        const enable = request.action === 'enable_all_keys';
+        let changed = 0;
+        await apply((keys, info) => {
+          let next = info;
+          changed = 0;
+          keys.forEach((_key, at) => {
+            const status = keyStatus(next, at);
+            if (enable ? status !== ChannelStatus.Enabled : status === ChannelStatus.Enabled) {
+              next = withKeyStatus(next, at, enable ? ChannelStatus.Enabled : ChannelStatus.ManuallyDisabled, enable ? '' : '手动禁用');
+              changed += 1;
+            }
+          });
+          return changed === 0 ? { refused: enable ? '没有可启用的密钥' : '没有可禁用的密钥' } : { keys, info: next };
+        });
+        return { message: `${enable ? '已启用' : '已禁用'} ${changed} 个密钥` };
+      }
+      case 'delete_key':
+        await apply((keys, info) => {
+          const problem = needIndex(keys);
+          if (problem) return { refused: problem };
+          if (keys.length === 1) return { refused: '不能删除最后一个密钥' };
+          return withoutKeys(keys, info, (at) => at === index);
+        });
+        return { message: '密钥已删除' };
+      case 'delete_disabled_keys': {
+        let deleted = 0;
+        await apply((keys, info) => {
+          deleted = keys.filter((_key, at) => keyStatus(info, at) === ChannelStatus.AutoDisabled).length;
+          if (deleted === 0) return { refused: '没有需要删除的自动禁用密钥' };
+          if (deleted === keys.length) return { refused: '不能删除最后一个密钥' };
+          return withoutKeys(keys, info, (at) => keyStatus(info, at) === ChannelStatus.AutoDisabled);
+        });
+        return { message: `已删除 ${deleted} 个自动禁用的密钥`, data: deleted };
+      }
+      default:
+        throw badRequest('不支持的操作', 'channel:unsupported_key_action');
+    }
+  }
+
+  private async keyStatusPage(channelId: number, page: number, pageSize: number, status: number | undefined): Promise<KeyStatusPage> {
+    const row = await this.get(channelId);
+    const keys = channelKeys(row.key, Number(row.type));
+    const info = parseChannelInfo(row.channel_info, keys.length);
+    const all: KeyStatusEntry[] = keys.map((key, index) => {
+      const state = keyStatus(info, index);
+      const entry: KeyStatusEntry = { index, status: state, key_preview: keyPreview(key) };
+      if (state !== ChannelStatus.Enabled) {
+        entry.disabled_time = info.multi_key_disabled_time[String(index)] ?? 0;
+        entry.reason = info.multi_key_disabled_reason[String(index)] ?? '';
+      }
+      return entry;
+    });
+    const count = (wanted: number) => all.filter((entry) => entry.status === wanted).length;
+    const listed = status === undefined ? all : all.filter((entry) => entry.status === status);
+    const totalPages = Math.max(1, Math.ceil(listed.length / pageSize));
+    return {
+      keys: listed.slice((page - 1) * pageSize, page * pageSize),
+      total: listed.length,
+      page,
+      page_size: pageSize,
+      total_pages: totalPages,
+      enabled_count: count(ChannelStatus.Enabled),
+      manual_disabled_count: count(ChannelStatus.ManuallyDisabled),
+      auto_disabled_count: count(ChannelStatus.AutoDisabled),
+      multi_key_mode: info.multi_key_mode,
+    };
   }
 
   async remove(id: number): Promise<void> {

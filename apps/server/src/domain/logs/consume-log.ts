@@ -32,6 +32,8 @@ export interface ConsumeRecord {
   firstResponseMs: number;
   /** Every channel tried for this request, in order. */
   triedChannelIds: readonly number[];
+  /** The index of the key that served the call, on a multi-key channel (new-api's admin_info.multi_key_index). */
+  multiKeyIndex?: number | undefined;
   /** Cost within the call's reservation that went uncharged: an alarm, always 0; admins only. */
   unpaidQuota: number;
   /** Cost the upstream returned beyond what the call was held for, not charged; admins only. */
@@ -90,7 +92,7 @@ export function consumeContent(pricing: ModelPricing): string {
  * The row's `other`, in new-api's key order: model_ratio, completion_ratio, group_ratio,
  * model_price, cache_tokens, cache_ratio, frt, is_model_mapped, admin_info (use_channel, and
  * unpaid_quota, an alarm, overrun_quota when the upstream returned more than the call was held
- * for, output_cut when it streamed past the output cap it was sent and the relay ended the stream
+ * for, is_multi_key and multi_key_index for the key of a multi-key channel that served, output_cut when it streamed past the output cap it was sent and the relay ended the stream
  * there), output_cap (a call capped at what its balance paid for), then cache_creation_tokens and
  * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
  * token keys on every text call, 0 included) and upstream_model_name (only for a mapped model).
@@ -107,6 +109,7 @@ function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): s
   if (record.unpaidQuota > 0) other += `,"unpaid_quota":${jsonNumber(record.unpaidQuota)}`;
   if (record.overrunQuota !== undefined && record.overrunQuota > 0) other += `,"overrun_quota":${jsonNumber(record.overrunQuota)}`;
   if (record.outputCut === true) other += ',"output_cut":true';
+  if (record.multiKeyIndex !== undefined) other += `,"is_multi_key":true,"multi_key_index":${jsonNumber(record.multiKeyIndex)}`;
   other += '}';
   if (record.outputCap !== undefined) other += `,"output_cap":${jsonNumber(record.outputCap)}`;
   if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ChannelsTable } from '../../db/schema.js';
 import type { ChannelEndpoint, ProviderAdaptor } from '../../providers/provider-types.js';
 import { adaptorFor } from '../../providers/registry.js';
+import { enabledKeyIndexes, parseChannelInfo, type MultiKeyMode } from '../channels/multi-key.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -44,11 +45,19 @@ export interface RelayChannel {
   /** May be disabled automatically (auto_ban = 1). */
   autoBan: boolean;
   /**
-   * The channel's keys. A multi-line key field holds several keys for one channel; each request
-   * picks one at random (new-api's "random" multi-key mode) among those whose circuit breaker
-   * is closed (relay/channel-breaker.ts).
+   * The keys a request may use: a multi-line key field holds several keys for one channel (new-api's
+   * multi-key mode), each request picking one at random or in turn (`multiKeyMode`) among those
+   * whose circuit breaker is closed (relay/channel-breaker.ts). Keys disabled by hand or
+   * automatically (channel_info, domain/channels/multi-key.ts) are left out.
    */
   keys: string[];
+  /** Every key of the channel, disabled ones included (messages are masked with all of them). */
+  allKeys: string[];
+  /** For each of `keys`, its index in the channel's key list (what channel_info and the console name it by). */
+  keyIndexes: number[];
+  multiKeyMode: MultiKeyMode;
+  /** The next key in turn, for `polling` (this node's count). */
+  turn: number;
   endpoint: ChannelEndpoint;
   /** Client model → upstream model. */
   modelMapping: ReadonlyMap<string, string> | undefined;
@@ -148,6 +157,9 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
       endpointProblem = `渠道的 Base URL 无效：${baseUrl} (invalid base URL)`;
     }
   }
+  const allKeys = channelKeys(row.key, type);
+  const info = parseChannelInfo(row.channel_info, allKeys.length);
+  const keyIndexes = allKeys.length > 1 ? enabledKeyIndexes(info, allKeys.length) : allKeys.map((_key, index) => index);
   return {
     id: Number(row.id),
     name: row.name,
@@ -156,7 +168,11 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     priority: Number(row.priority),
     weight: Math.max(0, Number(row.weight)),
     autoBan: Number(row.auto_ban) === 1,
-    keys: channelKeys(row.key, type),
+    keys: keyIndexes.map((index) => allKeys[index]!),
+    allKeys,
+    keyIndexes,
+    multiKeyMode: info.multi_key_mode,
+    turn: 0,
     endpoint,
     modelMapping: parseModelMapping(row.model_mapping),
     statusCodeMapping: parseStatusCodeMapping(row.status_code_mapping),

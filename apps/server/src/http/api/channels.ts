@@ -123,6 +123,12 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
 
   app.post('/api/channel/fix', guarded, async () => ok<AbilityRepair>(await channels.rebuildAbilities()));
 
+  // new-api's multi-key management: the keys of a channel with their states, and what an admin does to them.
+  app.post('/api/channel/multi_key/manage', guarded, async (request) => {
+    const { message, data } = await channels.manageKeys(request.body);
+    return ok(data, message);
+  });
+
   app.put('/api/channel/tag', guarded, async (request) => ok(await channels.editTag(request.body), '更新成功'));
 
   app.post('/api/channel/tag/enabled', guarded, async (request) => {

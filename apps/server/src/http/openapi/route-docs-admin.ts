@@ -1,5 +1,6 @@
 import {
   abilityRepairSchema,
+  keyStatusPageSchema,
   asyncTaskSchema,
   balanceRefreshSchema,
   catalogueModelSchema,
@@ -21,7 +22,7 @@ import {
 } from '@modelgate/contract';
 import { z } from 'zod';
 import { channelInputSchema } from '../../domain/channels/channel-fields.js';
-import { batchIdsSchema, batchTagSchema, tagEditSchema, tagSchema, wrappedCreateSchema } from '../../domain/channels/channel-service.js';
+import { batchIdsSchema, batchTagSchema, multiKeyManageSchema, tagEditSchema, tagSchema, wrappedCreateSchema } from '../../domain/channels/channel-service.js';
 import { tokenInputSchema } from '../../domain/tokens/token-fields.js';
 import { tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
 import { testParams as channelTestParams, testQuery as channelTestQuery } from '../api/channel-test.js';
@@ -137,6 +138,14 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'POST /api/channel/batch': { summary: 'Delete channels by id', auth: 'admin', body: batchIdsSchema, data: changedCount },
   'POST /api/channel/batch/tag': { summary: 'Set the tag of channels', auth: 'admin', body: batchTagSchema, data: changedCount },
   'POST /api/channel/fix': { summary: 'Rebuild the abilities table from the channels', auth: 'admin', data: abilityRepairSchema },
+  'POST /api/channel/multi_key/manage': {
+    summary: "Manage a multi-key channel's keys",
+    auth: 'admin',
+    description:
+      "new-api's actions: get_key_status (data: a page of the keys with their states; page, page_size, status filter), enable_key, disable_key and delete_key (key_index), enable_all_keys, disable_all_keys, delete_disabled_keys (data: how many). A key is never returned, only its ends.",
+    body: multiKeyManageSchema,
+    data: z.union([keyStatusPageSchema, z.number().int()]).optional(),
+  },
   'PUT /api/channel/tag': { summary: 'Edit every channel with a tag', auth: 'admin', body: tagEditSchema, data: changedCount },
   'POST /api/channel/tag/enabled': { summary: 'Enable every channel with a tag', auth: 'admin', body: tagSchema, data: changedCount },
   'POST /api/channel/tag/disabled': { summary: 'Disable every channel with a tag', auth: 'admin', body: tagSchema, data: changedCount },

@@ -107,7 +107,7 @@ export class SunoAdaptor implements TaskAdaptor<SunoSubmitInput, SunoPlan, SunoA
 
   /** A 200's body is new-api's TaskResponse[string]: code 'success' and the task id as data. */
   parse({ status, text }: SunoAnswer, _plan: SunoPlan, channel: RelayChannel): TaskParse<SunoSubmitted> {
-    const words = maskSecrets(text, channel.keys);
+    const words = maskSecrets(text, channel.allKeys);
     if (status !== 200) {
       return {
         kind: 'failed',

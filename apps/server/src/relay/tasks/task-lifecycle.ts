@@ -145,7 +145,7 @@ export class TaskLifecycle {
         answer = await adaptor.submit({ channel, key }, plan);
       } catch (error) {
         metrics.upstreamError(channel.id, 'connection');
-        const reason = maskSecrets(error instanceof Error ? error.message : String(error), channel.keys);
+        const reason = maskSecrets(error instanceof Error ? error.message : String(error), channel.allKeys);
         context.logger.warn({ platform: adaptor.platform, channelId: channel.id, reason }, 'task submit: the upstream did not answer');
         failure = adaptor.refusal({ kind: 'unreachable', cause: error });
         continue;

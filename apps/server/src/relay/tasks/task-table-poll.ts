@@ -65,7 +65,7 @@ async function pollChannel(deps: TaskTablePollDeps, adaptor: Fetching, channelId
     try {
       updates = await adaptor.fetchTasks({ channel, key }, tasks.slice(start, start + FETCH_BATCH));
     } catch (error) {
-      const reason = maskSecrets(error instanceof Error ? error.message : String(error), channel.keys);
+      const reason = maskSecrets(error instanceof Error ? error.message : String(error), channel.allKeys);
       deps.context.logger.warn({ platform: adaptor.platform, channelId, reason }, 'task poll: the upstream did not report its tasks');
       return;
     }

@@ -109,6 +109,7 @@ export const IMPORT_COLUMNS: Record<ImportTable, Record<string, ColumnKind>> = {
     header_override: text(),
     remark: text(),
     expired_time: int(),
+    channel_info: text(),
   },
   abilities: {
     group: text(),
