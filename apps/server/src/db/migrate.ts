@@ -10,6 +10,7 @@ import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
 import { taskRefunds } from './migrations/008-task-refunds.js';
 import { storedResponses } from './migrations/009-stored-responses.js';
 import { channelInfo } from './migrations/011-channel-info.js';
+import { taskKeys } from './migrations/012-task-keys.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -23,6 +24,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '008-task-refunds': taskRefunds(),
   '009-stored-responses': storedResponses(db.dialect),
   '011-channel-info': channelInfo(db.dialect),
+  '012-task-keys': taskKeys(),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

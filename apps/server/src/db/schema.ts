@@ -190,6 +190,8 @@ export interface MidjourneysTable {
   token_id: ColumnType<Int, Int | undefined, Int>;
   /** 1 once a failed task's quota went back (exactly once: the refund's conditional claim). */
   refunded: ColumnType<Int, Int | undefined, Int>;
+  /** The first 16 hex digits of the SHA-256 of the key the task was submitted with (migration 012). */
+  key_hash: ColumnType<string, string | undefined, string>;
 }
 
 export interface TasksTable {
@@ -215,6 +217,8 @@ export interface TasksTable {
   token_id: ColumnType<Int, Int | undefined, Int>;
   /** 1 once a failed task's quota went back (exactly once: the refund's conditional claim). */
   refunded: ColumnType<Int, Int | undefined, Int>;
+  /** The first 16 hex digits of the SHA-256 of the key the task was submitted with (migration 012). */
+  key_hash: ColumnType<string, string | undefined, string>;
 }
 
 export interface QuotaDataTable {

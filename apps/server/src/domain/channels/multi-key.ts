@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ChannelStatus } from '@modelgate/contract';
 
 /**
@@ -125,3 +126,10 @@ export function keyPreview(key: string): string {
   if (trimmed.length <= 8) return `${trimmed.slice(0, 2)}****`;
   return `${trimmed.slice(0, Math.min(6, Math.floor(trimmed.length / 4)))}****${trimmed.slice(-4)}`;
 }
+
+/** A key's fingerprint: the first 16 hex digits of its SHA-256, to find it again without storing it. */
+export const keyFingerprint = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
+
+/** The key of `keys` with this fingerprint, if one has it. */
+export const keyWithFingerprint = (keys: readonly string[], fingerprint: string): string | undefined =>
+  fingerprint === '' ? undefined : keys.find((key) => keyFingerprint(key) === fingerprint);

@@ -22,6 +22,8 @@ export interface NewMidjourney {
   failReason: string;
   channelId: number;
   quota: number;
+  /** keyFingerprint of the key the task was submitted with. */
+  keyHash?: string;
   properties?: string;
 }
 
@@ -77,6 +79,7 @@ export class MidjourneyRepository {
       buttons: '',
       properties: task.properties ?? '',
       refunded: 0,
+      key_hash: task.keyHash ?? '',
     });
   }
 

@@ -30,6 +30,7 @@ const row = (overrides: Partial<TaskRow> = {}): TaskRow => ({
   data: '',
   token_id: 1,
   refunded: 0,
+  key_hash: '',
   ...overrides,
 });
 

@@ -18,6 +18,8 @@ export interface NewTask {
   quota: number;
   properties?: string;
   data?: string;
+  /** keyFingerprint of the key the task was submitted with. */
+  keyHash?: string;
 }
 
 /** What a poll learned about a task; only the named columns change. */
@@ -78,6 +80,7 @@ export class TaskRepository {
       submit_time: at,
       properties: task.properties ?? '',
       data: task.data ?? '',
+      key_hash: task.keyHash ?? '',
     });
   }
 

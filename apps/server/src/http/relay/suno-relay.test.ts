@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSuno, type MockSuno } from '../../providers/suno/testing/mock-suno.js';
 import { LYRICS_QUOTA, MUSIC_QUOTA, SUNO_PRICES, pollTasks, refundLogs, seedSunoPayer, sunoCall, taskRow } from '../../providers/suno/testing/suno-test-kit.js';
-import { seedChannel, setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
+import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, type RelayTestEnv } from '../../relay/testing/relay-fixtures.js';
 
 /**
  * The Suno relay through the whole app: a real gateway on SQLite, a mock Suno-API server over
@@ -132,6 +132,51 @@ describe('submit and fetch', () => {
       data: [],
     });
     expect((await sunoCall(env.gateway, owner.token.apiKey, 'POST', '/suno/fetch', { ids: 'x' })).json).toMatchObject({ code: 'invalid_request' });
+  });
+});
+
+describe('a multi-key channel', () => {
+  it('polls each task with the key it was submitted with, which alone sees it (new-api #6870)', async () => {
+    const accounts = await startMockSuno({ key: 'suno-key-a', moreKeys: ['suno-key-b'] });
+    try {
+      const user = await seedUser(env.context, { quota: 1_000_000_000, group: 'suno-multi' });
+      const token = await seedToken(env.context, user.id);
+      const channelId = await seedChannel(env.context, {
+        type: 36,
+        key: 'suno-key-a\nsuno-key-b',
+        baseUrl: accounts.url,
+        models: ['suno_music', 'suno_lyrics'],
+        groups: ['suno-multi'],
+        name: 'suno-multi',
+      });
+      // In turn: the tasks go to the two accounts alternately.
+      await env.context.db.kysely
+        .updateTable('channels')
+        .set({ channel_info: JSON.stringify({ multi_key_mode: 'polling' }) })
+        .where('id', '=', channelId)
+        .execute();
+      env.context.changes.emit('channels');
+      const taskIds: string[] = [];
+      for (let call = 0; call < 4; call += 1) {
+        const submitted = await sunoCall(env.gateway, token.apiKey, 'POST', '/suno/submit/lyrics', { prompt: `song ${call}` });
+        expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
+        taskIds.push(submitted.json.data as string);
+      }
+      const keysUsed = taskIds.map((id) => accounts.tasks.get(id)!.key);
+      expect(new Set(keysUsed)).toEqual(new Set(['suno-key-a', 'suno-key-b']));
+      accounts.advance(10);
+      await pollTasks(env);
+      for (const id of taskIds) expect((await taskRow(env, id)).status).toBe('SUCCESS');
+      // Each fetch carried only the tasks of its own key.
+      const fetches = accounts.received.filter((request) => request.url === '/suno/fetch');
+      for (const fetch of fetches) {
+        const key = String(fetch.headers.authorization).replace('Bearer ', '');
+        const ids = (JSON.parse(fetch.body) as { ids: string[] }).ids;
+        expect(ids.every((id) => accounts.tasks.get(id)!.key === key)).toBe(true);
+      }
+    } finally {
+      await accounts.close();
+    }
   });
 });
 

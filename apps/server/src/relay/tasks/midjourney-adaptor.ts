@@ -201,8 +201,16 @@ export class MidjourneyAdaptor implements TaskAdaptor<MjSubmitInput, MjPlan, MjA
   }
 
   /** Every answered submit is a row, a refused one as FAILURE with nothing charged (as new-api records them). */
-  async record({ caller, submitted, channel, quota, submittedAt }: TaskRecord<MjPlan, MjSubmitted>): Promise<void> {
-    await this.repository.insert({ ...submitted.row, userId: caller.user.id, tokenId: caller.token.id, channelId: channel.id, quota, submitTime: submittedAt });
+  async record({ caller, submitted, channel, quota, submittedAt, keyHash }: TaskRecord<MjPlan, MjSubmitted>): Promise<void> {
+    await this.repository.insert({
+      ...submitted.row,
+      userId: caller.user.id,
+      tokenId: caller.token.id,
+      channelId: channel.id,
+      quota,
+      submitTime: submittedAt,
+      keyHash,
+    });
   }
 
   poll(): Promise<number> {

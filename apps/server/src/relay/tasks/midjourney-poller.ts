@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import type { RelayChannel } from '../../domain/relay-cache/relay-channel.js';
+import { keyWithFingerprint } from '../../domain/channels/multi-key.js';
 import type { MidjourneyRepository, MidjourneyRow } from '../../domain/tasks/midjourney-repository.js';
 import { nextState } from '../../domain/tasks/midjourney-task-state.js';
 import { MjUpstreamUnreachable, type MidjourneyClient, type MjUpstream } from '../../providers/midjourney/midjourney-client.js';
@@ -89,12 +90,25 @@ export class MidjourneyPoller {
     // A disabled channel is still asked: its proxy may be finishing the tasks it took.
     if (channel.keys.length === 0) return 0;
     let updated = 0;
+    // Each task is asked about with the key it was submitted with, which alone may see it (new-api #6870).
+    const byKey = new Map<string, MidjourneyRow[]>();
+    for (const task of tasks) {
+      const key = keyWithFingerprint(channel.allKeys, task.key_hash) ?? '';
+      byKey.set(key, [...(byKey.get(key) ?? []), task]);
+    }
+    for (const [key, keyTasks] of byKey) updated += await this.pollWithKey(channel, key === '' ? undefined : key, keyTasks);
+    return updated;
+  }
+
+  private async pollWithKey(channel: RelayChannel, key: string | undefined, tasks: MidjourneyRow[]): Promise<number> {
+    const channelId = channel.id;
+    let updated = 0;
     for (let start = 0; start < tasks.length; start += BATCH) {
       const batch = tasks.slice(start, start + BATCH);
       let reported: MjTaskDto[];
       try {
         reported = await this.client.listByCondition(
-          upstreamOf(channel),
+          upstreamOf(channel, key),
           batch.map((task) => task.mj_id),
         );
       } catch (error) {

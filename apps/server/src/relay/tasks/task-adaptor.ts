@@ -61,6 +61,8 @@ export interface TaskRecord<Plan extends TaskPlan, Submitted extends TaskSubmitt
   quota: number;
   /** Date.now() when the upstream was asked. */
   submittedAt: number;
+  /** keyFingerprint of the channel key it was submitted with: its polls use that key. */
+  keyHash: string;
 }
 
 /** What an upstream reported about one task of the `tasks` table: the change, if any. */

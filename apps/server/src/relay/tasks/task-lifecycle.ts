@@ -13,6 +13,7 @@ import type { RelayCaller } from '../relay-caller.js';
 import type { AnyTaskAdaptor, TaskAdaptor, TaskPlan, TaskRecord, TaskSubmitted } from './task-adaptor.js';
 import type { TaskBilling, TaskHold } from './task-billing.js';
 import type { TaskChannels } from './task-channels.js';
+import { keyFingerprint } from '../../domain/channels/multi-key.js';
 
 export interface TaskLifecycleDeps {
   context: AppContext;
@@ -59,14 +60,14 @@ export class TaskLifecycle {
     routed?.(plan.priceKey, route.first.id);
     const hold = plan.free ? undefined : await this.hold(adaptor, caller, plan.priceKey);
     const submittedAt = Date.now();
-    let sent: { channel: RelayChannel; submitted: Submitted };
+    let sent: { channel: RelayChannel; submitted: Submitted; key: string };
     try {
       sent = await this.send(adaptor, route, plan, routed);
     } catch (error) {
       if (hold) billing.release(hold);
       throw error;
     }
-    const { channel, submitted } = sent;
+    const { channel, submitted, key } = sent;
     // Once settle has begun the hold is spent: nothing after this line releases it.
     let quota = 0;
     if (hold && submitted.accepted) {
@@ -74,7 +75,7 @@ export class TaskLifecycle {
     } else if (hold) billing.release(hold);
     if (submitted.disableChannel) this.disable(channel, submitted.disableChannel);
 
-    const task: TaskRecord<Plan, Submitted> = { caller, plan, submitted, channel, quota, submittedAt };
+    const task: TaskRecord<Plan, Submitted> = { caller, plan, submitted, channel, quota, submittedAt, keyHash: keyFingerprint(key) };
     if (adaptor.record) await adaptor.record(task);
     else if (submitted.accepted) {
       await this.deps.repository.insert({
@@ -86,6 +87,7 @@ export class TaskLifecycle {
         group: caller.group,
         channelId: channel.id,
         quota,
+        keyHash: task.keyHash,
       });
     }
     return task;
@@ -129,7 +131,7 @@ export class TaskLifecycle {
     route: Route,
     plan: Plan,
     routed: RoutedNote | undefined,
-  ): Promise<{ channel: RelayChannel; submitted: Submitted }> {
+  ): Promise<{ channel: RelayChannel; submitted: Submitted; key: string }> {
     const { context, metrics } = this.deps;
     const retries = route.tiers && adaptor.retries ? Math.max(0, Math.floor(context.options.number('RetryTimes'))) : 0;
     const tried: number[] = [];
@@ -151,7 +153,7 @@ export class TaskLifecycle {
         continue;
       }
       const parsed = adaptor.parse(answer, plan, channel);
-      if (parsed.kind === 'submitted') return { channel, submitted: parsed.submitted };
+      if (parsed.kind === 'submitted') return { channel, submitted: parsed.submitted, key };
       if (parsed.upstreamError) metrics.upstreamError(channel.id, parsed.upstreamError);
       failure = parsed.error;
       if (!parsed.retry) break;

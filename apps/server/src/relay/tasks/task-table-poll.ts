@@ -1,6 +1,8 @@
 import type { AppContext } from '../../app-context.js';
 import type { TaskChange, TaskRepository, TaskRow } from '../../domain/tasks/task-repository.js';
 import { maskSecrets } from '../../lib/mask-secrets.js';
+import { keyWithFingerprint } from '../../domain/channels/multi-key.js';
+import type { RelayChannel } from '../../domain/relay-cache/relay-channel.js';
 import type { AnyTaskAdaptor } from './task-adaptor.js';
 import type { TaskBilling } from './task-billing.js';
 import type { TaskChannels } from './task-channels.js';
@@ -59,7 +61,19 @@ async function pollChannel(deps: TaskTablePollDeps, adaptor: Fetching, channelId
     }
     return;
   }
-  const key = channel.keys[0]!;
+  // Each task is asked about with the key it was submitted with, which alone may see it (new-api #6870).
+  const byKey = new Map<string, TaskRow[]>();
+  for (const task of tasks) {
+    const key = keyWithFingerprint(channel.allKeys, task.key_hash) ?? channel.keys[0]!;
+    const list = byKey.get(key);
+    if (list) list.push(task);
+    else byKey.set(key, [task]);
+  }
+  for (const [key, keyTasks] of byKey) await pollWithKey(deps, adaptor, channel, key, keyTasks);
+}
+
+async function pollWithKey(deps: TaskTablePollDeps, adaptor: Fetching, channel: RelayChannel, key: string, tasks: TaskRow[]): Promise<void> {
+  const channelId = channel.id;
   for (let start = 0; start < tasks.length; start += FETCH_BATCH) {
     let updates;
     try {

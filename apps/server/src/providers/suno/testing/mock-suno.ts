@@ -19,6 +19,8 @@ import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-se
 export interface MockSunoOptions {
   /** The key the channel must send (default 'suno-test-key'). */
   key?: string;
+  /** More keys it accepts (a multi-key channel's); each sees only the tasks submitted with it, as an account does. */
+  moreKeys?: string[];
   /** Seconds a task spends in progress before it ends (default 3). */
   durationSeconds?: number;
   /** Follow the wall clock instead of advance() (for a browser test run against a real server). */
@@ -34,6 +36,8 @@ export interface MockSunoTask {
   request: Record<string, unknown>;
   submittedAt: number;
   outcome: MockSunoOutcome;
+  /** The key it was submitted with. */
+  key: string;
 }
 
 /** A PNG of 1×1 pixel (a cover image the browser can load). */
@@ -69,6 +73,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 export class MockSuno {
   readonly key: string;
+  private readonly keys: Set<string>;
   readonly tasks = new Map<string, MockSunoTask>();
   private readonly server: LocalServer;
   private readonly durationSeconds: number;
@@ -80,6 +85,7 @@ export class MockSuno {
 
   constructor(options: MockSunoOptions = {}) {
     this.key = options.key ?? 'suno-test-key';
+    this.keys = new Set([this.key, ...(options.moreKeys ?? [])]);
     this.durationSeconds = options.durationSeconds ?? 3;
     this.realTime = options.realTime ?? false;
     this.server = new LocalServer((request, response) => this.handle(request, response));
@@ -201,7 +207,8 @@ export class MockSuno {
       response.end(bytes);
       return;
     }
-    if (request.headers.authorization !== `Bearer ${this.key}`) {
+    const key = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (!this.keys.has(key)) {
       sendJson(response, 401, { code: 'unauthorized', message: 'invalid secret token', data: null });
       return;
     }
@@ -214,19 +221,20 @@ export class MockSuno {
     }
     const submit = /^\/suno\/submit\/(music|lyrics)$/.exec(path);
     if (request.method === 'POST' && submit) {
-      this.submit(submit[1] === 'music' ? 'MUSIC' : 'LYRICS', body, response);
+      this.submit(submit[1] === 'music' ? 'MUSIC' : 'LYRICS', body, response, key);
       return;
     }
     if (request.method === 'POST' && path === '/suno/fetch') {
       const ids = Array.isArray(body.ids) ? body.ids.filter((id): id is string => typeof id === 'string') : [];
-      const found = ids.map((id) => this.tasks.get(id)).filter((task): task is MockSunoTask => task !== undefined);
+      // An account sees only its own tasks.
+      const found = ids.map((id) => this.tasks.get(id)).filter((task): task is MockSunoTask => task !== undefined && task.key === key);
       sendJson(response, 200, { code: 'success', message: '', data: found.map((task) => this.view(task)) });
       return;
     }
     sendJson(response, 404, { code: 'not_found', message: `no route ${request.method} ${path}`, data: null });
   }
 
-  private submit(action: 'MUSIC' | 'LYRICS', body: Record<string, unknown>, response: ServerResponse): void {
+  private submit(action: 'MUSIC' | 'LYRICS', body: Record<string, unknown>, response: ServerResponse, key: string): void {
     if (this.refusal) {
       sendJson(response, this.refusal.status, this.refusal.body);
       return;
@@ -235,7 +243,14 @@ export class MockSuno {
       sendJson(response, 400, { code: 'invalid_request', message: 'prompt is empty', data: null });
       return;
     }
-    const task: MockSunoTask = { taskId: randomUUID(), action, request: body, submittedAt: this.now(), outcome: this.planned.shift() ?? { kind: 'success' } };
+    const task: MockSunoTask = {
+      taskId: randomUUID(),
+      action,
+      request: body,
+      submittedAt: this.now(),
+      outcome: this.planned.shift() ?? { kind: 'success' },
+      key,
+    };
     this.tasks.set(task.taskId, task);
     sendJson(response, 200, { code: 'success', message: '', data: task.taskId });
   }
