@@ -275,6 +275,78 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
   }
 });
 
+test('a multi-key channel lists its keys masked; a refused key is disabled alone; keys are disabled, enabled and deleted from the list', async ({ page }) => {
+  await root.put('/api/option/', { data: { key: 'AutomaticDisableChannelEnabled', value: 'true' } });
+  try {
+    const created = await dataOf<WireChannel>(
+      await root.post('/api/channel/', {
+        data: {
+          mode: 'multi_to_single',
+          multi_key_mode: 'polling',
+          channel: {
+            type: 1,
+            name: `multi-${run}`,
+            group: 'default',
+            models: 'gpt-4o-mini',
+            base_url: upstream.url,
+            key: `sk-mock-ok\n${REJECTED_KEY}\nsk-mock-ok-2`,
+          },
+        },
+      }),
+    );
+    await openChannels(page, `?keyword=multi-${run}`);
+    await expect(page.getByTestId(`channel-keys-tag-${created.id}`)).toHaveText('密钥 3/3');
+    // Calls take the keys in turn: the refused one is disabled alone (its call served by the next key) and the channel stays enabled.
+    const token = await dataOf<{ id: number }>(await root.post('/api/token/', { data: { name: `multi-${run}`, unlimited_quota: true, expired_time: -1 } }));
+    const tokenKey = (await dataOf<{ key: string }>(await root.post(`/api/token/${token.id}/key`))).key;
+    for (let call = 0; call < 3; call += 1) {
+      const reply = await root.post('/v1/chat/completions', {
+        headers: { Authorization: `Bearer sk-${tokenKey}-${created.id}` },
+        data: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(reply.status()).toBe(200);
+    }
+    await page.reload();
+    await expect(page.getByTestId(`channel-keys-tag-${created.id}`)).toHaveText('密钥 2/3');
+    await expect(page.getByTestId(`channel-status-${created.id}`)).toHaveText('已启用');
+
+    await page.getByTestId(`channel-keys-tag-${created.id}`).click();
+    const modal = page.locator('.mg-channel-keys-modal');
+    await expect(modal).toContainText('多密钥管理');
+    await expect(modal.getByTestId('channel-keys-auto')).toHaveText('自动禁用 1');
+    const table = modal.getByTestId('channel-keys-table');
+    await expect(table).toContainText('Incorrect API key provided');
+    await expect(table).not.toContainText(REJECTED_KEY);
+    await expect(table).not.toContainText('sk-mock-ok-2');
+    await page.screenshot({ path: '.tmp/screens/channel-keys-zh-1440.png' });
+
+    await table.locator('tr').nth(1).getByRole('button', { name: '禁用' }).click();
+    await expectToast(page, '密钥已禁用');
+    await expect(modal.getByTestId('channel-keys-enabled')).toHaveText('已启用 1');
+    await table.locator('tr').nth(1).getByRole('button', { name: '启用' }).click();
+    await expectToast(page, '密钥已启用');
+    await modal.getByTestId('channel-keys-delete-auto').click();
+    await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+    await expectToast(page, '已删除 1 个自动禁用的密钥');
+    await expect(modal.getByTestId('channel-keys-auto')).toHaveText('自动禁用 0');
+    await expect(table.locator('tbody tr')).toHaveCount(2);
+    await modal.locator('.semi-modal-close').click();
+    await expect(page.getByTestId(`channel-keys-tag-${created.id}`)).toHaveText('密钥 2/2');
+
+    // On a phone, in English and dark, the list still opens from the row's more menu.
+    await presetLanguageAndTheme(page, 'en', 'dark');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`/channel?keyword=multi-${run}`);
+    await page.getByTestId(`channel-more-${created.id}`).click();
+    await page.getByTestId(`channel-keys-${created.id}`).click();
+    await expect(page.locator('.mg-channel-keys-modal')).toContainText('Keys of');
+    await expect(page.locator('.mg-channel-keys-modal').getByTestId('channel-keys-enabled')).toHaveText('Enabled 2');
+    await page.screenshot({ path: '.tmp/screens/channel-keys-en-390.png' });
+  } finally {
+    await root.put('/api/option/', { data: { key: 'AutomaticDisableChannelEnabled', value: 'false' } });
+  }
+});
+
 test('a channel whose upstream returned more than its calls were held for shows 超额返回 with the quota not charged and when', async ({ page }) => {
   const overran = await createChannelByApi({ name: `overran-${run}` });
   const calm = await createChannelByApi({ name: `calm-${run}` });

@@ -1,11 +1,11 @@
-import type { AbilityRepair, BalanceRefresh, BreakerState, CatalogueModel, ChannelPage, ListedChannel, WireChannel } from '@modelgate/contract';
+import type { AbilityRepair, BalanceRefresh, BreakerState, CatalogueModel, ChannelPage, KeyStatusPage, ListedChannel, WireChannel } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 export { rethrowUnlessApiError } from '../../lib/api-client';
 
 /** A channel of the list and of GET /api/channel/{id}: the stored fields (the key always '') and the answering node's breaker. */
 export type Channel = ListedChannel;
-export type { BalanceRefresh, BreakerState, CatalogueModel };
+export type { BalanceRefresh, BreakerState, CatalogueModel, KeyStatusPage };
 
 export interface ChannelListParams {
   page: number;
@@ -37,6 +37,10 @@ export interface ChannelPayload {
   weight: number;
   setting: string;
   header_override: string;
+  /** A channel of several keys: how a request picks its key. */
+  multi_key_mode?: 'random' | 'polling';
+  /** On update, whether the keys typed join the stored ones or replace them. */
+  key_mode?: 'append' | 'replace';
 }
 
 export interface TagEditPayload {
@@ -94,6 +98,30 @@ export async function updateChannel(channel: ChannelPayload & { id: number }): P
 /** The row's inline edits and the enable/disable switch send only the changed field. */
 export async function patchChannel(id: number, fields: { status?: number; priority?: number; weight?: number }): Promise<void> {
   await api.put<WireChannel>('/api/channel/', { id, ...fields });
+}
+
+export type KeyAction = 'enable_key' | 'disable_key' | 'delete_key' | 'enable_all_keys' | 'disable_all_keys' | 'delete_disabled_keys';
+
+/** A page of a multi-key channel's keys (masked) with their states (new-api's get_key_status). */
+export async function fetchKeyStatus(channelId: number, page: number, pageSize: number, status?: number): Promise<KeyStatusPage> {
+  const { data } = await api.post<KeyStatusPage>('/api/channel/multi_key/manage', {
+    channel_id: channelId,
+    action: 'get_key_status',
+    page,
+    page_size: pageSize,
+    ...(status === undefined ? {} : { status }),
+  });
+  return data;
+}
+
+/** Enables, disables or deletes one key (`keyIndex`) or several; the server's message says what was done. */
+export async function manageKeys(channelId: number, action: KeyAction, keyIndex?: number): Promise<string> {
+  const { message } = await api.post<unknown>('/api/channel/multi_key/manage', {
+    channel_id: channelId,
+    action,
+    ...(keyIndex === undefined ? {} : { key_index: keyIndex }),
+  });
+  return message;
 }
 
 export async function deleteChannel(id: number): Promise<void> {

@@ -15,6 +15,7 @@ import { ChannelDrawer } from './components/channel-drawer';
 import { ChannelFilters, type ChannelFilterValues } from './components/channel-filters';
 import { ChannelToolbar, type ToolbarToggles } from './components/channel-toolbar';
 import { TagEditModal } from './components/tag-edit-modal';
+import { ChannelKeysModal } from './components/channel-keys-modal';
 import { useChannelList, useGroups, useRefreshChannels } from './queries';
 import { useChannelActions } from './use-channel-actions';
 import './channels.css';
@@ -42,6 +43,7 @@ export default function ChannelsPage() {
   const [batch, setBatch] = useState(false);
   const [selectedIds, setSelectedIds] = useState<number[]>([]);
   const [editingTag, setEditingTag] = useState<string | null>(null);
+  const [keysChannel, setKeysChannel] = useState<Channel | null>(null);
   const [batchTagOpen, setBatchTagOpen] = useState(false);
   const drawerTarget = useDrawerTarget();
   const refresh = useRefreshChannels();
@@ -112,7 +114,7 @@ export default function ChannelsPage() {
 
   const rows = useMemo(() => toTableRows(list.data?.items ?? [], tagMode), [list.data, tagMode]);
   const columns = useMemo(
-    () => channelColumns({ t, actions, formatQuota, onEdit, onEditTag: setEditingTag, narrow }),
+    () => channelColumns({ t, actions, formatQuota, onEdit, onEditTag: setEditingTag, onManageKeys: setKeysChannel, narrow }),
     [t, actions, formatQuota, onEdit, narrow],
   );
 
@@ -170,6 +172,7 @@ export default function ChannelsPage() {
       />
       <ChannelDrawer target={drawerTarget} onClose={closeDrawer} onSaved={refresh} />
       <TagEditModal tag={editingTag} onClose={() => setEditingTag(null)} onSaved={refresh} />
+      <ChannelKeysModal channel={keysChannel} onClose={() => setKeysChannel(null)} onChanged={refresh} />
       <BatchTagModal visible={batchTagOpen} selectedIds={selectedIds} onClose={() => setBatchTagOpen(false)} onSaved={refresh} />
     </div>
   );

@@ -7,7 +7,7 @@ import type { ChannelActions } from '../use-channel-actions';
 import { ChannelBreakerTag } from './channel-breaker-tag';
 import { ChannelOverrunTag } from './channel-overrun-tag';
 import { ChannelRowActions, TagRowActions } from './channel-row-actions';
-import { ChannelStatusTag, TagStatusTag } from './channel-status-tag';
+import { ChannelKeysTag, ChannelStatusTag, TagStatusTag } from './channel-status-tag';
 import { ResponseTimeTag } from './response-time-tag';
 import { RowNumberInput } from './row-number-input';
 import { UsageCell } from './usage-cell';
@@ -18,6 +18,7 @@ interface ColumnOptions {
   formatQuota: (quota: number) => string;
   onEdit: (channel: Channel) => void;
   onEditTag: (tag: string) => void;
+  onManageKeys: (channel: Channel) => void;
   /** No fixed action column on narrow screens. */
   narrow: boolean;
 }
@@ -35,7 +36,7 @@ function GroupTags({ groups }: { groups: string[] }) {
 }
 
 /** The table columns of spec 02 §2 for channel rows and, in tag mode, tag rows. */
-export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, narrow }: ColumnOptions): ColumnProps<TableRow>[] {
+export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onManageKeys, narrow }: ColumnOptions): ColumnProps<TableRow>[] {
   return [
     {
       title: t('columns.id'),
@@ -96,6 +97,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, nar
         row.kind === 'channel' ? (
           <Space spacing={4} wrap>
             <ChannelStatusTag channel={row.channel} />
+            <ChannelKeysTag channel={row.channel} onOpen={onManageKeys} />
             <ChannelBreakerTag channel={row.channel} />
             <ChannelOverrunTag channel={row.channel} formatQuota={formatQuota} />
           </Space>
@@ -158,7 +160,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, nar
       width: 290,
       render: (_, row) =>
         row.kind === 'channel' ? (
-          <ChannelRowActions channel={row.channel} actions={actions} onEdit={onEdit} />
+          <ChannelRowActions channel={row.channel} actions={actions} onEdit={onEdit} onManageKeys={onManageKeys} />
         ) : (
           <TagRowActions tag={row.tag} actions={actions} onEditTag={onEditTag} />
         ),

@@ -31,6 +31,10 @@ interface FormValues {
   header_override: string;
   /** The setting's responses_api: '' (the type decides), 'native' or 'chat'. */
   responses_api: '' | 'native' | 'chat';
+  /** Several keys in one channel: how a request picks its key. */
+  multi_key_mode: 'random' | 'polling';
+  /** Editing a multi-key channel: the keys typed join the stored ones or replace them. */
+  key_mode: 'append' | 'replace';
 }
 
 type FormApi = DrawerFormApi<FormValues>;
@@ -55,6 +59,8 @@ const NEW_CHANNEL: FormValues = {
   setting: '',
   header_override: '',
   responses_api: '',
+  multi_key_mode: 'random',
+  key_mode: 'append',
 };
 
 /** The setting's responses_api, when the setting is a JSON object that names one. */
@@ -107,14 +113,19 @@ function fromChannel(channel: Channel): FormValues {
     setting: channel.setting ?? '',
     header_override: channel.header_override ?? '',
     responses_api: responsesApiOf(channel.setting ?? ''),
+    multi_key_mode: channel.channel_info.multi_key_mode,
+    key_mode: 'append',
   };
 }
 
-function toPayload(values: FormValues): ChannelPayload {
+function toPayload(values: FormValues, multiKey: boolean, editing: boolean): ChannelPayload {
+  const key = values.batch ? keyLines(values.key ?? '').join('\n') : (values.key ?? '').trim();
   return {
+    ...(multiKey ? { multi_key_mode: values.multi_key_mode ?? 'random' } : {}),
+    ...(editing && multiKey && key !== '' ? { key_mode: values.key_mode ?? 'append' } : {}),
     type: values.type,
     name: (values.name ?? '').trim(),
-    key: values.batch ? keyLines(values.key ?? '').join('\n') : (values.key ?? '').trim(),
+    key,
     base_url: (values.base_url ?? '').trim(),
     other: (values.other ?? '').trim(),
     openai_organization: (values.openai_organization ?? '').trim(),
@@ -162,7 +173,7 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
   const submit = async (values: FormValues) => {
     setSubmitting(true);
     try {
-      const payload = toPayload(values);
+      const payload = toPayload(values, isMultiKey(values), editingId !== null);
       if (editingId === null) {
         const message = await createChannels(payload, values.batch);
         Toast.success(message || t('form.createSuccess'));
@@ -178,6 +189,10 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
       setSubmitting(false);
     }
   };
+
+  /** A channel of several keys: one being created from several key lines, or a stored multi-key channel. */
+  const isMultiKey = (values: FormValues) =>
+    !values.batch && (keyLines(values.key ?? '').length > 1 || (editingId !== null && channel.data?.channel_info.is_multi_key === true));
 
   const groupOptions = [...new Set([...(groups.data ?? []), ...(initValues?.groups ?? [])])].map((group) => ({ value: group, label: group }));
   // Types this version cannot relay are shown but not chosen (the server refuses them on save too).
@@ -263,6 +278,27 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                     rules={editingId === null ? [{ required: true, whitespace: true, message: t('form.errors.key') }] : []}
                     data-testid="channel-form-key"
                   />
+                )}
+                {isMultiKey(values) && (
+                  <div className="mg-channel-form-row">
+                    <Form.Select
+                      field="multi_key_mode"
+                      label={t('form.multiKeyMode')}
+                      optionList={[
+                        { value: 'random', label: t('keys.modeRandom') },
+                        { value: 'polling', label: t('keys.modePolling') },
+                      ]}
+                      extraText={t('form.multiKeyModeHint')}
+                      style={{ width: '100%' }}
+                      data-testid="channel-form-multi-key-mode"
+                    />
+                    {editingId !== null && channel.data?.channel_info.is_multi_key && (values.key ?? '').trim() !== '' && (
+                      <Form.RadioGroup field="key_mode" label={t('form.keyMode')} data-testid="channel-form-key-mode">
+                        <Form.Radio value="append">{t('form.keyModeAppend')}</Form.Radio>
+                        <Form.Radio value="replace">{t('form.keyModeReplace')}</Form.Radio>
+                      </Form.RadioGroup>
+                    )}
+                  </div>
                 )}
                 <Form.Select
                   field="groups"

@@ -18,10 +18,12 @@ interface ChannelRowActionsProps {
   channel: Channel;
   actions: ChannelActions;
   onEdit: (channel: Channel) => void;
+  /** Opens the key list of a multi-key channel. */
+  onManageKeys: (channel: Channel) => void;
 }
 
 /** Spec 02 §2 row operations: test (with a per-model menu), enable/disable, edit, and copy and delete under "more". */
-export function ChannelRowActions({ channel, actions, onEdit }: ChannelRowActionsProps) {
+export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: ChannelRowActionsProps) {
   const { t } = useTranslation('channels');
   const { busy, run } = useRowBusy<'test' | 'status' | 'copy'>();
   const confirmDelete = useConfirmDelete();
@@ -58,6 +60,11 @@ export function ChannelRowActions({ channel, actions, onEdit }: ChannelRowAction
       />
       <RowEditButton label={t('actions.edit')} onClick={() => onEdit(channel)} testId={`channel-edit-${channel.id}`} />
       <RowMoreMenu label={t('actions.more')} loading={busy('copy')} testId={`channel-more-${channel.id}`}>
+        {channel.channel_info.is_multi_key && (
+          <Dropdown.Item onClick={() => onManageKeys(channel)} data-testid={`channel-keys-${channel.id}`}>
+            {t('actions.manageKeys')}
+          </Dropdown.Item>
+        )}
         <Dropdown.Item onClick={() => void run('copy', () => actions.copy(channel))}>{t('actions.copy')}</Dropdown.Item>
         <Dropdown.Item
           type="danger"

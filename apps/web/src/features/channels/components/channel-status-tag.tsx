@@ -24,6 +24,21 @@ export function ChannelStatusTag({ channel }: { channel: Channel }) {
   );
 }
 
+/** A multi-key channel: how many of its keys serve (all, some or none), opening its key list. */
+export function ChannelKeysTag({ channel, onOpen }: { channel: Channel; onOpen: (channel: Channel) => void }) {
+  const { t } = useTranslation('channels');
+  const info = channel.channel_info;
+  if (!info.is_multi_key) return null;
+  const disabled = Object.keys(info.multi_key_status_list).length;
+  const enabled = info.multi_key_size - disabled;
+  const color = disabled === 0 ? 'blue' : enabled === 0 ? 'red' : 'yellow';
+  return (
+    <Tag color={color} shape="circle" onClick={() => onOpen(channel)} style={{ cursor: 'pointer' }} data-testid={`channel-keys-tag-${channel.id}`}>
+      {t('keys.tag', { enabled, total: info.multi_key_size })}
+    </Tag>
+  );
+}
+
 /** A tag row: how many of its channels are enabled. */
 export function TagStatusTag({ channels }: { channels: Channel[] }) {
   const { t } = useTranslation('channels');
