@@ -16,6 +16,14 @@ import type { RelayInput } from './relay-input.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import { readUpstreamFailure } from './upstream-failure.js';
 
+/** A key's calls on this node (ChannelHealth.keyUseOf). */
+export interface KeyUse {
+  served: number;
+  failed: number;
+  /** Unix seconds of its last served call; 0 = none yet. */
+  lastServed: number;
+}
+
 export interface ChannelTestResult {
   ok: boolean;
   /** Milliseconds the test took. */
@@ -83,6 +91,7 @@ export class ChannelHealth {
 
   /** The upstream answered a relayed request with a success status. */
   onRelaySuccess(channel: RelayChannel, keyIndex: number): void {
+    this.countKey(channel, keyIndex, true);
     if (this.breakers.succeeded(channel, keyIndex)) this.context.logger.info({ channelId: channel.id }, 'channel circuit closed');
   }
 
@@ -93,6 +102,7 @@ export class ChannelHealth {
    */
   onUpstreamError(channel: RelayChannel, keyIndex: number, failure: UpstreamFailure, verdict: ErrorVerdict): void {
     const disable = this.disablesChannel(failure, verdict);
+    this.countKey(channel, keyIndex, false);
     // A multi-key channel loses the rejected key alone; the channel goes with its last key.
     if (disable && channel.allKeys.length > 1) this.onKeyFailure(channel, keyIndex, failure);
     else if (disable) this.onRelayFailure(channel, failure);
@@ -166,6 +176,32 @@ export class ChannelHealth {
     this.context.logger.info({ channelId, keyIndex: index }, 'channel key enabled automatically after passing a test');
     this.context.changes.emit('channels');
     return true;
+  }
+
+  /**
+   * This node's calls per key of each multi-key channel since it started (the key list shows them):
+   * served, failed, and when it last served. Single-key channels are not counted (their channel's
+   * used_quota and logs say it all).
+   */
+  private readonly keyUse = new Map<number, Map<string, KeyUse>>();
+
+  private countKey(channel: RelayChannel, keyIndex: number | undefined, served: boolean): void {
+    if (channel.allKeys.length < 2 || keyIndex === undefined) return;
+    const key = channel.keys[keyIndex];
+    if (key === undefined) return;
+    let perKey = this.keyUse.get(channel.id);
+    if (!perKey) this.keyUse.set(channel.id, (perKey = new Map()));
+    let use = perKey.get(key);
+    if (!use) perKey.set(key, (use = { served: 0, failed: 0, lastServed: 0 }));
+    if (served) {
+      use.served += 1;
+      use.lastServed = Math.floor(Date.now() / 1000);
+    } else use.failed += 1;
+  }
+
+  /** This node's counts for one key of a channel. */
+  keyUseOf(channelId: number, key: string): KeyUse | undefined {
+    return this.keyUse.get(channelId)?.get(key);
   }
 
   /** Called by the relay when an upstream failure says the channel itself is unusable. */

@@ -103,6 +103,15 @@ describe('multi-key channels', () => {
     for (let call = 0; call < 200; call += 1) await chat();
     const counts = keyCounts(before);
     expect([counts.get(GOOD_A), counts.get(GOOD_B), counts.get(REVOKED) ?? 0]).toEqual([100, 100, 0]);
+    // The key list counts each key's calls on this node: what each good key served, the revoked key's one failure.
+    const all = keyCounts(since);
+    const used = (await keyStatus(channelId)).data.keys;
+    expect(used.map((key: { served_count: number; failed_count: number }) => [key.served_count, key.failed_count])).toEqual([
+      [all.get(GOOD_A), 0],
+      [0, 1],
+      [all.get(GOOD_B), 0],
+    ]);
+    expect(all.get(GOOD_A)! + all.get(GOOD_B)!).toBe(210);
     await env.runtime.drain();
     const logs = (await totals(env.context, { userId, tokenId })).logs.slice(-200);
     const indexes = logs.map((log) => JSON.parse(log.other).admin_info.multi_key_index as number);

@@ -20,6 +20,9 @@ export const keyStatusSchema = z.strictObject({
   disabled_time: z.number().int().optional(),
   reason: z.string().optional(),
   key_preview: z.string().describe('The key’s ends, enough to tell keys apart.'),
+  served_count: z.number().int().optional().describe('Calls the key served on the answering node since it started.'),
+  failed_count: z.number().int().optional().describe('Calls the key failed on the answering node since it started.'),
+  last_served_time: z.number().int().optional().describe('Unix seconds of its last served call on that node; 0 = none.'),
 });
 export const keyStatusPageSchema = z.strictObject({
   keys: z.array(keyStatusSchema),

@@ -49,7 +49,14 @@ export interface KeyStatusEntry {
   disabled_time?: number;
   reason?: string;
   key_preview: string;
+  /** This node's calls with the key since it started: served and failed, and when it last served. */
+  served_count?: number;
+  failed_count?: number;
+  last_served_time?: number;
 }
+
+/** Reads this node's counts of a key's calls (the relay's channel health keeps them). */
+export type KeyUseSource = (channelId: number, key: string) => { served: number; failed: number; lastServed: number } | undefined;
 
 export interface KeyStatusPage {
   keys: KeyStatusEntry[];
@@ -227,7 +234,7 @@ export class ChannelService {
    * delete one, enable or disable all, delete the automatically disabled ones. Answers the list
    * (get_key_status) or the message of what was done.
    */
-  async manageKeys(body: unknown): Promise<{ message: string; data?: KeyStatusPage | number }> {
+  async manageKeys(body: unknown, keyUse?: KeyUseSource): Promise<{ message: string; data?: KeyStatusPage | number }> {
     const request = parseInput(multiKeyManageSchema, body);
     const index = request.key_index;
     const needIndex = (keys: readonly string[]): string | undefined => {
@@ -244,7 +251,7 @@ export class ChannelService {
     };
     switch (request.action) {
       case 'get_key_status':
-        return { message: '', data: await this.keyStatusPage(request.channel_id, request.page ?? 1, request.page_size ?? 10, request.status) };
+        return { message: '', data: await this.keyStatusPage(request.channel_id, request.page ?? 1, request.page_size ?? 10, request.status, keyUse) };
       case 'enable_key':
       case 'disable_key': {
         const enable = request.action === 'enable_key';
@@ -296,13 +303,19 @@ export class ChannelService {
     }
   }
 
-  private async keyStatusPage(channelId: number, page: number, pageSize: number, status: number | undefined): Promise<KeyStatusPage> {
+  private async keyStatusPage(channelId: number, page: number, pageSize: number, status: number | undefined, keyUse?: KeyUseSource): Promise<KeyStatusPage> {
     const row = await this.get(channelId);
     const keys = channelKeys(row.key, Number(row.type));
     const info = parseChannelInfo(row.channel_info, keys.length);
     const all: KeyStatusEntry[] = keys.map((key, index) => {
       const state = keyStatus(info, index);
       const entry: KeyStatusEntry = { index, status: state, key_preview: keyPreview(key) };
+      const use = keyUse?.(channelId, key);
+      if (use) {
+        entry.served_count = use.served;
+        entry.failed_count = use.failed;
+        entry.last_served_time = use.lastServed;
+      }
       if (state !== ChannelStatus.Enabled) {
         entry.disabled_time = info.multi_key_disabled_time[String(index)] ?? 0;
         entry.reason = info.multi_key_disabled_reason[String(index)] ?? '';

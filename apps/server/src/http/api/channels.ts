@@ -125,7 +125,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
 
   // new-api's multi-key management: the keys of a channel with their states, and what an admin does to them.
   app.post('/api/channel/multi_key/manage', guarded, async (request) => {
-    const { message, data } = await channels.manageKeys(request.body);
+    const { message, data } = await channels.manageKeys(request.body, (channelId, key) => health.keyUseOf(channelId, key));
     return ok(data, message);
   });
 

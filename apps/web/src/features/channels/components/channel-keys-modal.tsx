@@ -76,6 +76,21 @@ export function ChannelKeysModal({ channel, onClose, onChanged }: ChannelKeysMod
       ),
     },
     {
+      title: t('keys.usage'),
+      key: 'usage',
+      width: 130,
+      render: (_, entry) => (
+        <Space vertical align="start" spacing={2}>
+          <Typography.Text size="small">{t('keys.usageCounts', { served: entry.served_count ?? 0, failed: entry.failed_count ?? 0 })}</Typography.Text>
+          {entry.last_served_time ? (
+            <Typography.Text size="small" type="tertiary">
+              {formatTimestamp(entry.last_served_time)}
+            </Typography.Text>
+          ) : null}
+        </Space>
+      ),
+    },
+    {
       title: t('keys.reason'),
       key: 'reason',
       render: (_, entry) =>
