@@ -64,7 +64,15 @@ export function ChannelKeysModal({ channel, onClose, onChanged }: ChannelKeysMod
 
   const columns: ColumnProps<KeyEntry>[] = [
     { title: t('keys.index'), dataIndex: 'index', width: 70 },
-    { title: t('keys.key'), dataIndex: 'key_preview', render: (value: string) => <Typography.Text className="mg-mono">{value}</Typography.Text> },
+    {
+      title: t('keys.key'),
+      dataIndex: 'key_preview',
+      render: (value: string) => (
+        <Typography.Text className="mg-mono" style={{ whiteSpace: 'nowrap' }}>
+          {value}
+        </Typography.Text>
+      ),
+    },
     {
       title: t('keys.status'),
       dataIndex: 'status',
@@ -194,7 +202,7 @@ export function ChannelKeysModal({ channel, onClose, onChanged }: ChannelKeysMod
         dataSource={data?.keys ?? []}
         loading={keys.isFetching}
         size="small"
-        scroll={{ x: 640 }}
+        scroll={{ x: 760 }}
         pagination={{
           currentPage: page,
           pageSize: PAGE_SIZE,
