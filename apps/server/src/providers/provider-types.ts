@@ -169,6 +169,22 @@ export interface NativeChat {
   buildRequest(call: NativeChatCall): UpstreamRequest | Promise<UpstreamRequest>;
   /** Bedrock's binary event-stream framing; absent: SSE. */
   frameDecoder?(): FrameDecoder;
+  /**
+   * The upstream's own prompt counter (Anthropic's count_tokens, Gemini's countTokens …), used by
+   * /v1/messages/count_tokens and Gemini's :countTokens; absent: the relay counts locally.
+   */
+  readonly tokenCount?: NativeTokenCount;
+}
+
+/** An upstream's token-count endpoint, for prompts in the format `formatFor` names. */
+export interface NativeTokenCount {
+  /**
+   * The count request for `call.body` (a request in the model's format; `stream` is false), or
+   * undefined when this model has no count endpoint there. May be asynchronous (Vertex's token).
+   */
+  request(call: NativeChatCall): UpstreamRequest | Promise<UpstreamRequest> | undefined;
+  /** The prompt's tokens in the upstream's answer; undefined when the answer names none. */
+  parse(answer: unknown): number | undefined;
 }
 
 export type ModelListing =

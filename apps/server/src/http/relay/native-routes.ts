@@ -1,13 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
 import { AppError, badRequest } from '../../errors/app-error.js';
-import type { RelayCaller } from '../../relay/relay-auth.js';
 import { ANTHROPIC_MESSAGES_ENDPOINT, GEMINI_GENERATE_ENDPOINT } from '../../relay/relay-endpoints.js';
-import { readRelayInput, type UrlTarget } from '../../relay/relay-input.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
-import { countPromptTokens } from '../../relay/token-counter.js';
+import { PromptCounter, TOKEN_COUNT_HEADER } from '../../relay/token-count.js';
 import { usableModels } from './model-routes.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const notFound = (what: string) =>
   new AppError('request:api_not_implemented', `接口 ${what} 不存在 (no such API: ${what})`, { status: 404, type: 'invalid_request_error' });
@@ -28,15 +25,24 @@ function geminiTarget(path: string): { model: string; method: string } {
 /**
  * Anthropic's and Gemini's own endpoints: /v1/messages (and count_tokens), and /v1beta/models
  * (generateContent, streamGenerateContent, countTokens, the model list). Calls go through the same
- * relay service as OpenAI's, billed, logged, retried and limited the same way; errors take the
- * caller's protocol's shape (app.ts picks it by path).
+ * relay service as OpenAI's, billed, logged, retried and limited the same way; counts go through
+ * relay/token-count.ts. Errors take the caller's protocol's shape (app.ts picks it by path).
  */
-export function nativeRoutes(scope: FastifyInstance, runtime: RelayRuntime, bodyLimit: number): void {
+export function nativeRoutes(scope: FastifyInstance, context: AppContext, runtime: RelayRuntime, bodyLimit: number): void {
   scope.post(ANTHROPIC_MESSAGES_ENDPOINT.path, { bodyLimit }, (request, reply) => runtime.service.handle(request, reply, ANTHROPIC_MESSAGES_ENDPOINT));
 
-  // Counted here with the relay's tokenizer: no upstream call, nothing billed.
-  scope.post('/v1/messages/count_tokens', { bodyLimit }, async (request) => {
-    const { inputTokens } = await countNative(runtime, request);
+  // Counted by the routed channel's upstream when it has a counter, else locally; never billed. The header says which.
+  const counter = new PromptCounter({
+    options: context.options,
+    cache: runtime.cache,
+    auth: runtime.auth,
+    upstream: runtime.upstream,
+    breakers: runtime.health.breakers,
+    images: runtime.service.images,
+  });
+  scope.post('/v1/messages/count_tokens', { bodyLimit }, async (request, reply) => {
+    const { inputTokens, countedBy } = await counter.count(request, reply, 'anthropic');
+    reply.header(TOKEN_COUNT_HEADER, countedBy);
     return { input_tokens: inputTokens };
   });
 
@@ -51,7 +57,8 @@ export function nativeRoutes(scope: FastifyInstance, runtime: RelayRuntime, body
         return runtime.service.handle(request, reply, GEMINI_GENERATE_ENDPOINT, { model, stream: true, jsonArray: !sse });
       }
       case 'countTokens': {
-        const { inputTokens } = await countNative(runtime, request, { model, stream: false });
+        const { inputTokens, countedBy } = await counter.count(request, reply, 'gemini', model);
+        reply.header(TOKEN_COUNT_HEADER, countedBy);
         return { totalTokens: inputTokens };
       }
       default:
@@ -84,22 +91,3 @@ const geminiModel = (id: string) => ({
   displayName: id,
   supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
 });
-
-/**
- * Counts a request's prompt as the relay bills it. Gemini's countTokens takes either the request's
- * own fields or them wrapped in `generateContentRequest`.
- */
-async function countNative(runtime: RelayRuntime, request: FastifyRequest, target?: UrlTarget): Promise<{ caller: RelayCaller; inputTokens: number }> {
-  const authenticated = runtime.auth.authenticate(request);
-  const caller = authenticated instanceof Promise ? await authenticated : authenticated;
-  let body = request.body as { kind: string; json: unknown; raw: string } | undefined;
-  if (target && body?.kind === 'json' && isObject(body.json) && isObject(body.json.generateContentRequest)) {
-    const inner = body.json.generateContentRequest;
-    body = { kind: 'json', json: inner, raw: JSON.stringify(inner) };
-  }
-  const spec = target ? GEMINI_GENERATE_ENDPOINT : ANTHROPIC_MESSAGES_ENDPOINT;
-  const read = readRelayInput(spec, body, target);
-  const input = read instanceof Promise ? await read : read;
-  runtime.auth.checkModel(caller, input.model);
-  return { caller, inputTokens: await countPromptTokens('chat', input.fields, runtime.service.images) };
-}

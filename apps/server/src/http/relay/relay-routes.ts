@@ -59,7 +59,7 @@ export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: 
       // still flows.
       scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
-    nativeRoutes(scope, runtime, RELAY_BODY_LIMIT);
+    nativeRoutes(scope, context, runtime, RELAY_BODY_LIMIT);
     midjourneyRoutes(scope, runtime, tasks.midjourney);
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);

@@ -3,6 +3,7 @@ import { joinPath } from '../openai-compatible/openai-compatible-adaptor.js';
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
 import { z } from 'zod';
 import type { NativeChatCall, ProviderAdaptor, UpstreamRequest } from '../provider-types.js';
+import { claudeCountFields, claudeCountOf } from '../shared/token-count-answers.js';
 
 /** The API version sent when the client named none (the one Anthropic's documentation uses). */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -25,6 +26,18 @@ function messagesRequest(call: NativeChatCall): UpstreamRequest {
   };
 }
 
+/** POST /v1/messages/count_tokens: the prompt's fields only, with the client's version and beta flags. */
+function countRequest(call: NativeChatCall): UpstreamRequest {
+  const headers = anthropicHeaders(call.key, call.clientHeaders);
+  headers['content-type'] = 'application/json';
+  return {
+    origin: call.channel.origin,
+    path: joinPath(call.channel.basePath, '/v1/messages/count_tokens'),
+    headers,
+    body: JSON.stringify(claudeCountFields({ ...call.body, model: call.upstreamModel })),
+  };
+}
+
 /** GET /v1/models: the ids are all the console's model fill needs. */
 const anthropicModels = z.object({ data: z.array(z.object({ id: z.string() })) });
 
@@ -32,6 +45,7 @@ const anthropicModels = z.object({ data: z.array(z.object({ id: z.string() })) }
  * Anthropic Claude (channel type 14): the Messages API with `x-api-key` and `anthropic-version`;
  * the client's `anthropic-beta` flags and claude.model_headers_settings are passed on. Chat only:
  * the relay converts other formats to Anthropic's and back (packages/protocol/src/anthropic).
+ * Prompts are counted by the upstream's count_tokens.
  */
 export const anthropicAdaptor: ProviderAdaptor = {
   name: 'Anthropic Claude',
@@ -48,6 +62,7 @@ export const anthropicAdaptor: ProviderAdaptor = {
   nativeChat: {
     formatFor: () => 'anthropic',
     buildRequest: messagesRequest,
+    tokenCount: { request: countRequest, parse: claudeCountOf },
   },
   modelList: {
     kind: 'base',

@@ -5,11 +5,13 @@ import { awsPayloadHash, awsUriEncode, signSigV4 } from '../../lib/aws-sigv4.js'
 import type { ChannelEndpoint, ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { BedrockFrameDecoder } from './bedrock-event-stream.js';
 import { cloudClaudeFields } from '../shared/cloud-claude-fields.js';
-import { bedrockModelId } from './bedrock-models.js';
+import { bedrockFoundationModelId, bedrockModelId } from './bedrock-models.js';
 
 /** What Bedrock requires in an Anthropic body in place of the anthropic-version header. */
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 export const BEDROCK_KEY_FORMAT = 'AccessKeyId|SecretAccessKey|Region';
+/** max_tokens in the InvokeModel body of a count request that named none. */
+const BEDROCK_COUNT_MAX_TOKENS = 1024;
 
 export type BedrockCredentials =
   | { kind: 'sigv4'; accessKeyId: string; secretAccessKey: string; region: string }
@@ -98,6 +100,40 @@ export function buildBedrockChatRequest(call: NativeChatCall): UpstreamRequest {
   return { origin, path, method: 'POST', headers, body };
 }
 
+/**
+ * CountTokens (POST /model/{modelId}/count-tokens): the InvokeModel body it would send, base64 in
+ * `input.invokeModel.body`; answered `{ "inputTokens": n }`. InvokeModel's body needs max_tokens,
+ * which a count request has none of: one is filled in (it changes no count).
+ */
+export function buildBedrockCountRequest(call: NativeChatCall): UpstreamRequest {
+  const credentials = parseBedrockKey(call.key);
+  const { origin, basePath } = originFor(call.channel, `https://bedrock-runtime.${credentials.region}.amazonaws.com`);
+  const path = `${basePath}/model/${awsUriEncode(bedrockFoundationModelId(call.upstreamModel))}/count-tokens`;
+  const invoke = bedrockBody(call);
+  if (typeof invoke.max_tokens !== 'number') {
+    // Above a thinking budget, as InvokeModel requires.
+    const thinking = invoke.thinking as { budget_tokens?: unknown } | undefined;
+    const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
+    invoke.max_tokens = budget + BEDROCK_COUNT_MAX_TOKENS;
+  }
+  const body = JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } });
+  const headers = authorise(credentials, {
+    method: 'POST',
+    origin,
+    path,
+    query: '',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body,
+  });
+  return { origin, path, method: 'POST', headers, body };
+}
+
+export function bedrockCountOf(answer: unknown): number | undefined {
+  if (answer === null || typeof answer !== 'object') return undefined;
+  const tokens = (answer as Record<string, unknown>).inputTokens;
+  return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : undefined;
+}
+
 export function buildBedrockModelListRequest(channel: ChannelEndpoint, key: string): UpstreamRequest {
   const credentials = parseBedrockKey(key);
   const { origin, basePath } = originFor(channel, `https://bedrock.${credentials.region}.amazonaws.com`);
@@ -155,6 +191,7 @@ export const bedrockAdaptor: ProviderAdaptor = {
     formatFor: () => 'anthropic',
     buildRequest: buildBedrockChatRequest,
     frameDecoder: () => new BedrockFrameDecoder(),
+    tokenCount: { request: buildBedrockCountRequest, parse: bedrockCountOf },
   },
   modelList: { kind: 'fetch', request: buildBedrockModelListRequest, parse: parseBedrockModelList },
 };

@@ -54,3 +54,11 @@ export function bedrockModelId(model: string, region: string): string {
   if (!isGeography(geography)) return id;
   return CROSS_REGION[id]?.includes(geography) ? `${PROFILE_PREFIX[geography]}.${id}` : id;
 }
+
+/**
+ * The foundation-model id for a model, never a cross-region profile: Bedrock's CountTokens takes
+ * only the bare id (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html).
+ */
+export function bedrockFoundationModelId(model: string): string {
+  return (BEDROCK_MODEL_IDS[model] ?? model).replace(/^(us|eu|apac|global)\./, '');
+}

@@ -2,6 +2,7 @@ import { normaliseUsage, OpenAIStreamReader, completionTextOf } from '@modelgate
 import { upstreamBody } from '../openai-compatible/openai-compatible-adaptor.js';
 import { classifyOpenAICompatibleError } from '../openai-compatible/openai-compatible-errors.js';
 import { z } from 'zod';
+import { geminiCountOf } from '../shared/token-count-answers.js';
 import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamCall, UpstreamFailure, UpstreamJsonGet, UpstreamRequest } from '../provider-types.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -27,6 +28,25 @@ function generateRequest(call: NativeChatCall): UpstreamRequest {
     path: `${call.channel.basePath}/${apiVersionOf(call)}/models/${modelSegment(call.upstreamModel)}:${method}`,
     headers: { 'x-goog-api-key': call.key, 'content-type': 'application/json' },
     body: call.raw ?? JSON.stringify(call.body),
+  };
+}
+
+/** The fields of a generateContent request that hold or shape the prompt (either spelling, as Google takes both). */
+const PROMPT_FIELDS: ReadonlySet<string> = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'cachedContent']);
+const camelCase = (name: string): string => name.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * models/{model}:countTokens with the request wrapped in `generateContentRequest` (its own model
+ * named inside): only that form counts the system instruction and the tools along with the contents.
+ */
+function countRequest(call: NativeChatCall): UpstreamRequest {
+  const prompt = Object.fromEntries(Object.entries(call.body).filter(([field]) => PROMPT_FIELDS.has(camelCase(field))));
+  const model = modelSegment(call.upstreamModel);
+  return {
+    origin: call.channel.origin,
+    path: `${call.channel.basePath}/${apiVersionOf(call)}/models/${model}:countTokens`,
+    headers: { 'x-goog-api-key': call.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ generateContentRequest: { model: `models/${decodeURIComponent(model)}`, ...prompt } }),
   };
 }
 
@@ -94,6 +114,7 @@ export const geminiAdaptor: ProviderAdaptor = {
   nativeChat: {
     formatFor: () => 'gemini',
     buildRequest: generateRequest,
+    tokenCount: { request: countRequest, parse: geminiCountOf },
   },
   modelList: { kind: 'base', list: listGeminiModels },
 };

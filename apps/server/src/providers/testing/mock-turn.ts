@@ -55,7 +55,10 @@ export interface MockFailure {
 /** Decides each answer from the request body (already parsed); default: a fixed turn. */
 export type MockScript = (body: unknown, path: string) => MockTurn | MockFailure;
 
-export const isMockFailure = (answer: MockTurn | MockFailure): answer is MockFailure => 'status' in answer;
+/** What a mock's token-count endpoint answers for a request: a count, or a failure; default: the mock's own count. */
+export type MockCountScript = (body: Record<string, unknown>) => number | MockFailure | undefined;
+
+export const isMockFailure = (answer: MockTurn | MockFailure | number): answer is MockFailure => typeof answer === 'object' && 'status' in answer;
 
 /**
  * Writes a stream's events, all at once or `intervalMs` apart, then ends it; stops early when the

@@ -1,6 +1,7 @@
 import { OpenAIStreamReader } from '@modelgate/protocol';
 import { AppError } from '../../errors/app-error.js';
 import { AccessTokenCache, parseServiceAccount, type ServiceAccount } from '../../lib/google-service-account.js';
+import { claudeCountFields, claudeCountOf, geminiCountOf } from '../shared/token-count-answers.js';
 import { cloudClaudeFields } from '../shared/cloud-claude-fields.js';
 import type { ErrorVerdict, NativeChatCall, ProviderAdaptor, UpstreamFailure, UpstreamRequest } from '../provider-types.js';
 import { vertexChannelKeys } from './vertex-keys.js';
@@ -22,6 +23,9 @@ const modelSegment = (model: string): string => encodeURIComponent(model).replac
 export function vertexClaudeBody(body: Record<string, unknown>, stream: boolean): Record<string, unknown> {
   return { ...cloudClaudeFields(body), anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(stream ? { stream: true } : {}) };
 }
+
+/** What Vertex's countTokens takes of a generateContent request (CountTokensRequest). */
+const GEMINI_COUNT_FIELDS: ReadonlySet<string> = new Set(['contents', 'systemInstruction', 'system_instruction', 'tools']);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -95,7 +99,8 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
     return account;
   };
 
-  async function buildChatRequest(call: NativeChatCall): Promise<UpstreamRequest> {
+  /** Where a call for this key and model goes, and the headers every call there carries. */
+  async function placeOf(call: NativeChatCall): Promise<{ origin: string; location: string; headers: Record<string, string> }> {
     const account = accountFor(call.key);
     const region = vertexRegion(call.channel.other, call.upstreamModel);
     const origin = call.channel.origin === '' ? vertexOrigin(region) : call.channel.origin;
@@ -110,6 +115,13 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
     if (isClaudeModel(call.upstreamModel)) {
       const beta = headerOf(call.clientHeaders, 'anthropic-beta');
       if (beta) headers['anthropic-beta'] = beta;
+    }
+    return { origin, location, headers };
+  }
+
+  async function buildChatRequest(call: NativeChatCall): Promise<UpstreamRequest> {
+    const { origin, location, headers } = await placeOf(call);
+    if (isClaudeModel(call.upstreamModel)) {
       if (call.stream) headers.accept = 'text/event-stream';
       const method = call.stream ? 'streamRawPredict?alt=sse' : 'rawPredict';
       return {
@@ -130,6 +142,28 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
         const stripped = withoutFunctionResponseIds(call.body);
         return stripped ? JSON.stringify(stripped) : (call.raw ?? JSON.stringify(call.body));
       })(),
+    };
+  }
+
+  /**
+   * Claude: `publishers/anthropic/models/count-tokens:rawPredict`, the model named in the body
+   * (cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens); Gemini: the
+   * model's own `:countTokens`, which takes the prompt fields of a generateContent request.
+   */
+  async function buildCountRequest(call: NativeChatCall): Promise<UpstreamRequest> {
+    const { origin, location, headers } = await placeOf(call);
+    if (isClaudeModel(call.upstreamModel)) {
+      const body = { ...claudeCountFields({ ...call.body, model: vertexClaudeModel(call.upstreamModel) }), anthropic_version: VERTEX_ANTHROPIC_VERSION };
+      return { origin, path: `${location}/publishers/anthropic/models/count-tokens:rawPredict`, method: 'POST', headers, body: JSON.stringify(body) };
+    }
+    const source = withoutFunctionResponseIds(call.body) ?? call.body;
+    const prompt = Object.fromEntries(Object.entries(source).filter(([field]) => GEMINI_COUNT_FIELDS.has(field)));
+    return {
+      origin,
+      path: `${location}/publishers/google/models/${modelSegment(call.upstreamModel)}:countTokens`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(prompt),
     };
   }
 
@@ -154,6 +188,11 @@ export function createVertexAdaptor(options: VertexAdaptorOptions = {}): Provide
     nativeChat: {
       formatFor: (model) => (isClaudeModel(model) ? 'anthropic' : 'gemini'),
       buildRequest: buildChatRequest,
+      tokenCount: {
+        request: buildCountRequest,
+        // Claude's count answers {input_tokens}, Gemini's {totalTokens}.
+        parse: (answer) => claudeCountOf(answer) ?? geminiCountOf(answer),
+      },
     },
     modelList: { kind: 'known', models: VERTEX_KNOWN_MODELS },
   };

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { countAborted, isMockFailure, writeEvents, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import {
+  countAborted,
+  isMockFailure,
+  writeEvents,
+  type MockCountScript,
+  type MockRequestRecord,
+  type MockScript,
+  type MockTurn,
+} from '../../testing/mock-turn.js';
 
 /**
  * Anthropic's API on 127.0.0.1, for tests: `POST /v1/messages` (whole or streamed),
@@ -14,6 +22,8 @@ export interface MockAnthropicOptions {
   script?: MockScript;
   /** What GET /v1/models lists (default: two Claude ids). */
   models?: string[];
+  /** What count_tokens answers (default, or undefined from it: mockAnthropicTokenCount). */
+  countTokens?: MockCountScript;
 }
 
 export interface MockAnthropic {
@@ -22,6 +32,7 @@ export interface MockAnthropic {
   /** Responses whose client went away before they ended. */
   readonly abortedResponses: number;
   setScript(script: MockScript): void;
+  setCountScript(script: MockCountScript | undefined): void;
   close(): Promise<void>;
 }
 
@@ -171,6 +182,20 @@ export function mockAnthropicTokenCount(body: Json): number {
   return Math.ceil(texts.reduce((sum, text) => sum + text.length, 0) / 4);
 }
 
+/** The body fields count_tokens takes; any other is refused as an extra input. */
+const COUNT_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'mcp_servers',
+  'context_management',
+  'output_config',
+  'output_format',
+]);
+
 // --- the server -----------------------------------------------------------------------------
 
 const header = (request: ReceivedRequest, name: string): string | undefined => {
@@ -190,6 +215,7 @@ function modelList(models: string[]): Json {
 
 export async function startMockAnthropic(options: MockAnthropicOptions): Promise<MockAnthropic> {
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
+  let countScript = options.countTokens;
   const requests: MockRequestRecord[] = [];
   let aborted = 0;
 
@@ -218,7 +244,14 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
     const fields = body as Json;
     if (typeof fields.model !== 'string') return sendError(response, 400, 'model: Field required');
     if (!Array.isArray(fields.messages)) return sendError(response, 400, 'messages: Field required');
-    if (path === '/v1/messages/count_tokens') return sendJson(response, 200, { input_tokens: mockAnthropicTokenCount(fields) });
+    if (path === '/v1/messages/count_tokens') {
+      // The count endpoint takes the prompt's fields only (docs.anthropic.com/en/api/messages-count-tokens).
+      const extra = Object.keys(fields).find((field) => !COUNT_FIELDS.has(field));
+      if (extra) return sendError(response, 400, `${extra}: Extra inputs are not permitted`);
+      const counted = countScript?.(fields) ?? mockAnthropicTokenCount(fields);
+      if (isMockFailure(counted)) return sendError(response, counted.status, counted.message, counted.type);
+      return sendJson(response, 200, { input_tokens: counted });
+    }
     if (typeof fields.max_tokens !== 'number') return sendError(response, 400, 'max_tokens: Field required');
 
     const answer = script(body, path);
@@ -238,6 +271,9 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
     },
     setScript: (next) => {
       script = next;
+    },
+    setCountScript: (next) => {
+      countScript = next;
     },
     close: () => server.close(),
   };

@@ -5,8 +5,8 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import aws4 from 'aws4';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
 import { CLOUD_CLAUDE_FIELDS } from '../../shared/cloud-claude-fields.js';
-import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
-import { mockAnthropicMessage, mockAnthropicStreamEvents } from '../../anthropic/testing/mock-anthropic.js';
+import { isMockFailure, type MockCountScript, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import { mockAnthropicMessage, mockAnthropicStreamEvents, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
 
 /**
  * A Bedrock runtime on 127.0.0.1 that checks what AWS checks: every request's SigV4 signature is
@@ -22,12 +22,15 @@ export interface MockBedrockOptions {
   /** Also accept this Bedrock API key as `Authorization: Bearer`. */
   apiKey?: string;
   script?: MockScript;
+  /** What CountTokens answers (default, or undefined from it: mockAnthropicTokenCount of the InvokeModel body). */
+  countTokens?: MockCountScript;
 }
 
 export interface MockBedrock {
   url: string;
   requests: MockRequestRecord[];
   setScript(script: MockScript): void;
+  setCountScript(script: MockCountScript | undefined): void;
   /** Streams then stop after `afterEvents` Anthropic events with this exception message (until cleared with undefined). */
   setStreamException(exception: { afterEvents: number; type: string; message: string } | undefined): void;
   close(): Promise<void>;
@@ -137,6 +140,7 @@ function bodyProblem(body: unknown): string | undefined {
 }
 
 const MODEL_ID = /^((us|eu|apac|global)\.)?anthropic\.claude-[a-z0-9.-]+(:\d+)?$/;
+const FOUNDATION_MODEL_ID = /^anthropic\.claude-[a-z0-9.-]+(:\d+)?$/;
 
 /** One event-stream message carrying an Anthropic event, as InvokeModelWithResponseStream sends it. */
 export function bedrockChunkFrame(event: Record<string, unknown>): Buffer {
@@ -170,7 +174,32 @@ export function bedrockExceptionFrame(exceptionType: string, message: string): B
 export async function startMockBedrock(options: MockBedrockOptions): Promise<MockBedrock> {
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
   let streamException: { afterEvents: number; type: string; message: string } | undefined;
+  let countScript = options.countTokens;
   const requests: MockRequestRecord[] = [];
+  /**
+   * CountTokens (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html): a
+   * foundation-model id (profiles are refused), the InvokeModel body base64 in input.invokeModel.body,
+   * checked as InvokeModel checks it; answered { inputTokens }.
+   */
+  const countTokens = (response: ServerResponse, modelId: string, body: unknown): void => {
+    if (!FOUNDATION_MODEL_ID.test(modelId)) return sendError(response, 400, 'ValidationException', "The provided model doesn't support counting tokens.");
+    const encoded = (body as { input?: { invokeModel?: { body?: unknown } } } | undefined)?.input?.invokeModel?.body;
+    if (typeof encoded !== 'string')
+      return sendError(response, 400, 'ValidationException', '1 validation error detected: input must name invokeModel or converse.');
+    let invoke: unknown;
+    try {
+      invoke = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    } catch {
+      return sendError(response, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
+    }
+    const problem = bodyProblem(invoke);
+    if (problem) return sendError(response, 400, 'ValidationException', problem);
+    const counted = countScript?.(invoke as Record<string, unknown>) ?? mockAnthropicTokenCount(invoke as Record<string, unknown>);
+    if (isMockFailure(counted)) return sendFailure(response, counted);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ inputTokens: counted }));
+  };
+
   const server = await new LocalServer((request, response) => {
     let body: unknown;
     try {
@@ -196,6 +225,8 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
         }),
       );
     }
+    const counting = /^\/model\/([^/]+)\/count-tokens$/.exec(pathname);
+    if (request.method === 'POST' && counting) return countTokens(response, decodeURIComponent(counting[1]!), body);
     const route = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(pathname);
     if (request.method !== 'POST' || !route) return sendError(response, 404, 'UnknownOperationException', `No operation for ${request.method} ${pathname}`);
     const modelId = decodeURIComponent(route[1]!);
@@ -226,6 +257,9 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
     requests,
     setScript: (next) => {
       script = next;
+    },
+    setCountScript: (next) => {
+      countScript = next;
     },
     setStreamException: (exception) => {
       streamException = exception;

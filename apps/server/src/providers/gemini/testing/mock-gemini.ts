@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { countAborted, isMockFailure, writeEvents, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import {
+  countAborted,
+  isMockFailure,
+  writeEvents,
+  type MockCountScript,
+  type MockRequestRecord,
+  type MockScript,
+  type MockTurn,
+} from '../../testing/mock-turn.js';
 
 /**
  * Google's Gemini API (generativelanguage.googleapis.com) on 127.0.0.1, for tests, at /v1beta and
@@ -21,6 +29,8 @@ export interface MockGeminiOptions {
   script?: MockScript;
   /** What GET models lists (default: two Gemini ids). Generation accepts any model name. */
   models?: string[];
+  /** What countTokens answers (default, or undefined from it: mockGeminiTokenCount). */
+  countTokens?: MockCountScript;
 }
 
 /** A received request; `path` is without the query string, which is in `query`. */
@@ -34,6 +44,7 @@ export interface MockGemini {
   /** Responses whose client went away before they ended. */
   readonly abortedResponses: number;
   setScript(script: MockScript): void;
+  setCountScript(script: MockCountScript | undefined): void;
   close(): Promise<void>;
 }
 
@@ -244,6 +255,25 @@ export function mockGeminiTokenCount(body: Json): number {
   return Math.ceil(texts.reduce((sum, text) => sum + text.length, 0) / 4);
 }
 
+/**
+ * Why Google would refuse a countTokens body: it takes `contents` or a whole
+ * `generateContentRequest` (which names its model), not both (ai.google.dev/api/tokens).
+ */
+function countTokensProblem(body: unknown): string | undefined {
+  if (!isObject(body)) return 'Invalid JSON payload received. Expected an object.';
+  const inner = body.generateContentRequest ?? body.generate_content_request;
+  if (inner === undefined) {
+    const unknown = Object.keys(body).find((key) => camelCase(key) !== 'contents');
+    return unknown ? `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.` : undefined;
+  }
+  if (body.contents !== undefined) return 'contents and generate_content_request cannot both be set.';
+  if (!isObject(inner) || typeof inner.model !== 'string' || !inner.model.startsWith('models/')) {
+    return '* CountTokensRequest.generate_content_request.model: model is required (models/{model})\n';
+  }
+  const { model: _model, ...request } = inner;
+  return geminiRequestProblem(request);
+}
+
 const modelEntry = (id: string): Json => ({
   name: `models/${id}`,
   version: '001',
@@ -263,6 +293,7 @@ const header = (request: ReceivedRequest, name: string): string | undefined => {
 
 export async function startMockGemini(options: MockGeminiOptions): Promise<MockGemini> {
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
+  let countScript = options.countTokens;
   const requests: MockGeminiRequestRecord[] = [];
   const models = options.models ?? DEFAULT_MODELS;
   let aborted = 0;
@@ -309,8 +340,13 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
         : sendError(response, 404, `models/${model} is not found for API version ${version}`);
     }
     if (request.method !== 'POST' || model === undefined || method === undefined) return sendError(response, 404, `Not found: ${request.method} ${path}`);
-    if (method === 'countTokens')
-      return isObject(body) ? sendJson(response, 200, { totalTokens: mockGeminiTokenCount(body) }) : sendError(response, 400, 'Invalid JSON payload received.');
+    if (method === 'countTokens') {
+      const problem = countTokensProblem(body);
+      if (problem || !isObject(body)) return sendError(response, 400, problem ?? 'Invalid JSON payload received.');
+      const counted = countScript?.(body) ?? mockGeminiTokenCount(body);
+      if (isMockFailure(counted)) return sendError(response, counted.status, counted.message, counted.type);
+      return sendJson(response, 200, { totalTokens: counted });
+    }
     if (method !== 'generateContent' && method !== 'streamGenerateContent') {
       return sendError(response, 404, `models/${model} is not found for API version ${version}, or is not supported for ${method}.`);
     }
@@ -339,6 +375,9 @@ export async function startMockGemini(options: MockGeminiOptions): Promise<MockG
     },
     setScript: (next) => {
       script = next;
+    },
+    setCountScript: (next) => {
+      countScript = next;
     },
     close: () => server.close(),
   };

@@ -1,9 +1,9 @@
 import { createPublicKey, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { mockAnthropicMessage, mockAnthropicSse } from '../../anthropic/testing/mock-anthropic.js';
-import { isMockFailure, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
-import { geminiRequestProblem, mockGeminiResponse, mockGeminiStreamResponses } from '../../gemini/testing/mock-gemini.js';
+import { mockAnthropicMessage, mockAnthropicSse, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
+import { isMockFailure, type MockCountScript, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
+import { geminiRequestProblem, mockGeminiResponse, mockGeminiStreamResponses, mockGeminiTokenCount } from '../../gemini/testing/mock-gemini.js';
 
 /**
  * Vertex AI on 127.0.0.1 with its own OAuth token endpoint (`POST /token`), checking what Google
@@ -20,6 +20,8 @@ export interface MockVertexOptions {
   script?: MockScript;
   /** expires_in of the tokens it issues (default 3599 s). */
   tokenExpiresIn?: number;
+  /** What Claude's count-tokens and Gemini's countTokens answer (default, or undefined from it: the mocks' own counts). */
+  countTokens?: MockCountScript;
 }
 
 export interface MockTokenRequest {
@@ -38,6 +40,7 @@ export interface MockVertex {
   tokenRequests: MockTokenRequest[];
   requests: MockRequestRecord[];
   setScript(script: MockScript): void;
+  setCountScript(script: MockCountScript | undefined): void;
   setTokenExpiresIn(seconds: number): void;
   /** Makes the token endpoint fail (Google's OAuth error shape) until cleared with undefined. */
   setTokenFailure(failure: { status: number; error: string; description: string } | undefined): void;
@@ -103,6 +106,17 @@ function functionResponseIdProblem(body: Record<string, unknown>): string | unde
   return undefined;
 }
 
+const CLAUDE_COUNT_FIELDS: ReadonlySet<string> = new Set(['anthropic_version', 'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking']);
+const GEMINI_COUNT_FIELDS: ReadonlySet<string> = new Set([
+  'contents',
+  'systemInstruction',
+  'system_instruction',
+  'tools',
+  'generationConfig',
+  'instances',
+  'model',
+]);
+
 const decodeSegment = (segment: string): Record<string, unknown> => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 export async function startMockVertex(options: MockVertexOptions = {}): Promise<MockVertex> {
@@ -117,6 +131,7 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
     privateKeyPem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   }
   let script: MockScript = options.script ?? (() => DEFAULT_TURN);
+  let countScript = options.countTokens;
   let expiresIn = options.tokenExpiresIn ?? 3599;
   let tokenFailure: { status: number; error: string; description: string } | undefined;
   const tokens = new Map<string, number>();
@@ -162,6 +177,32 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
     sendJson(response, 200, { access_token: token, expires_in: expiresIn, token_type: 'Bearer' });
   };
 
+  /** count-tokens:rawPredict: the model in the body, with Vertex's anthropic_version (…/partner-models/claude/count-tokens). */
+  const countClaudeTokens = (response: ServerResponse, body: Record<string, unknown>): void => {
+    const invalid = (message: string): void => sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message } });
+    if (body.anthropic_version !== 'vertex-2023-10-16') return invalid("anthropic_version: Input should be 'vertex-2023-10-16'");
+    if (typeof body.model !== 'string' || !/^claude-[a-z0-9.-]+@\d{8}$/.test(body.model))
+      return invalid('model: a Vertex Claude model id (name@version) is required');
+    if (!Array.isArray(body.messages)) return invalid('messages: Field required');
+    const extra = Object.keys(body).find((field) => !CLAUDE_COUNT_FIELDS.has(field));
+    if (extra) return invalid(`${extra}: Extra inputs are not permitted`);
+    const counted = countScript?.(body) ?? mockAnthropicTokenCount(body);
+    if (isMockFailure(counted)) return sendFailure(response, counted);
+    sendJson(response, 200, { input_tokens: counted });
+  };
+
+  /** A Gemini model's countTokens: CountTokensRequest's prompt fields; answered with totalTokens and totalBillableCharacters. */
+  const countGeminiTokens = (response: ServerResponse, body: Record<string, unknown>): void => {
+    const unknown = Object.keys(body).find((field) => !GEMINI_COUNT_FIELDS.has(field));
+    if (unknown) return sendGoogleError(response, 400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+    if (!Array.isArray(body.contents) || body.contents.length === 0) return sendGoogleError(response, 400, 'contents is required.');
+    const problem = functionResponseIdProblem(body);
+    if (problem) return sendGoogleError(response, 400, problem);
+    const counted = countScript?.(body) ?? mockGeminiTokenCount(body);
+    if (isMockFailure(counted)) return sendFailure(response, counted);
+    sendJson(response, 200, { totalTokens: counted, totalBillableCharacters: counted * 4 });
+  };
+
   const handlePredict = (request: ReceivedRequest, response: ServerResponse, body: unknown): void => {
     const [pathname = '', query = ''] = request.url.split('?');
     const route = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/.exec(pathname);
@@ -180,6 +221,8 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
       return sendGoogleError(response, 403, `Permission denied on resource project ${decodeURIComponent(project)}.`);
     const model = decodeURIComponent(rawModel);
     const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (publisher === 'anthropic' && model === 'count-tokens' && method === 'rawPredict') return countClaudeTokens(response, record);
+    if (publisher === 'google' && method === 'countTokens') return countGeminiTokens(response, record);
     if (publisher === 'anthropic') {
       if (method !== 'rawPredict' && method !== 'streamRawPredict')
         return sendGoogleError(response, 400, `Method ${method} is not supported for Anthropic models.`);
@@ -247,6 +290,9 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
     requests,
     setScript: (next) => {
       script = next;
+    },
+    setCountScript: (next) => {
+      countScript = next;
     },
     setTokenExpiresIn: (seconds) => {
       expiresIn = seconds;
