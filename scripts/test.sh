@@ -5,6 +5,8 @@
 #                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
 #   2. type-check every workspace (npm run typecheck: tsc), then lint (npm run lint: Biome)
 #   3. build the web console (the e2e server serves apps/web/dist)
+#   3b. the coding-agent CLIs the relay's agent tests run (scripts/agent-clis.mjs: npm
+#       installs them once into ~/.cache/modelgate/agent-clis/, not into the workspaces)
 #   4. Vitest      (unit + integration, root vitest.config.ts)
 #   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
 #   6. ONE closing line "N passed, N failed, N skipped" summing both runners
@@ -65,6 +67,13 @@ if [[ -f apps/web/package.json ]] \
   build_rc=$?
   set -e
 fi
+
+# --- 3b. coding-agent CLIs ---------------------------------------------------
+# Claude Code, Codex and Gemini CLI for apps/server/src/relay/coding-agents.test.ts: about 15 s from
+# the registry the first time (370 MB of tarballs, 900 MB unpacked), a file read once installed.
+# Not counted as a step: if it fails, those tests fail and say how to install.
+step "coding-agent CLIs"
+node scripts/agent-clis.mjs || echo "[test] the coding-agent CLIs could not be installed: their tests will fail" >&2
 
 # --- 4. Vitest --------------------------------------------------------------
 step "vitest"
