@@ -89,6 +89,9 @@ describe('sessionKeyOf', () => {
     expect(sessionKeyOf(all, body, ['x-agent-session'])).toBe('mine');
     expect(sessionKeyOf(all, body, [])).toBe('claude');
     expect(sessionKeyOf({ session_id: 'codex', conversation_id: 'codex-old' }, body, [])).toBe('codex');
+    // Codex 0.171 sends its thread id as session-id and thread-id.
+    expect(sessionKeyOf({ 'session-id': 'thread-1', 'thread-id': 'thread-1', session_id: 'older' }, body, [])).toBe('thread-1');
+    expect(sessionKeyOf({ 'thread-id': 'thread-2' }, body, [])).toBe('thread-2');
     expect(sessionKeyOf({ conversation_id: 'codex-old' }, body, [])).toBe('codex-old');
     expect(sessionKeyOf({}, body, ['x-agent-session'])).toBe('cache-key');
     expect(sessionKeyOf({}, json({ metadata: { user_id: 'user_ab_account__session_s-1' } }), [])).toBe('s-1');

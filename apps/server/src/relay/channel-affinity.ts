@@ -20,6 +20,9 @@ import type { RelayInput } from './relay-input.js';
  * The session key, the first of (see sessionKeyOf):
  * - the headers named by ChannelAffinityHeader (comma-separated; empty by default);
  * - `x-claude-code-session-id`, the session header Claude Code sends with every call;
+ * - `session-id`, then `thread-id`: Codex CLI 0.171 sends its thread id under both (seen in
+ *   coding-agents.test.ts's traffic); older versions sent `session_id` and `conversation_id`,
+ *   read next.
  * - `session_id`, then `conversation_id`: Codex CLI sends its conversation id under both
  *   (codex-rs/codex-api requests/headers.rs), and as the Responses body's `prompt_cache_key`;
  * - the body's `prompt_cache_key` (OpenAI chat and Responses: the client's own cache key);
@@ -61,7 +64,7 @@ import type { RelayInput } from './relay-input.js';
 export const MAX_SESSION_KEY = 256;
 
 /** The session headers agent CLIs send, as Node spells them (lower case). */
-const SESSION_HEADERS = ['x-claude-code-session-id', 'session_id', 'conversation_id'] as const;
+const SESSION_HEADERS = ['x-claude-code-session-id', 'session-id', 'thread-id', 'session_id', 'conversation_id'] as const;
 
 const AFFINITY_OPTIONS: ReadonlySet<OptionKey> = new Set([
   'ChannelAffinityEnabled',

@@ -13,8 +13,19 @@ import type { UpstreamRequest } from '../providers/provider-types.js';
 const SAME_FORMAT_HEADERS: Readonly<Record<ChatFormat, readonly string[]>> = {
   // Claude Code: its session id (v2.1.86 and later), its request id, the app that calls.
   anthropic: ['x-claude-code-session-id', 'x-client-request-id', 'x-app'],
-  // Codex: its session and conversation ids, who calls (originator) and its request id.
-  responses: ['session_id', 'session-id', 'conversation_id', 'originator', 'x-client-request-id', 'openai-beta'],
+  // Codex: its session and thread ids (session_id and conversation_id before 0.171), who calls
+  // (originator), its request and window ids and turn metadata.
+  responses: [
+    'session-id',
+    'thread-id',
+    'session_id',
+    'conversation_id',
+    'originator',
+    'x-client-request-id',
+    'x-codex-window-id',
+    'x-codex-turn-metadata',
+    'openai-beta',
+  ],
   openai: [],
   gemini: [],
   cohere: [],
