@@ -1,6 +1,11 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_RATIO } from '../config/default-prices.js';
+import { startMockAnthropic, type MockAnthropic } from '../providers/anthropic/testing/mock-anthropic.js';
+import { startMockBedrock, type MockBedrock } from '../providers/aws-bedrock/testing/mock-bedrock.js';
+import { startMockVertex, type MockVertex } from '../providers/vertex/testing/mock-vertex.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { chatCompletionBody, chatStream, sendJson } from './testing/mock-upstream.js';
 import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
@@ -10,7 +15,9 @@ import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals,
  * as served from its cache (`prompt_tokens_details.cached_tokens` in chat,
  * `input_tokens_details.cached_tokens` in the Responses API) are billed at model ratio × cache
  * ratio, the rest of the prompt at the model ratio; the log's `other` carries cache_tokens and
- * cache_ratio; users, tokens, channels and logs move by the same amount.
+ * cache_ratio; users, tokens, channels and logs move by the same amount. Claude's reads and writes
+ * (cache_read_input_tokens, cache_creation_input_tokens at CreateCacheRatio) likewise, from
+ * Anthropic, Bedrock and Vertex channels, to Anthropic and OpenAI chat clients, whole and streamed.
  */
 
 const GROUP_RATIO = 1.5;
@@ -223,4 +230,114 @@ describe('cache ratio billing on postgres', () => {
       [1746, 1024, CACHE_RATIO],
     ]);
   });
+});
+
+describe('cache reads and writes from Claude upstreams (SQLite)', () => {
+  const CLAUDE_KEY = 'sk-ant-cache-key-0123456789';
+  const AWS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', region: 'us-east-1' };
+  const CREATE_CACHE_RATIO = 1.25;
+  const claudeModel = unique('cache-claude');
+  const bedrockModel = unique('cache-bedrock');
+  const vertexModel = unique('cache-vertex');
+  // 120 plain input tokens, 2000 read from the cache, 800 written to it, 30 out.
+  const usage = { input: 120, output: 30, cacheRead: 2000, cacheWrite: 800 };
+  // (120 + 2000 × 0.25 + 800 × 1.25 + 30 × 3) × 2 × 1.5 = (120 + 500 + 1000 + 90) × 3 = 5130.
+  const CHARGE = 5130;
+  let env: RelayTestEnv;
+  let claude: MockAnthropic;
+  let bedrock: MockBedrock;
+  let vertex: MockVertex;
+  const group = unique('cache-claude');
+
+  beforeAll(async () => {
+    env = await startRelayTestEnv();
+    const turn = () => ({ text: 'From the cache.', usage });
+    claude = await startMockAnthropic({ key: CLAUDE_KEY, script: turn });
+    bedrock = await startMockBedrock({ ...AWS, script: turn });
+    vertex = await startMockVertex({ projectId: 'cache-project', script: turn });
+    const models = [claudeModel, bedrockModel, vertexModel];
+    await setOption(env.context, 'GroupRatio', JSON.stringify({ default: 1, [group]: GROUP_RATIO }));
+    await setOption(env.context, 'ModelRatio', JSON.stringify({ ...DEFAULT_MODEL_RATIO, ...Object.fromEntries(models.map((model) => [model, MODEL_RATIO])) }));
+    await setOption(
+      env.context,
+      'CompletionRatio',
+      JSON.stringify({ ...DEFAULT_COMPLETION_RATIO, ...Object.fromEntries(models.map((model) => [model, COMPLETION_RATIO])) }),
+    );
+    await setOption(env.context, 'CacheRatio', JSON.stringify(Object.fromEntries(models.map((model) => [model, CACHE_RATIO]))));
+    await setOption(env.context, 'CreateCacheRatio', JSON.stringify(Object.fromEntries(models.map((model) => [model, CREATE_CACHE_RATIO]))));
+  });
+  afterAll(async () => {
+    await claude?.close();
+    await bedrock?.close();
+    await vertex?.close();
+    await env?.close();
+  });
+
+  /** A payer of its own, and the channel for `model` in its group. */
+  async function claudePayer(model: string) {
+    const payerGroup = unique(group);
+    const ratios = env.context.options.json<Record<string, number>>('GroupRatio');
+    await setOption(env.context, 'GroupRatio', JSON.stringify({ ...ratios, [payerGroup]: GROUP_RATIO }));
+    const user = await seedUser(env.context, { quota: 1_000_000, group: payerGroup });
+    const token = await seedToken(env.context, user.id, { remainQuota: 500_000, unlimited: false });
+    const channel =
+      model === claudeModel
+        ? { type: 14, key: CLAUDE_KEY, baseUrl: claude.url }
+        : model === bedrockModel
+          ? { type: 33, key: `${AWS.accessKeyId}|${AWS.secretAccessKey}|${AWS.region}`, baseUrl: bedrock.url }
+          : { type: 41, key: vertex.serviceAccountKey, baseUrl: vertex.url, other: 'us-east5' };
+    const channelId = await seedChannel(env.context, {
+      ...channel,
+      models: [model],
+      modelMapping: model === claudeModel ? undefined : { [model]: 'claude-sonnet-4-5-20250929' },
+      groups: [payerGroup],
+    });
+    return { apiKey: token.apiKey, ids: { userId: user.id, tokenId: token.id, channelIds: [channelId] } };
+  }
+
+  /** Each call billed (120 + 2000 read + 800 written) prompt tokens, the reads and writes at their ratios. */
+  async function expectCacheBilled(ids: { userId: number; tokenId: number; channelIds: number[] }, calls: number) {
+    const logs = await expectCharged(env, ids, calls * CHARGE);
+    expect(logs).toHaveLength(calls);
+    for (const log of logs) {
+      expect(log).toMatchObject({ quota: CHARGE, prompt: 120 + 2000 + 800, completion: 30 });
+      expect(log.other).toMatchObject({ cache_tokens: 2000, cache_ratio: CACHE_RATIO, cache_creation_tokens: 800, cache_creation_ratio: CREATE_CACHE_RATIO });
+    }
+  }
+
+  for (const model of [claudeModel, bedrockModel, vertexModel]) {
+    const kind = model === claudeModel ? 'Anthropic' : model === bedrockModel ? 'Bedrock' : 'Vertex';
+    it(`an Anthropic client on a ${kind} channel, whole and streamed, with cache_control`, async () => {
+      const { apiKey, ids } = await claudePayer(model);
+      const client = new Anthropic({ apiKey, baseURL: env.gateway, maxRetries: 0 });
+      const params = {
+        model,
+        max_tokens: 256,
+        system: [{ type: 'text' as const, text: 'A long, stable system prompt.', cache_control: { type: 'ephemeral' as const } }],
+        messages: [{ role: 'user' as const, content: 'Go on.' }],
+      };
+      const whole = await client.messages.create(params);
+      expect(whole.usage).toMatchObject({ input_tokens: 120, cache_read_input_tokens: 2000, cache_creation_input_tokens: 800, output_tokens: 30 });
+      const streamed = await client.messages.stream(params).finalMessage();
+      expect(streamed.usage).toMatchObject({ input_tokens: 120, cache_read_input_tokens: 2000, cache_creation_input_tokens: 800, output_tokens: 30 });
+      await expectCacheBilled(ids, 2);
+    });
+  }
+
+  for (const model of [claudeModel, bedrockModel]) {
+    const kind = model === claudeModel ? 'Anthropic' : 'Bedrock';
+    it(`an OpenAI chat client on a ${kind} channel, whole and streamed: the reads and writes come back in its usage and are billed`, async () => {
+      const { apiKey, ids } = await claudePayer(model);
+      const client = new OpenAI({ apiKey, baseURL: `${env.gateway}/v1`, maxRetries: 0 });
+      const messages = [{ role: 'user' as const, content: 'Go on.' }];
+      const whole = await client.chat.completions.create({ model, messages });
+      expect(whole.usage).toMatchObject({ prompt_tokens: 2920, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 2000 } });
+      let reported: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of await client.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } })) {
+        if (chunk.usage) reported = chunk.usage;
+      }
+      expect(reported).toMatchObject({ prompt_tokens: 2920, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 2000 } });
+      await expectCacheBilled(ids, 2);
+    });
+  }
 });

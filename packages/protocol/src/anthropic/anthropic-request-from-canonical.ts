@@ -1,6 +1,7 @@
 import { REASONING_BUDGETS, type Converted, type OutboundContext } from '../convert/codec.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolChoice } from '../openai/chat-types.js';
 import type {
+  AnthropicCacheControl,
   AnthropicContentBlock,
   AnthropicImageBlock,
   AnthropicMessageParam,
@@ -27,7 +28,24 @@ const toolId = (id: string | undefined, fallback: string): string => (id ? id.re
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
+/**
+ * A part as a Claude block, its cache_control kept (new-api carries the marker of text, image and
+ * file parts to Claude, so OpenAI-style clients can use Claude's prompt cache).
+ */
 function partToBlock(part: ChatContentPart, warnings: Warnings): AnthropicContentBlock | undefined {
+  const block = partBlock(part, warnings);
+  const marker = part.type === 'input_audio' ? undefined : cacheControlOf(part.cache_control);
+  if (block && marker && (block.type === 'text' || block.type === 'image' || block.type === 'document')) block.cache_control = marker;
+  return block;
+}
+
+/** A cache_control value Claude takes: `{type: 'ephemeral'}`, with its ttl when it names one. */
+function cacheControlOf(value: unknown): AnthropicCacheControl | undefined {
+  if (!isJsonObject(value) || value.type !== 'ephemeral') return undefined;
+  return typeof value.ttl === 'string' ? { type: 'ephemeral', ttl: value.ttl } : { type: 'ephemeral' };
+}
+
+function partBlock(part: ChatContentPart, warnings: Warnings): AnthropicContentBlock | undefined {
   switch (part.type) {
     case 'text':
       return part.text === '' ? undefined : { type: 'text', text: part.text };
@@ -267,7 +285,13 @@ export function anthropicRequestFromCanonical(request: ChatRequest, context: Out
         continue;
       }
       const { name, description, parameters } = tool.function;
-      tools.push({ name, ...(description ? { description } : {}), input_schema: parameters ?? { type: 'object', properties: {} } });
+      const marker = cacheControlOf(tool.cache_control);
+      tools.push({
+        name,
+        ...(description ? { description } : {}),
+        input_schema: parameters ?? { type: 'object', properties: {} },
+        ...(marker ? { cache_control: marker } : {}),
+      });
     }
     if (tools.length > 0) out.tools = tools;
   }

@@ -412,3 +412,47 @@ describe('round trip Anthropic → canonical → Anthropic', () => {
     expect(back.messages).toEqual(thinkingRequest.messages);
   });
 });
+
+describe('anthropicRequestFromCanonical: cache_control from OpenAI-style clients', () => {
+  it('carries the marker of system, user, tool-result and image parts and of tools to Claude (as new-api does)', () => {
+    const marker = { type: 'ephemeral' as const };
+    const hour = { type: 'ephemeral' as const, ttl: '1h' };
+    const request: ChatRequest = {
+      model: 'x',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'A long, stable system prompt.', cache_control: hour }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' }, cache_control: marker },
+            { type: 'text', text: 'The long document.', cache_control: marker },
+            { type: 'text', text: 'The question.' },
+          ],
+        },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'A long tool answer.', cache_control: marker }] },
+      ],
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } }, cache_control: marker }],
+    };
+    const { value, warnings } = anthropicRequestFromCanonical(request, context);
+    expect(value.system).toEqual([{ type: 'text', text: 'A long, stable system prompt.', cache_control: hour }]);
+    expect(value.messages[0]!.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }, cache_control: marker },
+      { type: 'text', text: 'The long document.', cache_control: marker },
+      { type: 'text', text: 'The question.' },
+    ]);
+    expect(value.messages[2]!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'A long tool answer.', cache_control: marker }] },
+    ]);
+    expect(value.tools).toEqual([{ name: 'lookup', input_schema: { type: 'object', properties: {} }, cache_control: marker }]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('leaves out a marker Claude would refuse', () => {
+    const request: ChatRequest = {
+      model: 'x',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'persistent' } as never }] }],
+    };
+    expect(anthropicRequestFromCanonical(request, context).value.messages[0]!.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+});

@@ -65,6 +65,21 @@ describe('usage', () => {
     });
   });
 
+  it('names the writes kept for an hour (cache_creation.ephemeral_1h_input_tokens), never more than the writes', () => {
+    const usage = {
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 500,
+      cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 300 },
+    };
+    expect(anthropicUsageToChat(usage).prompt_tokens_details).toEqual({ cached_tokens: 0, cached_creation_tokens: 500, cached_creation_1h_tokens: 300 });
+    const fiveMinutes = { ...usage, cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 0 } };
+    expect(anthropicUsageToChat(fiveMinutes).prompt_tokens_details).toEqual({ cached_tokens: 0, cached_creation_tokens: 500 });
+    const overstated = { ...usage, cache_creation: { ephemeral_1h_input_tokens: 900 } };
+    expect(anthropicUsageToChat(overstated).prompt_tokens_details?.cached_creation_1h_tokens).toBe(500);
+  });
+
   it('takes them back out for an Anthropic client', () => {
     expect(
       chatUsageToAnthropic({

@@ -118,6 +118,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private takeUsage(value: unknown): void {
     if (!isJsonObject(value)) return;
     if (isJsonObject(value.output_tokens_details)) this.usage.output_tokens_details = value.output_tokens_details;
+    if (isJsonObject(value.cache_creation)) this.usage.cache_creation = value.cache_creation;
     for (const field of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens']) {
       if (typeof value[field] === 'number') {
         this.usage[field] = value[field];

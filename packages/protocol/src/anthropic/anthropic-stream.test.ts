@@ -90,6 +90,21 @@ describe('AnthropicStreamDecoder', () => {
     expect(decoder.finish()).toEqual([]);
   });
 
+  it('keeps the cache writes’ split by lifetime from message_start', () => {
+    const decoder = new AnthropicStreamDecoder('m');
+    decoder.push(
+      '{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":4,"cache_creation_input_tokens":900,"cache_read_input_tokens":100,' +
+        '"cache_creation":{"ephemeral_5m_input_tokens":300,"ephemeral_1h_input_tokens":600},"output_tokens":1}}}',
+    );
+    decoder.push('{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}');
+    expect(decoder.push('{"type":"message_stop"}').at(-1)?.usage).toEqual({
+      prompt_tokens: 1004,
+      completion_tokens: 12,
+      total_tokens: 1016,
+      prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 900, cached_creation_1h_tokens: 600 },
+    });
+  });
+
   it('reports an error event and ignores ping, unparsable data and unknown events', () => {
     const { chunks, decoder } = decodeText(
       `event: ping\ndata: {"type":"ping"}\n\ndata: not json\n\nevent: x\ndata: {"type":"brand_new"}\n\n${streamErrorTranscript}`,

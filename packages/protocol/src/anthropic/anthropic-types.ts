@@ -34,6 +34,7 @@ export type AnthropicImageSource = { type: 'base64'; media_type: string; data: s
 export interface AnthropicImageBlock {
   type: 'image';
   source: AnthropicImageSource;
+  cache_control?: AnthropicCacheControl;
 }
 
 export type AnthropicDocumentSource =
@@ -45,6 +46,7 @@ export interface AnthropicDocumentBlock {
   type: 'document';
   source: AnthropicDocumentSource;
   title?: string;
+  cache_control?: AnthropicCacheControl;
 }
 
 export interface AnthropicToolUseBlock {
@@ -84,6 +86,7 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
 }
 
 export type AnthropicToolChoice =
@@ -116,6 +119,8 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** The writes by lifetime (cache_control ttl 5m or 1h); they add up to cache_creation_input_tokens. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
   output_tokens_details?: { thinking_tokens?: number } | null;
 }
 

@@ -6,7 +6,8 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
 /**
  * Anthropic usage in the canonical (OpenAI) shape. Anthropic's input_tokens leaves out the cache
  * reads and writes; OpenAI's prompt_tokens counts every input token, so both are added in and
- * named again in prompt_tokens_details (reads as cached_tokens, writes as cached_creation_tokens).
+ * named again in prompt_tokens_details (reads as cached_tokens, writes as cached_creation_tokens,
+ * the writes kept for an hour again as cached_creation_1h_tokens).
  */
 export function anthropicUsageToChat(usage: Partial<AnthropicUsage> | Record<string, unknown> | null | undefined): ChatUsage {
   const input = count(usage?.input_tokens);
@@ -16,6 +17,10 @@ export function anthropicUsageToChat(usage: Partial<AnthropicUsage> | Record<str
   const prompt = input + cacheRead + cacheCreation;
   const chat: ChatUsage = { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output };
   if (cacheRead > 0 || cacheCreation > 0) chat.prompt_tokens_details = { cached_tokens: cacheRead, cached_creation_tokens: cacheCreation };
+  // cache_creation splits the writes by lifetime; the hour's cost more (docs.anthropic.com/en/docs/build-with-claude/prompt-caching).
+  const lifetimes = usage?.cache_creation;
+  const hour = lifetimes !== null && typeof lifetimes === 'object' ? count((lifetimes as Record<string, unknown>).ephemeral_1h_input_tokens) : 0;
+  if (hour > 0 && chat.prompt_tokens_details) chat.prompt_tokens_details.cached_creation_1h_tokens = Math.min(hour, cacheCreation);
   // output_tokens_details.thinking_tokens (API version 2026-10-21): the thinking share of output_tokens.
   const details = usage?.output_tokens_details;
   const thinking = details !== null && typeof details === 'object' ? count((details as Record<string, unknown>).thinking_tokens) : 0;

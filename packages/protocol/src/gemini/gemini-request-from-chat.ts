@@ -156,6 +156,8 @@ function generationConfig(request: ChatRequest, context: OutboundContext, warnin
   return config;
 }
 
+const THINKING_DROPPED = 'reasoning_content in the history dropped: Gemini replays only its own thought signatures';
+
 /** Appends a content, merging it into the previous one when the role repeats (Gemini wants turns to alternate). */
 function appendContent(contents: GeminiContent[], role: 'user' | 'model', parts: GeminiPart[]): void {
   if (parts.length === 0) return;
@@ -184,6 +186,8 @@ export function chatRequestToGemini(request: ChatRequest, context: OutboundConte
         break;
       case 'assistant': {
         const parts = messageParts(message, where, warnings);
+        // Another model's thinking (Claude's signed blocks, reasoning_content): Gemini takes back only its own thought signatures.
+        if (message.reasoning_content && !warnings.includes(THINKING_DROPPED)) warnings.push(THINKING_DROPPED);
         for (const [callIndex, call] of (message.tool_calls ?? []).entries()) {
           callNames.set(call.id, call.function.name);
           let args: Json = {};

@@ -246,7 +246,11 @@ describe('chatRequestToGemini', () => {
         },
       ],
     });
-    expect(warnings).toEqual(['messages[3].tool_calls[1]: arguments are not valid JSON; sent as {}']);
+    // The assistant's reasoning_content has no Gemini form: dropped, and said so.
+    expect(warnings).toEqual([
+      'reasoning_content in the history dropped: Gemini replays only its own thought signatures',
+      'messages[3].tool_calls[1]: arguments are not valid JSON; sent as {}',
+    ]);
   });
 
   it('sets tools with cleaned schemas, tool choice, generation config, thinking and safety settings', () => {

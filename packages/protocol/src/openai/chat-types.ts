@@ -9,21 +9,33 @@
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
+/**
+ * Claude's prompt-cache marker on a content part or a tool, as clients of OpenAI-style gateways
+ * send it for Claude models (new-api carries it to Claude; OpenAI itself has no such field).
+ */
+export interface ChatCacheControl {
+  type: 'ephemeral';
+  ttl?: string | undefined;
+}
+
 export interface ChatTextPart {
   type: 'text';
   text: string;
+  cache_control?: ChatCacheControl | undefined;
 }
 
 export interface ChatImagePart {
   type: 'image_url';
   /** An http(s) address or a `data:<mime>;base64,...` URL. */
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' | undefined };
+  cache_control?: ChatCacheControl | undefined;
 }
 
 export interface ChatFilePart {
   type: 'file';
   /** `file_data` is a `data:<mime>;base64,...` URL (PDFs and the like). */
   file: { file_data?: string | undefined; filename?: string | undefined; file_id?: string | undefined };
+  cache_control?: ChatCacheControl | undefined;
 }
 
 export interface ChatAudioPart {
@@ -54,6 +66,7 @@ export interface ChatMessage {
 export interface ChatTool {
   type: 'function';
   function: { name: string; description?: string | undefined; parameters?: Record<string, unknown> | undefined; strict?: boolean | undefined };
+  cache_control?: ChatCacheControl | undefined;
 }
 
 export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
@@ -92,14 +105,22 @@ export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filte
 /**
  * Usage as OpenAI reports it: prompt_tokens counts every input token, cached ones included.
  * `cached_creation_tokens` (new-api's name) is the share written to the upstream's prompt cache
- * (Claude's cache_creation_input_tokens), billed at CreateCacheRatio; Anthropic and Gemini usage
+ * (Claude's cache_creation_input_tokens), billed at CreateCacheRatio, its one-hour share
+ * (`cached_creation_1h_tokens`) at CreateCacheRatio × 6/3.75 as new-api bills it; Anthropic and Gemini usage
  * convert to this shape with their cache reads and writes added into prompt_tokens.
  */
 export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number | undefined; cached_creation_tokens?: number | undefined } | undefined;
+  prompt_tokens_details?:
+    | {
+        cached_tokens?: number | undefined;
+        cached_creation_tokens?: number | undefined;
+        /** The share of cached_creation_tokens written for an hour (Claude's cache_creation.ephemeral_1h_input_tokens), billed higher. */
+        cached_creation_1h_tokens?: number | undefined;
+      }
+    | undefined;
   completion_tokens_details?: { reasoning_tokens?: number | undefined } | undefined;
 }
 

@@ -67,4 +67,27 @@ describe('normaliseUsage: prompt tokens written to the cache', () => {
       cachedTokens: 100,
     });
   });
+
+  it('reads the one-hour share of the writes, within them', () => {
+    const details = { cached_tokens: 100, cached_creation_tokens: 900, cached_creation_1h_tokens: 600 };
+    expect(normaliseUsage({ prompt_tokens: 1004, completion_tokens: 12, prompt_tokens_details: details })).toEqual({
+      promptTokens: 1004,
+      completionTokens: 12,
+      cachedTokens: 100,
+      cacheCreationTokens: 900,
+      cacheCreation1hTokens: 600,
+    });
+    // Writes clamped to the prompt clamp their hour's share with them; no writes, no share.
+    expect(
+      normaliseUsage({
+        prompt_tokens: 500,
+        completion_tokens: 1,
+        prompt_tokens_details: { cached_tokens: 100, cached_creation_tokens: 900, cached_creation_1h_tokens: 600 },
+      }),
+    ).toEqual({ promptTokens: 500, completionTokens: 1, cachedTokens: 100, cacheCreationTokens: 400, cacheCreation1hTokens: 400 });
+    expect(normaliseUsage({ prompt_tokens: 50, completion_tokens: 1, prompt_tokens_details: { cached_creation_1h_tokens: 40 } })).toEqual({
+      promptTokens: 50,
+      completionTokens: 1,
+    });
+  });
 });

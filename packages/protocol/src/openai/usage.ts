@@ -14,6 +14,11 @@ export interface TokenUsage {
    * are, billed at the model's CreateCacheRatio. Absent when the upstream reported none.
    */
   cacheCreationTokens?: number;
+  /**
+   * The share of cacheCreationTokens written for an hour (`prompt_tokens_details.cached_creation_1h_tokens`,
+   * Claude's cache_creation.ephemeral_1h_input_tokens), billed at CreateCacheRatio × 6/3.75. Absent when none.
+   */
+  cacheCreation1hTokens?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -51,5 +56,7 @@ export function normaliseUsage(value: unknown): TokenUsage | undefined {
   if (readTokens > 0) counted.cachedTokens = readTokens;
   const writeTokens = created !== undefined && created > 0 ? Math.min(Math.round(created), promptTokens - readTokens) : 0;
   if (writeTokens > 0) counted.cacheCreationTokens = writeTokens;
+  const hour = writeTokens > 0 ? detailOf(usage.prompt_tokens_details, 'cached_creation_1h_tokens') : undefined;
+  if (hour !== undefined && hour > 0) counted.cacheCreation1hTokens = Math.min(Math.round(hour), writeTokens);
   return counted;
 }

@@ -3,7 +3,7 @@ import { consumeLogRow, type ConsumeRecord } from '../logs/consume-log.js';
 import { OptionService } from '../options/option-service.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { DEFAULT_CREATE_CACHE_RATIO } from '../../config/default-prices.js';
-import { promptCostFactor, quotaFor, resolvePricing, SELF_USE_MODEL_RATIO, type ModelPricing } from './pricing.js';
+import { CACHE_WRITE_1H_MULTIPLIER, promptCostFactor, quotaFor, resolvePricing, SELF_USE_MODEL_RATIO, type ModelPricing } from './pricing.js';
 
 /**
  * new-api's charge with prompt caching: groupRatio × modelRatio × ((prompt − cached − creation)
@@ -35,6 +35,18 @@ describe('quotaFor', () => {
     // 2 × 1.5 × 1001 × 1.25 = 3753.75 → 3754.
     expect(quotaFor(byTokens(), usage, 500_000)).toBe(3754);
     expect(quotaFor(byTokens({ createCacheRatio: 2 }), usage, 500_000)).toBe(6006);
+  });
+
+  it('bills one-hour cache writes at createCacheRatio × 6/3.75 (new-api’s claudeCacheCreation1hMultiplier), the rest of the writes at createCacheRatio', () => {
+    expect(CACHE_WRITE_1H_MULTIPLIER).toBe(1.6);
+    // 100 plain, 1000 read, 800 written: 300 for five minutes, 500 for an hour; 120 out.
+    const usage = { promptTokens: 1900, cachedTokens: 1000, cacheCreationTokens: 800, cacheCreation1hTokens: 500, completionTokens: 120, calls: 1 };
+    // 3 × (100 + 1000 × 0.1 + 300 × 1.25 + 500 × 1.25 × 1.6 + 120 × 5) = 3 × (100 + 100 + 375 + 1000 + 600) = 6525.
+    expect(quotaFor(byTokens(), usage, 500_000)).toBe(6525);
+    // An hour's share beyond the writes counts as the writes only.
+    expect(quotaFor(byTokens(), { ...usage, cacheCreation1hTokens: 5000 }, 500_000)).toBe(
+      quotaFor(byTokens(), { ...usage, cacheCreation1hTokens: 800 }, 500_000),
+    );
   });
 
   it('a pricing without createCacheRatio falls back to new-api’s 1.25', () => {

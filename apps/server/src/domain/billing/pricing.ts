@@ -129,13 +129,23 @@ export interface BilledUsage {
   cachedTokens?: number | undefined;
   /** Prompt tokens written into the upstream's cache: a share of promptTokens. */
   cacheCreationTokens?: number | undefined;
+  /** The share of cacheCreationTokens written for an hour (Claude's 1h cache), billed at createCacheRatio × CACHE_WRITE_1H_MULTIPLIER. */
+  cacheCreation1hTokens?: number | undefined;
   calls: number;
 }
 
 /**
+ * What a one-hour cache write costs against a five-minute one: new-api's claudeCacheCreation1hMultiplier,
+ * Claude's prices (6 against 3.75 per million tokens, docs.claude.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration).
+ * CreateCacheRatio prices the five-minute writes; there is no option of its own for the hour's.
+ */
+export const CACHE_WRITE_1H_MULTIPLIER = 6 / 3.75;
+
+/**
  * The charge for a call, new-api's formula:
  * - by tokens: round(groupRatio × modelRatio × ((prompt − cached − creation) + cached × cacheRatio
- *   + creation × createCacheRatio + completion × completionRatio)), at least 1 when tokens were
+ *   + creation × createCacheRatio + completion × completionRatio)), a one-hour cache write at
+ *   createCacheRatio × CACHE_WRITE_1H_MULTIPLIER instead, at least 1 when tokens were
  *   used and the model is not free (a ratio of 0 stays free). Cache reads and writes are shares
  *   of the prompt (clamped to it here too: reads first, then writes).
  *   The reservation, made for the prompt as plain tokens, is therefore no longer always an upper
@@ -150,8 +160,15 @@ export function quotaFor(pricing: ModelPricing, usage: BilledUsage, quotaPerUnit
   const tokens = usage.promptTokens + usage.completionTokens;
   const cached = Math.min(Math.max(usage.cachedTokens ?? 0, 0), usage.promptTokens);
   const created = Math.min(Math.max(usage.cacheCreationTokens ?? 0, 0), usage.promptTokens - cached);
+  const createdForAnHour = Math.min(Math.max(usage.cacheCreation1hTokens ?? 0, 0), created);
+  const createRatio = pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK;
   const prompt =
-    usage.promptTokens - cached - created + cached * (pricing.cacheRatio ?? 1) + created * (pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK);
+    usage.promptTokens -
+    cached -
+    created +
+    cached * (pricing.cacheRatio ?? 1) +
+    (created - createdForAnHour) * createRatio +
+    createdForAnHour * createRatio * CACHE_WRITE_1H_MULTIPLIER;
   const quota = Math.round(pricing.groupRatio * pricing.modelRatio * (prompt + usage.completionTokens * pricing.completionRatio));
   if (quota <= 0 && tokens > 0 && pricing.groupRatio * pricing.modelRatio > 0) return 1;
   return quota;

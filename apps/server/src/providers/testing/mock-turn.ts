@@ -16,6 +16,8 @@ export interface MockTurn {
   text?: string;
   /** Thinking text (Claude thinking blocks, Gemini thought parts). */
   thinking?: string;
+  /** Claude only: a redacted_thinking block after the thinking, its `data` made from this text. */
+  redactedThinking?: string;
   toolCalls?: MockToolCall[];
   /** Default: 'tool_calls' when there are tool calls, else 'stop'. */
   stopReason?: 'stop' | 'length' | 'tool_calls';

@@ -24,6 +24,8 @@ export interface MockAnthropicOptions {
   models?: string[];
   /** What count_tokens answers (default, or undefined from it: mockAnthropicTokenCount). */
   countTokens?: MockCountScript;
+  /** Check thinking in the history as Claude does (anthropicThinkingProblem): signatures this mock issued, thinking first in a tool loop. */
+  checkThinking?: boolean;
 }
 
 export interface MockAnthropic {
@@ -92,11 +94,51 @@ function usageOf(turn: MockTurn, outputTokens: number): Json {
   };
 }
 
+/** The signature this mock gives a thinking text (Claude's are opaque; this one can be checked). */
+export const mockThinkingSignature = (thinking: string): string => Buffer.from(`mock-signature:${thinking.length}`).toString('base64');
+
+/** The `data` of a redacted_thinking block this mock issues. */
+export const mockRedactedData = (text: string): string => Buffer.from(`mock-redacted:${text}`).toString('base64');
+
+/**
+ * Why Claude would refuse the thinking in this history, or undefined: every thinking block must
+ * carry the signature it was issued with and every redacted_thinking block the data
+ * (docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks), and
+ * with thinking on, an assistant turn whose tool calls are being answered must open with its thinking.
+ */
+export function anthropicThinkingProblem(body: Json): string | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  for (const [index, message] of messages.entries()) {
+    if (message?.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [blockIndex, block] of (message.content as Json[]).entries()) {
+      const where = `messages.${index}.content.${blockIndex}`;
+      if (block?.type === 'thinking' && (typeof block.thinking !== 'string' || block.signature !== mockThinkingSignature(block.thinking))) {
+        return `${where}: Invalid \`signature\` in \`thinking\` block`;
+      }
+      if (block?.type === 'redacted_thinking' && !Buffer.from(String(block.data), 'base64').toString('utf8').startsWith('mock-redacted:')) {
+        return `${where}: Invalid \`data\` in \`redacted_thinking\` block`;
+      }
+    }
+  }
+  const thinking = body.thinking as Json | undefined;
+  if (thinking?.type !== 'enabled' && thinking?.type !== 'adaptive') return undefined;
+  const last = messages.findLastIndex((message) => message?.role === 'assistant');
+  const assistant = messages[last];
+  const answered = messages.slice(last + 1).some((message) => JSON.stringify(message?.content ?? '').includes('"tool_result"'));
+  if (!assistant || !answered || !Array.isArray(assistant.content)) return undefined;
+  const first = (assistant.content as Json[])[0];
+  if (first?.type === 'thinking' || first?.type === 'redacted_thinking') return undefined;
+  return (
+    `messages.${last}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, ` +
+    'a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).'
+  );
+}
+
 /** A turn as Anthropic's whole Message: thinking first, then text, then one tool_use per call. */
 export function mockAnthropicMessage(turn: MockTurn, model: string): Json {
   const content: Json[] = [];
-  if (turn.thinking)
-    content.push({ type: 'thinking', thinking: turn.thinking, signature: Buffer.from(`mock-signature:${turn.thinking.length}`).toString('base64') });
+  if (turn.thinking) content.push({ type: 'thinking', thinking: turn.thinking, signature: mockThinkingSignature(turn.thinking) });
+  if (turn.redactedThinking) content.push({ type: 'redacted_thinking', data: mockRedactedData(turn.redactedThinking) });
   if (turn.text) content.push({ type: 'text', text: turn.text });
   (turn.toolCalls ?? []).forEach((call, index) =>
     content.push({ type: 'tool_use', id: call.id ?? `toolu_mock${index}${randomBytes(6).toString('hex')}`, name: call.name, input: call.arguments }),
@@ -133,6 +175,9 @@ export function mockAnthropicStreamEvents(turn: MockTurn, model: string): Json[]
       for (const piece of pieces(String(block.thinking), pieceLength))
         events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'redacted_thinking') {
+      // Sent whole in its start event, with no deltas.
+      events.push({ type: 'content_block_start', index, content_block: block });
     } else if (block.type === 'text') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const piece of pieces(String(block.text), pieceLength))
@@ -253,6 +298,8 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
       return sendJson(response, 200, { input_tokens: counted });
     }
     if (typeof fields.max_tokens !== 'number') return sendError(response, 400, 'max_tokens: Field required');
+    const thinkingProblem = options.checkThinking ? anthropicThinkingProblem(fields) : undefined;
+    if (thinkingProblem) return sendError(response, 400, thinkingProblem);
 
     const answer = script(body, path);
     if (isMockFailure(answer)) return sendError(response, answer.status, answer.message, answer.type);

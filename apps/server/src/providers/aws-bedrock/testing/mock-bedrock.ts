@@ -6,7 +6,7 @@ import aws4 from 'aws4';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
 import { CLOUD_CLAUDE_FIELDS } from '../../shared/cloud-claude-fields.js';
 import { isMockFailure, type MockCountScript, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
-import { mockAnthropicMessage, mockAnthropicStreamEvents, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
+import { anthropicThinkingProblem, mockAnthropicMessage, mockAnthropicStreamEvents, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
 
 /**
  * A Bedrock runtime on 127.0.0.1 that checks what AWS checks: every request's SigV4 signature is
@@ -24,6 +24,8 @@ export interface MockBedrockOptions {
   script?: MockScript;
   /** What CountTokens answers (default, or undefined from it: mockAnthropicTokenCount of the InvokeModel body). */
   countTokens?: MockCountScript;
+  /** Check Claude's thinking in the history as Claude does (anthropicThinkingProblem). */
+  checkThinking?: boolean;
 }
 
 export interface MockBedrock {
@@ -231,7 +233,7 @@ export async function startMockBedrock(options: MockBedrockOptions): Promise<Moc
     if (request.method !== 'POST' || !route) return sendError(response, 404, 'UnknownOperationException', `No operation for ${request.method} ${pathname}`);
     const modelId = decodeURIComponent(route[1]!);
     if (!MODEL_ID.test(modelId)) return sendError(response, 400, 'ValidationException', 'The provided model identifier is invalid.');
-    const problem = bodyProblem(body);
+    const problem = bodyProblem(body) ?? (options.checkThinking ? anthropicThinkingProblem(body as Record<string, unknown>) : undefined);
     if (problem) return sendError(response, 400, 'ValidationException', problem);
 
     const answer = script(body, pathname);

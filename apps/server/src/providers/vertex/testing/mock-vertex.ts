@@ -1,7 +1,7 @@
 import { createPublicKey, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LocalServer, type ReceivedRequest } from '../../../lib/testing/local-server.js';
-import { mockAnthropicMessage, mockAnthropicSse, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
+import { anthropicThinkingProblem, mockAnthropicMessage, mockAnthropicSse, mockAnthropicTokenCount } from '../../anthropic/testing/mock-anthropic.js';
 import { isMockFailure, type MockCountScript, type MockFailure, type MockRequestRecord, type MockScript, type MockTurn } from '../../testing/mock-turn.js';
 import { geminiRequestProblem, mockGeminiResponse, mockGeminiStreamResponses, mockGeminiTokenCount } from '../../gemini/testing/mock-gemini.js';
 
@@ -22,6 +22,8 @@ export interface MockVertexOptions {
   tokenExpiresIn?: number;
   /** What Claude's count-tokens and Gemini's countTokens answer (default, or undefined from it: the mocks' own counts). */
   countTokens?: MockCountScript;
+  /** Check Claude's thinking in the history as Claude does (anthropicThinkingProblem). */
+  checkThinking?: boolean;
 }
 
 export interface MockTokenRequest {
@@ -237,6 +239,8 @@ export async function startMockVertex(options: MockVertexOptions = {}): Promise<
       if (!Array.isArray(record.messages) || typeof record.max_tokens !== 'number') {
         return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages and max_tokens are required' } });
       }
+      const thinkingProblem = options.checkThinking ? anthropicThinkingProblem(record) : undefined;
+      if (thinkingProblem) return sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: thinkingProblem } });
       const answer = script(body, pathname);
       if (isMockFailure(answer)) return sendFailure(response, answer);
       // The body decides: streamRawPredict without "stream": true answers one Message, as Vertex does.
