@@ -62,14 +62,19 @@ export class ReservationEstimate {
   }
 }
 
+/** Formats whose cache_control marks reach Claude: Anthropic's own, and OpenAI chat parts (carried as new-api carries them). */
+const CACHE_MARKING_FORMATS: ReadonlySet<string> = new Set(['anthropic', 'openai']);
+/** A cache_control asking for Claude's one-hour cache, whose writes cost more. */
+const HOUR_TTL = /"ttl"\s*:\s*"1h"/;
+
 /**
  * What a prompt token may cost at most, in plain prompt tokens: more than 1 for cache reads when
- * CacheRatio is above 1, and for cache writes (CreateCacheRatio, 1.25 by default) when the request
- * can cause them: an Anthropic request that marks blocks with cache_control (only Claude writes
- * caches, and only where asked; conversions from other formats carry no such marks).
+ * CacheRatio is above 1, and for cache writes (CreateCacheRatio, 1.25 by default; × 6/3.75 for an
+ * hour's) when the request can cause them: a request that marks blocks or parts with cache_control
+ * (only Claude writes caches, and only where asked).
  */
 export function promptFactor(input: RelayInput, pricing: ModelPricing): number {
   const reads = Math.max(1, pricing.cacheRatio ?? 1);
-  if (input.format !== 'anthropic' || input.body.kind !== 'json' || !input.body.raw.includes('"cache_control"')) return reads;
-  return promptCostFactor(pricing);
+  if (!CACHE_MARKING_FORMATS.has(input.format) || input.body.kind !== 'json' || !input.body.raw.includes('"cache_control"')) return reads;
+  return promptCostFactor(pricing, HOUR_TTL.test(input.body.raw));
 }

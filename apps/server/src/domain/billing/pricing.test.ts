@@ -75,6 +75,11 @@ describe('promptCostFactor', () => {
     const { createCacheRatio: _unused, ...legacy } = byTokens();
     expect(promptCostFactor(legacy)).toBe(1.25);
   });
+
+  it('counts a one-hour cache write at createCacheRatio × 6/3.75 when the request may make one', () => {
+    expect(promptCostFactor(byTokens(), true)).toBe(2);
+    expect(promptCostFactor(byTokens({ cacheRatio: 2.5 }), true)).toBe(2.5);
+  });
 });
 
 describe('resolvePricing and the consume log', () => {

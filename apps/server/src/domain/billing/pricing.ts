@@ -114,11 +114,13 @@ export const isFixedPrice = (pricing: ModelPricing): boolean => pricing.modelPri
 
 /**
  * The most a prompt token can cost relative to the model ratio: 1 for a plain token, cacheRatio
- * for a cache read, createCacheRatio for a cache write. A reservation made for P prompt tokens
- * as plain tokens is an upper bound of their cost only when multiplied by this factor.
+ * for a cache read, createCacheRatio for a cache write (times CACHE_WRITE_1H_MULTIPLIER when the
+ * request may write for an hour). A reservation made for P prompt tokens as plain tokens is an
+ * upper bound of their cost only when multiplied by this factor.
  */
-export function promptCostFactor(pricing: ModelPricing): number {
-  return Math.max(1, pricing.cacheRatio ?? 1, pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK);
+export function promptCostFactor(pricing: ModelPricing, hourWrites = false): number {
+  const write = (pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK) * (hourWrites ? CACHE_WRITE_1H_MULTIPLIER : 1);
+  return Math.max(1, pricing.cacheRatio ?? 1, write);
 }
 
 /** Token counts a call is billed by (TokenUsage of @modelgate/protocol, plus the images count). */
