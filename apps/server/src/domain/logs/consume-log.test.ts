@@ -48,6 +48,15 @@ function expectedOther(r: ConsumeRecord): Record<string, unknown> {
   if ((r.cacheCreationTokens ?? 0) > 0) {
     other.cache_creation_tokens = r.cacheCreationTokens;
     other.cache_creation_ratio = r.pricing.createCacheRatio ?? 1.25;
+    const hour = Math.min(r.cacheCreation1hTokens ?? 0, r.cacheCreationTokens ?? 0);
+    if (hour > 0) {
+      if ((r.cacheCreationTokens ?? 0) > hour) {
+        other.cache_creation_tokens_5m = (r.cacheCreationTokens ?? 0) - hour;
+        other.cache_creation_ratio_5m = r.pricing.createCacheRatio ?? 1.25;
+      }
+      other.cache_creation_tokens_1h = hour;
+      other.cache_creation_ratio_1h = (r.pricing.createCacheRatio ?? 1.25) * (6 / 3.75);
+    }
   }
   if (r.upstreamModel !== r.model) other.upstream_model_name = r.upstreamModel;
   return other;
@@ -61,6 +70,11 @@ describe('consume log row', () => {
     ['an unpaid remainder', { unpaidQuota: 55 }],
     ['cache reads and writes', { cachedTokens: 10, cacheCreationTokens: 6, pricing: { ...tokenPricing, cacheRatio: 0.1, createCacheRatio: 1.25 } }],
     ['a cache write without a configured ratio', { cacheCreationTokens: 6 }],
+    [
+      'cache writes for five minutes and an hour',
+      { cacheCreationTokens: 900, cacheCreation1hTokens: 600, pricing: { ...tokenPricing, createCacheRatio: 1.25 } },
+    ],
+    ['cache writes for an hour only', { cacheCreationTokens: 600, cacheCreation1hTokens: 600 }],
     ['a mapped model whose name needs escaping', { upstreamModel: 'vendor/"quoted"\\模型\n' }],
     ['fractional ratios', { pricing: { modelRatio: 1 / 3, completionRatio: 1e-7, groupRatio: 1e21, modelPrice: -1 } }],
     ['everything at once', { triedChannelIds: [9, 3], unpaidQuota: 1, cachedTokens: 4, cacheCreationTokens: 2, upstreamModel: 'gpt-4o-mini-2024-07-18' }],

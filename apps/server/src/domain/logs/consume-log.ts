@@ -1,6 +1,6 @@
 import { LogType } from '@modelgate/contract';
 import { CREATE_CACHE_RATIO_FALLBACK } from '../../config/default-prices.js';
-import type { ModelPricing } from '../billing/pricing.js';
+import { CACHE_WRITE_1H_MULTIPLIER, type ModelPricing } from '../billing/pricing.js';
 import type { LogInsert } from './log-buffer.js';
 
 /** One successful relayed call, as its consume log (type 2) records it. */
@@ -25,6 +25,8 @@ export interface ConsumeRecord {
   cachedTokens?: number;
   /** Prompt tokens the upstream wrote into its cache (billed at the cache-creation ratio); 0 when none. */
   cacheCreationTokens?: number;
+  /** The share of cacheCreationTokens written for an hour (billed at the cache-creation ratio × 6/3.75); 0 when none. */
+  cacheCreation1hTokens?: number;
   useTimeSeconds: number;
   isStream: boolean;
   pricing: ModelPricing;
@@ -95,7 +97,9 @@ export function consumeContent(pricing: ModelPricing): string {
  * for, is_multi_key and multi_key_index for the key of a multi-key channel that served, output_cut when it streamed past the output cap it was sent and the relay ended the stream
  * there), output_cap (a call capped at what its balance paid for), then cache_creation_tokens and
  * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
- * token keys on every text call, 0 included) and upstream_model_name (only for a mapped model).
+ * token keys on every text call, 0 included), with cache_creation_tokens_5m / _ratio_5m and
+ * cache_creation_tokens_1h / _ratio_1h when some writes were for an hour, and upstream_model_name
+ * (only for a mapped model).
  * Written as text, not through JSON.stringify of an object built per call: every relayed call
  * builds one, and the pricing's part is the same for all of its calls.
  */
@@ -114,6 +118,14 @@ function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): s
   if (record.outputCap !== undefined) other += `,"output_cap":${jsonNumber(record.outputCap)}`;
   if (record.cacheCreationTokens !== undefined && record.cacheCreationTokens > 0) {
     other += `,"cache_creation_tokens":${jsonNumber(record.cacheCreationTokens)},${text.createCacheRatio}`;
+    const hour = Math.min(record.cacheCreation1hTokens ?? 0, record.cacheCreationTokens);
+    // new-api's split by lifetime, each written when it is not 0.
+    if (hour > 0) {
+      const ratio = record.pricing.createCacheRatio ?? CREATE_CACHE_RATIO_FALLBACK;
+      const fiveMinutes = record.cacheCreationTokens - hour;
+      if (fiveMinutes > 0) other += `,"cache_creation_tokens_5m":${jsonNumber(fiveMinutes)},"cache_creation_ratio_5m":${jsonNumber(ratio)}`;
+      other += `,"cache_creation_tokens_1h":${jsonNumber(hour)},"cache_creation_ratio_1h":${jsonNumber(ratio * CACHE_WRITE_1H_MULTIPLIER)}`;
+    }
   }
   if (mapped) other += `,"upstream_model_name":${JSON.stringify(record.upstreamModel)}`;
   return `${other}}`;
