@@ -141,21 +141,16 @@ describe('a multi-key channel', () => {
     try {
       const user = await seedUser(env.context, { quota: 1_000_000_000, group: 'suno-multi' });
       const token = await seedToken(env.context, user.id);
-      const channelId = await seedChannel(env.context, {
+      await seedChannel(env.context, {
         type: 36,
         key: 'suno-key-a\nsuno-key-b',
         baseUrl: accounts.url,
         models: ['suno_music', 'suno_lyrics'],
         groups: ['suno-multi'],
         name: 'suno-multi',
+        // In turn: the tasks go to the two accounts alternately.
+        channelInfo: JSON.stringify({ multi_key_mode: 'polling' }),
       });
-      // In turn: the tasks go to the two accounts alternately.
-      await env.context.db.kysely
-        .updateTable('channels')
-        .set({ channel_info: JSON.stringify({ multi_key_mode: 'polling' }) })
-        .where('id', '=', channelId)
-        .execute();
-      env.context.changes.emit('channels');
       const taskIds: string[] = [];
       for (let call = 0; call < 4; call += 1) {
         const submitted = await sunoCall(env.gateway, token.apiKey, 'POST', '/suno/submit/lyrics', { prompt: `song ${call}` });

@@ -127,6 +127,8 @@ export interface ChannelSeed {
   testModel?: string;
   /** The channel's `setting` JSON text. */
   setting?: string;
+  /** new-api's channel_info JSON text (a multi-key channel's key states and mode). */
+  channelInfo?: string;
 }
 
 /** Inserts a channel and its abilities rows, then emits 'channels' as the admin API does. */
@@ -149,6 +151,7 @@ export async function seedChannel(context: AppContext, seed: ChannelSeed): Promi
     auto_ban: seed.autoBan === false ? 0 : 1,
     test_model: seed.testModel ?? '',
     setting: seed.setting ?? '',
+    channel_info: seed.channelInfo ?? '',
   });
   const rows = seed.groups.flatMap((group) =>
     seed.models.map((model) => ({
