@@ -324,6 +324,35 @@ describe('cache reads and writes from Claude upstreams (SQLite)', () => {
     });
   }
 
+  it('bills the one-hour share of the cache writes at CreateCacheRatio × 6/3.75 (new-api), and logs the split', async () => {
+    const { apiKey, ids } = await claudePayer(claudeModel);
+    // 800 written, 300 of them for an hour: (120 + 2000 × 0.25 + 500 × 1.25 + 300 × 2 + 30 × 3) × 3 = 5805.
+    claude.setScript(() => ({ text: 'Kept an hour.', usage: { ...usage, cacheWrite1h: 300 } }));
+    try {
+      const client = new Anthropic({ apiKey, baseURL: env.gateway, maxRetries: 0 });
+      const params = {
+        model: claudeModel,
+        max_tokens: 256,
+        system: [{ type: 'text' as const, text: 'A long, stable system prompt.', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }],
+        messages: [{ role: 'user' as const, content: 'Go on.' }],
+      };
+      await client.messages.create(params);
+      await client.messages.stream(params).finalMessage();
+      const logs = await expectCharged(env, ids, 2 * 5805);
+      for (const log of logs) {
+        expect(log.other).toMatchObject({
+          cache_creation_tokens: 800,
+          cache_creation_tokens_5m: 500,
+          cache_creation_ratio_5m: CREATE_CACHE_RATIO,
+          cache_creation_tokens_1h: 300,
+          cache_creation_ratio_1h: 2,
+        });
+      }
+    } finally {
+      claude.setScript(() => ({ text: 'From the cache.', usage }));
+    }
+  });
+
   for (const model of [claudeModel, bedrockModel]) {
     const kind = model === claudeModel ? 'Anthropic' : 'Bedrock';
     it(`an OpenAI chat client on a ${kind} channel, whole and streamed: the reads and writes come back in its usage and are billed`, async () => {

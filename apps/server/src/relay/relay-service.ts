@@ -483,6 +483,7 @@ export class RelayService {
       completionTokens: usage.completionTokens,
       cachedTokens: usage.cachedTokens,
       cacheCreationTokens: usage.cacheCreationTokens,
+      cacheCreation1hTokens: usage.cacheCreation1hTokens,
       calls: call.input.calls,
     };
     const quota = quotaFor(done.pricing, billed, this.deps.context.options.number('QuotaPerUnit'));
@@ -547,6 +548,7 @@ export class RelayService {
         completionTokens: usage.completionTokens,
         cachedTokens: usage.cachedTokens ?? 0,
         cacheCreationTokens: usage.cacheCreationTokens ?? 0,
+        cacheCreation1hTokens: usage.cacheCreation1hTokens ?? 0,
         useTimeSeconds: Math.floor((Date.now() - done.startedWall) / 1000),
         isStream: delivery.isStream,
         pricing,

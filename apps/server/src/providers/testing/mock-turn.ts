@@ -27,7 +27,7 @@ export interface MockTurn {
    * cache_creation_input_tokens; Gemini's promptTokenCount is input + cacheRead, and it has no
    * cache writes). `output` includes thinking.
    */
-  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number; cacheWrite1h?: number };
   /** Streamed answers: the text is sent in pieces of this many characters (default 4). */
   pieceLength?: number;
   /**

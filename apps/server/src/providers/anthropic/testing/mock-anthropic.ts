@@ -86,10 +86,14 @@ function stopReason(turn: MockTurn): 'end_turn' | 'max_tokens' | 'tool_use' {
 }
 
 function usageOf(turn: MockTurn, outputTokens: number): Json {
+  const written = turn.usage.cacheWrite ?? 0;
+  const hour = turn.usage.cacheWrite1h;
   return {
     input_tokens: turn.usage.input,
-    cache_creation_input_tokens: turn.usage.cacheWrite ?? 0,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: turn.usage.cacheRead ?? 0,
+    // Claude's split of the writes by lifetime, when a turn names its one-hour share.
+    ...(hour === undefined ? {} : { cache_creation: { ephemeral_5m_input_tokens: written - hour, ephemeral_1h_input_tokens: hour } }),
     output_tokens: outputTokens,
   };
 }
