@@ -20,7 +20,7 @@ import { UserUrlFetcher } from './lib/user-url-fetch.js';
 import { ChannelAffinity } from './relay/channel-affinity.js';
 import { ChannelHealth } from './relay/channel-health.js';
 import { ImageTokens } from './relay/image-tokens.js';
-import { ModelRequestLimits } from './relay/model-request-limit.js';
+import { RateLimiter } from './relay/rate-limits/rate-limiter.js';
 import { RelayAuthenticator } from './relay/relay-auth.js';
 import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
 import { RelayService } from './relay/relay-service.js';
@@ -92,11 +92,12 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   const sensitive = new SensitiveFilter(context.options);
   const userUrls = new UserUrlFetcher(context.options);
   const images = new ImageTokens(userUrls, (error) => logger.info({ err: error }, 'image size unread; counted at the fallback'));
-  const modelLimits = new ModelRequestLimits(context.options, context.redis, (error) => logger.error({ err: error }, 'model request limit: Redis failed'));
+  const rateLimits = new RateLimiter(context.options, context.redis, logger);
+  context.onClose(async () => rateLimits.close());
   const affinity = new ChannelAffinity(context.options, context.redis, logger);
   const responses = new ResponseStore(db, context.options, logger);
   context.onClose(() => responses.flush());
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, modelLimits, metrics, affinity, responses });
+  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, rateLimits, metrics, affinity, responses });
   const relay = startRelayRuntime(context, {
     cache,
     ledger,

@@ -1,3 +1,4 @@
+import { modelRequestRateLimitGroupSchema, rateLimitMapSchema } from '@modelgate/contract';
 import { z } from 'zod';
 import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './default-prices.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './default-output-bounds.js';
@@ -26,9 +27,21 @@ export interface OptionDefinition {
   /**
    * For JSON options: what the value must be shaped like. int-map: non-negative whole numbers;
    * header-map: model → {header name: [values]}; string-list: an array of strings;
-   * responses-policy: new-api's ChatCompletionsToResponsesPolicy (responsesPolicySchema).
+   * responses-policy: new-api's ChatCompletionsToResponsesPolicy (responsesPolicySchema);
+   * rate-limit-map: name → {rpm, tpm, rpd, concurrency}; request-limit-group: new-api's
+   * group → [count, success count].
    */
-  jsonShape?: 'object' | 'array' | 'number-map' | 'string-map' | 'int-map' | 'header-map' | 'string-list' | 'responses-policy';
+  jsonShape?:
+    | 'object'
+    | 'array'
+    | 'number-map'
+    | 'string-map'
+    | 'int-map'
+    | 'header-map'
+    | 'string-list'
+    | 'responses-policy'
+    | 'rate-limit-map'
+    | 'request-limit-group';
   /** For string-map options: the values an entry may take ('' too: it falls back to "default"). */
   mapValues?: readonly string[];
   /** For string-map options: what every value must look like (it goes into an upstream path). */
@@ -105,7 +118,7 @@ export const OPTION_DEFINITIONS = {
   ChannelAffinityMaxEntries: int(100000, 1),
   ChannelAffinityHeader: str(''),
   DataExportInterval: int(5, 1),
-  // Per-user request limits on the relay (relay/model-request-limit.ts, new-api's
+  // Per-user request limits on the relay (relay/rate-limits/, new-api's
   // middleware/model-rate-limit.go): within DurationMinutes, at most Count requests (failed ones
   // included) and at most SuccessCount successful ones; 0 turns either limit (or the window) off.
   ModelRequestRateLimitDurationMinutes: int(1, 0),
@@ -127,6 +140,13 @@ export const OPTION_DEFINITIONS = {
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, 'string-map'),
   TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
   Chats: json([], 'array'),
+  // Rate limits (relay/rate-limits/): group → {rpm, tpm, rpd, concurrency} for each user's calls in
+  // that group; model → the same for each user's calls of that model; new-api's
+  // ModelRequestRateLimitGroup, group → [count, success count] replacing ModelRequestRateLimitCount
+  // and ModelRequestRateLimitSuccessCount for that group. Empty: no limit.
+  GroupRateLimits: json({}, 'rate-limit-map'),
+  ModelRateLimits: json({}, 'rate-limit-map'),
+  ModelRequestRateLimitGroup: json({}, 'request-limit-group'),
   SensitiveWords: str(''),
   // One phrase a line: an upstream error whose message holds one (ignoring case) disables the
   // channel under AutomaticDisableChannelEnabled (relay/channel-health.ts). new-api's list.
@@ -290,6 +310,9 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   'gemini.version_settings': 'Gemini版本设置',
   'gemini.supported_imagine_models': '支持的图像模型',
   'global.chat_completions_to_responses_policy': 'ChatCompletions→Responses 兼容策略',
+  GroupRateLimits: '分组速率限制',
+  ModelRateLimits: '模型速率限制',
+  ModelRequestRateLimitGroup: '分组模型请求速率限制',
 };
 
 /**
@@ -373,6 +396,13 @@ function checkJsonShape(key: string, shape: OptionDefinition['jsonShape'], parse
     if (!checked.success) {
       const issue = checked.error.issues[0];
       throw new OptionValidationError(`${key} 中 ${issue?.path.join('.') || '值'} 不合法：${issue?.message ?? ''}`);
+    }
+  }
+  if (shape === 'rate-limit-map' || shape === 'request-limit-group') {
+    const checked = (shape === 'rate-limit-map' ? rateLimitMapSchema : modelRequestRateLimitGroupSchema).safeParse(parsed);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new OptionValidationError(`${JSON_OPTION_NAMES[key as OptionKey] ?? key} 中 ${issue?.path.join('.') || '值'} 不合法：${issue?.message ?? ''}`);
     }
   }
   if (shape === 'number-map') {

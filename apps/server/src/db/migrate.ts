@@ -9,6 +9,7 @@ import { quotaReminders } from './migrations/006-quota-reminders.js';
 import { logQueryIndexes } from './migrations/007-log-query-indexes.js';
 import { taskRefunds } from './migrations/008-task-refunds.js';
 import { storedResponses } from './migrations/009-stored-responses.js';
+import { rateLimits } from './migrations/010-rate-limits.js';
 import { channelInfo } from './migrations/011-channel-info.js';
 import { taskKeys } from './migrations/012-task-keys.js';
 
@@ -23,13 +24,15 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '007-log-query-indexes': logQueryIndexes(db.dialect),
   '008-task-refunds': taskRefunds(),
   '009-stored-responses': storedResponses(db.dialect),
+  '010-rate-limits': rateLimits(),
   '011-channel-info': channelInfo(db.dialect),
   '012-task-keys': taskKeys(),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(db) };
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // 010 came after 011 and 012 had shipped: a database that ran those runs it now, out of order.
+  const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');

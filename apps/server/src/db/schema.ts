@@ -44,6 +44,11 @@ export interface UsersTable {
   deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
   /** Unix seconds of the last quota reminder mail (0: never); see domain/notifications. */
   quota_reminded_at: ColumnType<Int, Int | undefined, Int>;
+  /** Rate limits (relay/rate-limits/, migration 010): requests a minute, tokens a minute, requests a day, calls at once; 0 none. */
+  rpm_limit: ColumnType<Int, Int | undefined, Int>;
+  tpm_limit: ColumnType<Int, Int | undefined, Int>;
+  rpd_limit: ColumnType<Int, Int | undefined, Int>;
+  concurrency_limit: ColumnType<Int, Int | undefined, Int>;
 }
 
 export interface TokensTable {
@@ -63,6 +68,11 @@ export interface TokensTable {
   used_quota: ColumnType<Int, Int | undefined, Int>;
   group: ColumnType<string, string | undefined, string>;
   deleted_at: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** Rate limits (relay/rate-limits/, migration 010): requests a minute, tokens a minute, requests a day, calls at once; 0 none. */
+  rpm_limit: ColumnType<Int, Int | undefined, Int>;
+  tpm_limit: ColumnType<Int, Int | undefined, Int>;
+  rpd_limit: ColumnType<Int, Int | undefined, Int>;
+  concurrency_limit: ColumnType<Int, Int | undefined, Int>;
 }
 
 export interface ChannelsTable {

@@ -22,7 +22,7 @@ import { deliverAnswer } from './deliver-answer.js';
 import type { DeliverOptions, Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
-import type { ModelRequestLimits } from './model-request-limit.js';
+import type { RateLimiter, RateTicket } from './rate-limits/rate-limiter.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import { readRelayInput, readResponses, responsesInputItems, type RelayInput, type UrlTarget } from './relay-input.js';
 import { routeCall, type Route } from './relay-route.js';
@@ -51,8 +51,8 @@ export interface RelayServiceDeps {
   sensitive: SensitiveFilter;
   /** Prices a prompt's images by their sizes when its tokens are counted. */
   images: ImageTokenCounter;
-  /** new-api's per-user ModelRequestRateLimit* limits, for calls made with an API key. */
-  modelLimits: ModelRequestLimits;
+  /** Rate limits per token, user, group and model, new-api's ModelRequestRateLimit* among them (rate-limits/). */
+  rateLimits: RateLimiter;
   /** Per-call figures for /metrics: plain counters, read only when scraped. */
   metrics: RelayMetrics;
   /** Responses API turns answered by conversion, for previous_response_id. */
@@ -78,6 +78,8 @@ interface Delivered {
   startedWall: number;
   /** The index (in channel.keys) of the key that served. */
   keyIndex: number;
+  /** What the call owes its rate limits: its tokens are counted when it settles. */
+  rateTicket: RateTicket | undefined;
 }
 
 type AttemptResult =
@@ -122,18 +124,19 @@ export class RelayService {
     this.active += 1;
     const startedAt = performance.now();
     let model = '';
+    let rateTicket: RateTicket | undefined;
     try {
       const startedWall = Date.now();
       const { auth, charges, context } = this.deps;
       const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
       const caller = authenticated instanceof Promise ? await authenticated : authenticated;
-      // As in new-api, the playground (a session, no API key) is not limited; nothing to await while the limits are off.
-      const admitted = spec.caller === 'session' ? undefined : this.deps.modelLimits.admit(caller.user.id);
-      if (admitted !== undefined) await admitted;
       const read = readRelayInput(spec, request.body, target);
       const input = read instanceof Promise ? await read : read;
       model = input.model;
       auth.checkModel(caller, input.model);
+      // Rate limits: a 429 before anything is held; undefined (nothing to await or give back) while no limit applies.
+      const admitted = this.deps.rateLimits.admit(caller, input.model, spec.caller === 'session', reply);
+      rateTicket = admitted instanceof Promise ? await admitted : admitted;
       // A Responses call that continues a conversation this gateway keeps: sent whole from here on.
       if (input.previousResponseId !== undefined) await this.continueConversation(caller, input);
       // Before any quota is held or any upstream called; one field read when the check is off.
@@ -169,10 +172,10 @@ export class RelayService {
         return undefined;
       }
       const { delivery, channel, upstreamModel, keyIndex } = result;
-      if (spec.caller !== 'session') this.deps.modelLimits.succeeded(caller.user.id);
+      rateTicket?.succeeded();
       try {
         if (delivery.billable) {
-          const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall, keyIndex });
+          const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall, keyIndex, rateTicket });
           if (settled instanceof Promise) await settled;
         } else {
           charges.release(reservation);
@@ -187,6 +190,8 @@ export class RelayService {
       this.deps.metrics.failed(spec.path, model, toAppError(error).status, performance.now() - startedAt);
       throw error;
     } finally {
+      // A rate-limit gate's slot: given back now, or when a piped answer's last byte is out.
+      rateTicket?.end(reply);
       this.active -= 1;
       if (this.active === 0 && this.idleWaiters.length > 0) {
         const waiters = this.idleWaiters;
@@ -487,6 +492,7 @@ export class RelayService {
       calls: call.input.calls,
     };
     const quota = quotaFor(done.pricing, billed, this.deps.context.options.number('QuotaPerUnit'));
+    done.rateTicket?.settled(usage.promptTokens + usage.completionTokens);
     const settlement = this.deps.charges.settle(done.reservation, quota, done.channel.id);
     if (settlement instanceof Promise) return settlement.then((settled) => this.log(call, done, usage, settled));
     this.log(call, done, usage, settlement);

@@ -11,3 +11,4 @@ export * from './tasks.js';
 export * from './options.js';
 export * from './status.js';
 export * from './wallet.js';
+export * from './rate-limits.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wireRateLimitsSchema } from './rate-limits.js';
 
 /** A token as its owner sees it; the key is masked (first and last four characters, without `sk-`). */
 export const wireTokenSchema = z.strictObject({
@@ -17,6 +18,7 @@ export const wireTokenSchema = z.strictObject({
   allow_ips: z.string().describe('One IP address or CIDR range per line.'),
   used_quota: z.number(),
   group: z.string(),
+  ...wireRateLimitsSchema.shape,
 });
 export type WireToken = z.output<typeof wireTokenSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wireRateLimitsSchema } from './rate-limits.js';
 
 /** What the console sees of a user (the list, one user, the signed-in user): never the password or the access token. */
 export const publicUserSchema = z.strictObject({
@@ -26,6 +27,7 @@ export const publicUserSchema = z.strictObject({
   remark: z.string(),
   created_at: z.number().int(),
   DeletedAt: z.string().nullable().describe('Non-null once the account was deregistered (an ISO time).'),
+  ...wireRateLimitsSchema.shape,
 });
 export type PublicUser = z.output<typeof publicUserSchema>;
 

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { TokensTable } from '../../db/schema.js';
 import { parseAllowIps, type IpAllowList } from './ip-allow-list.js';
+import { rateFiguresOf, type RateFigures } from './rate-figures.js';
 import type { LeasedElsewhere } from '../billing/leased-elsewhere.js';
 import type { SyncLock } from './sync-lock.js';
 
@@ -21,6 +22,8 @@ export interface CachedToken {
   allowIps: IpAllowList | undefined;
   /** '' = the user's group. */
   group: string;
+  /** The token's own rate limits (relay/rate-limits/); undefined when it has none. */
+  rateLimits?: RateFigures | undefined;
 }
 
 const NEGATIVE_TTL_MS = 30_000;
@@ -151,6 +154,7 @@ export class TokenCache {
           : undefined,
       allowIps: parseAllowIps(row.allow_ips),
       group: row.group.trim(),
+      rateLimits: rateFiguresOf(row),
     };
   }
 }

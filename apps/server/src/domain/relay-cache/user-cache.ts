@@ -4,6 +4,7 @@ import type { UsersTable } from '../../db/schema.js';
 import { parseUserSetting } from '../users/user-setting.js';
 import type { LeasedElsewhere } from '../billing/leased-elsewhere.js';
 import type { SyncLock } from './sync-lock.js';
+import { rateFiguresOf, type RateFigures } from './rate-figures.js';
 
 export interface CachedUser {
   id: number;
@@ -18,13 +19,26 @@ export interface CachedUser {
   acceptUnsetModelRatio: boolean;
   /** The user's setting record_ip_log: their consume logs carry the caller's IP. */
   recordIpLog: boolean;
+  /** The user's own rate limits (relay/rate-limits/); undefined when they have none. */
+  rateLimits: RateFigures | undefined;
 }
 
 const RELOAD_CHUNK = 500;
-type UserRow = Pick<Selectable<UsersTable>, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'deleted_at' | 'setting'> & {
-  leased_elsewhere: number;
-};
-const COLUMNS = ['id', 'username', 'role', 'status', 'group', 'quota', 'deleted_at', 'setting'] as const;
+const COLUMNS = [
+  'id',
+  'username',
+  'role',
+  'status',
+  'group',
+  'quota',
+  'deleted_at',
+  'setting',
+  'rpm_limit',
+  'tpm_limit',
+  'rpd_limit',
+  'concurrency_limit',
+] as const;
+type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & { leased_elsewhere: number };
 
 function settingFlags(stored: string): Pick<CachedUser, 'acceptUnsetModelRatio' | 'recordIpLog'> {
   const setting = parseUserSetting(stored);
@@ -115,6 +129,7 @@ export class UserCache {
       quota: Number(row.quota) + this.unflushedQuota(id) + Number(row.leased_elsewhere),
       deleted: row.deleted_at !== null,
       ...settingFlags(row.setting),
+      rateLimits: rateFiguresOf(row),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { WireToken } from '@modelgate/contract';
+import { RATE_LIMIT_MAX, type WireToken } from '@modelgate/contract';
 import { isIP } from 'node:net';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
@@ -45,6 +45,22 @@ const nullableText = z
   .optional()
   .transform((value) => (value === null ? undefined : value));
 
+/** A rate-limit figure (relay/rate-limits/): a whole number from 0 (no limit); null or absent leaves it as it is. */
+const rateLimitFigure = (label: string) =>
+  integer(label)
+    .pipe(z.number().min(0, `${label}不能为负数`).max(RATE_LIMIT_MAX, `${label}不能大于 ${RATE_LIMIT_MAX}`))
+    .nullable()
+    .optional()
+    .transform((value) => value ?? undefined);
+
+/** The rate-limit fields of a token or a user (their wire names are the columns'), each 0 for no limit. */
+export const rateLimitInputFields = {
+  rpm_limit: rateLimitFigure('每分钟请求数限制'),
+  tpm_limit: rateLimitFigure('每分钟 Token 数限制'),
+  rpd_limit: rateLimitFigure('每日请求数限制'),
+  concurrency_limit: rateLimitFigure('并发请求数限制'),
+};
+
 /** The fields of a token a user may write, all optional so one schema serves create and update. */
 export const tokenInputSchema = z.object({
   id: optionalInteger('令牌 ID'),
@@ -68,6 +84,7 @@ export const tokenInputSchema = z.object({
   status: optionalInteger('状态'),
   /** How many tokens to create in one call (create only). */
   count: optionalInteger('令牌数量'),
+  ...rateLimitInputFields,
 });
 export type TokenInput = z.output<typeof tokenInputSchema>;
 
@@ -168,5 +185,9 @@ export function toWireToken(row: TokenRow): WireToken {
     allow_ips: row.allow_ips,
     used_quota: Number(row.used_quota),
     group: row.group,
+    rpm_limit: Number(row.rpm_limit),
+    tpm_limit: Number(row.tpm_limit),
+    rpd_limit: Number(row.rpd_limit),
+    concurrency_limit: Number(row.concurrency_limit),
   };
 }

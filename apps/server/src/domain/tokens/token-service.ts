@@ -79,6 +79,10 @@ export class TokenService {
       model_limits: input.model_limits ?? '',
       allow_ips: checkAllowIps(input.allow_ips ?? ''),
       group: this.checkGroup(user, input.group ?? ''),
+      rpm_limit: input.rpm_limit ?? 0,
+      tpm_limit: input.tpm_limit ?? 0,
+      rpd_limit: input.rpd_limit ?? 0,
+      concurrency_limit: input.concurrency_limit ?? 0,
     };
     const created: TokenRow[] = [];
     for (let index = 0; index < count; index += 1) {
@@ -121,6 +125,10 @@ export class TokenService {
     if (input.model_limits !== undefined) values.model_limits = input.model_limits;
     if (input.allow_ips !== undefined) values.allow_ips = checkAllowIps(input.allow_ips);
     if (input.group !== undefined) values.group = this.checkGroup(user, input.group);
+    if (input.rpm_limit !== undefined) values.rpm_limit = input.rpm_limit;
+    if (input.tpm_limit !== undefined) values.tpm_limit = input.tpm_limit;
+    if (input.rpd_limit !== undefined) values.rpd_limit = input.rpd_limit;
+    if (input.concurrency_limit !== undefined) values.concurrency_limit = input.concurrency_limit;
 
     // The relay marks tokens as they run out; an edit only repairs (or re-marks) marked ones.
     const status = Number(current.status);

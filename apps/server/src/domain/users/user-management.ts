@@ -31,6 +31,11 @@ export interface AdminUserUpdate {
   group?: string;
   quota?: number;
   remark?: string;
+  /** Rate limits (relay/rate-limits/): 0 for no limit. */
+  rpm_limit?: number | undefined;
+  tpm_limit?: number | undefined;
+  rpd_limit?: number | undefined;
+  concurrency_limit?: number | undefined;
 }
 
 async function loadTarget(context: AppContext, id: number): Promise<UserRow> {
@@ -146,6 +151,10 @@ export async function updateUserByAdmin(context: AppContext, actor: UserRow, upd
   if (update.display_name !== undefined) changes.display_name = update.display_name || changes.username || target.username;
   if (update.group !== undefined) changes.group = update.group;
   if (update.remark !== undefined) changes.remark = update.remark;
+  for (const field of ['rpm_limit', 'tpm_limit', 'rpd_limit', 'concurrency_limit'] as const) {
+    const figure = update[field];
+    if (figure !== undefined) changes[field] = figure;
+  }
   if (update.password) changes.password = await hashPassword(update.password);
   if (Object.keys(changes).length > 0) {
     try {

@@ -62,6 +62,10 @@ export function toPublicUser(row: UserRow): PublicUser {
     remark: row.remark,
     created_at: Number(row.created_at),
     DeletedAt: row.deleted_at ? new Date(Number(row.deleted_at) * 1000).toISOString() : null,
+    rpm_limit: Number(row.rpm_limit ?? 0),
+    tpm_limit: Number(row.tpm_limit ?? 0),
+    rpd_limit: Number(row.rpd_limit ?? 0),
+    concurrency_limit: Number(row.concurrency_limit ?? 0),
   };
 }
 

@@ -52,6 +52,8 @@ function sampleFor(key: OptionKey): { sent: string; stored: string } {
         'number-map': { [`m-${key}`]: 1.25, default: 1 },
         object: { [`m-${key}`]: 1.25, default: 1 },
         'responses-policy': { enabled: true, all_channels: false, channel_ids: [3], channel_types: [1], model_patterns: ['^gpt-5.*-codex$'] },
+        'rate-limit-map': { [`n-${key}`]: { rpm: 60, tpm: 100000, rpd: 0, concurrency: 4 } },
+        'request-limit-group': { default: [200, 100], [`g-${key}`]: [0, 1000] },
       };
       const value = JSON.stringify(samples[jsonShape ?? 'object']);
       return { sent: value, stored: value };

@@ -8,6 +8,7 @@ import { formatLogQuota, recordUserLog } from '../../domain/users/user-logs.js';
 import { manageUser, updateUserByAdmin } from '../../domain/users/user-management.js';
 import { modelsForGroups } from '../../domain/users/user-models.js';
 import { usableGroups } from '../../domain/tokens/usable-groups.js';
+import { rateLimitInputFields } from '../../domain/tokens/token-fields.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { mayCreateRole, outranks, SAME_OR_HIGHER_READ, MANAGE_ACTIONS } from '../../domain/users/user-permissions.js';
 import { assertUsernameAvailable, createUser, usernameTakenError } from '../../domain/users/user-registration.js';
@@ -55,6 +56,7 @@ export const adminUpdateBody = z.object({
   group: z.string().trim().min(1, '分组不能为空').max(64, '分组名称过长').optional(),
   quota: quota.optional(),
   remark: z.string().max(255, '备注过长').optional(),
+  ...rateLimitInputFields,
 });
 
 export const manageBody = z.object({

@@ -1,17 +1,20 @@
 import { Redis } from 'ioredis';
 import { Pool, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hashPassword } from '../domain/users/password.js';
-import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
-import { ModelRequestLimits } from './model-request-limit.js';
-import { sendJson } from './testing/mock-upstream.js';
-import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../domain/users/password.js';
+import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
+import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { sendJson } from '../testing/mock-upstream.js';
+import { eventually, relayCall, seedLimitedPayer } from '../testing/rate-limit-kit.js';
+import { seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, unique, type RelayTestEnv } from '../testing/relay-fixtures.js';
+import type { RelayCaller } from '../relay-caller.js';
+import { RateLimiter } from './rate-limiter.js';
 
 /**
- * new-api's ModelRequestRateLimit* options (issue 13): per-user limits on the relay, failed calls
- * counted by Count, only successful ones by SuccessCount, 429 with new-api's message; in memory on
- * one node, shared through Redis by every node.
+ * new-api's ModelRequestRateLimit* options (issue 13), folded into the rate limits (issue 27):
+ * per-user limits on the relay, failed calls counted by Count, only successful ones by
+ * SuccessCount, ModelRequestRateLimitGroup replacing both for a group, 429 with new-api's
+ * message and Retry-After; in memory on one node, shared through Redis by every node.
  */
 
 const REDIS_URL = process.env.MODELGATE_TEST_REDIS ?? 'redis://127.0.0.1:6379/15';
@@ -19,22 +22,18 @@ const REDIS_URL = process.env.MODELGATE_TEST_REDIS ?? 'redis://127.0.0.1:6379/15
 const COUNT_MESSAGE = (minutes: number, count: number) => `您已达到总请求数限制：${minutes}分钟内最多请求${count}次，包括失败次数，请检查您的请求是否正确`;
 const SUCCESS_MESSAGE = (minutes: number, count: number) => `您已达到请求数限制：${minutes}分钟内最多请求${count}次`;
 
-async function chat(gateway: string, apiKey: string, model = 'gpt-4o-mini') {
-  const response = await request(`${gateway}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  const text = await response.body.text();
-  return { status: response.statusCode, text, json: () => JSON.parse(text) as { error?: { message: string; type: string } } };
-}
+const chat = (gateway: string, apiKey: string) => relayCall(gateway, apiKey);
 
 /** The options a test sets, put back to their defaults afterwards. */
-async function setLimits(env: RelayTestEnv, values: { enabled: boolean; minutes?: number; count?: number; success?: number }) {
+async function setLimits(
+  env: RelayTestEnv,
+  values: { enabled: boolean; minutes?: number; count?: number; success?: number; groups?: Record<string, [number, number]> },
+) {
   await setOption(env.context, 'ModelRequestRateLimitEnabled', values.enabled);
   await setOption(env.context, 'ModelRequestRateLimitDurationMinutes', values.minutes ?? 1);
   await setOption(env.context, 'ModelRequestRateLimitCount', values.count ?? 0);
   await setOption(env.context, 'ModelRequestRateLimitSuccessCount', values.success ?? 1000);
+  await setOption(env.context, 'ModelRequestRateLimitGroup', JSON.stringify(values.groups ?? {}));
 }
 
 describe('model request limits on one node (SQLite, in memory)', () => {
@@ -58,7 +57,7 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     return { user, token };
   }
 
-  it('limits the requests of a user, failed ones included, per window; other users keep theirs', async () => {
+  it('limits the requests of a user, failed ones included, per window; the 429 says when to retry; other users keep theirs', async () => {
     await setLimits(env, { enabled: true, minutes: 3, count: 3, success: 0 });
     const first = await caller();
     const other = await caller();
@@ -75,12 +74,20 @@ describe('model request limits on one node (SQLite, in memory)', () => {
           usage: { prompt_tokens: 1, completion_tokens: 1 },
         });
     });
-    expect((await chat(env.gateway, first.token.apiKey)).status).toBe(200);
+    const admitted = await chat(env.gateway, first.token.apiKey);
+    expect(admitted.status).toBe(200);
+    expect(admitted.headers['x-ratelimit-limit-requests']).toBe('3');
+    expect(admitted.headers['x-ratelimit-remaining-requests']).toBe('2');
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(500);
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(200);
     const refused = await chat(env.gateway, first.token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error).toMatchObject({ message: COUNT_MESSAGE(3, 3), type: 'new_api_error' });
+    // The three sit in the current window: a slot frees once the sliding window has left the first behind.
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(6 * 60);
+    expect(refused.headers['x-ratelimit-remaining-requests']).toBe('0');
     expect(calls).toBe(3);
     // A second key of the same user shares the user's limit; another user is not touched.
     const secondKey = await seedToken(env.context, first.user.id);
@@ -99,6 +106,7 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     const refused = await chat(env.gateway, token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error?.message).toBe(SUCCESS_MESSAGE(2, 2));
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
   it('does nothing while switched off, and 0 means no limit', async () => {
@@ -112,6 +120,40 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(env.gateway, token.apiKey)).status).toBe(429);
+  });
+
+  it('takes a group’s pair from ModelRequestRateLimitGroup (the token’s group, else the user’s), as new-api does', async () => {
+    const limited = await caller();
+    const free = await caller();
+    await setLimits(env, { enabled: true, count: 1, success: 0, groups: { [limited.user.group]: [2, 1000], [free.user.group]: [0, 1000] } });
+    expect((await chat(env.gateway, limited.token.apiKey)).status).toBe(200);
+    expect((await chat(env.gateway, limited.token.apiKey)).status).toBe(200);
+    const refused = await chat(env.gateway, limited.token.apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.json().error.message).toBe(COUNT_MESSAGE(1, 2));
+    // [0, 1000]: no count limit for this group, though the global Count is 1.
+    for (let index = 0; index < 3; index += 1) expect((await chat(env.gateway, free.token.apiKey)).status).toBe(200);
+    // A user of no listed group keeps the global Count.
+    const plain = await caller();
+    expect((await chat(env.gateway, plain.token.apiKey)).status).toBe(200);
+    expect((await chat(env.gateway, plain.token.apiKey)).status).toBe(429);
+  });
+
+  it('accepts ModelRequestRateLimitGroup through the option API and refuses what new-api refuses', async () => {
+    const headers = await env.test.login();
+    const put = async (value: string) =>
+      (await env.test.app.inject({ method: 'PUT', url: '/api/option/', headers, payload: { key: 'ModelRequestRateLimitGroup', value } })).json() as {
+        success: boolean;
+        message: string;
+      };
+    expect(await put('{"default": [200, 100], "vip": [0, 1000]}')).toMatchObject({ success: true });
+    expect(env.context.options.json('ModelRequestRateLimitGroup')).toEqual({ default: [200, 100], vip: [0, 1000] });
+    for (const bad of ['{"vip": [10, 0]}', '{"vip": [-1, 5]}', '{"vip": [1.5, 5]}', '{"vip": [1]}', '{"vip": "many"}', '[1, 2]', 'not json']) {
+      const answer = await put(bad);
+      expect(answer.success, bad).toBe(false);
+      expect(answer.message).toMatch(/分组模型请求速率限制|ModelRequestRateLimitGroup/);
+    }
+    expect(env.context.options.json('ModelRequestRateLimitGroup')).toEqual({ default: [200, 100], vip: [0, 1000] });
   });
 
   it('leaves the console playground (a session, no API key) unlimited, as new-api does', async () => {
@@ -150,44 +192,6 @@ describe('model request limits on one node (SQLite, in memory)', () => {
   });
 });
 
-describe('the sliding window', () => {
-  let test: TestApp;
-  beforeAll(async () => {
-    test = await startTestApp();
-  });
-  afterAll(async () => {
-    vi.restoreAllMocks();
-    await test.close();
-  });
-
-  it('frees a slot once a whole earlier request has aged out, and forgets idle users', async () => {
-    const { options } = test.context;
-    await options.set('ModelRequestRateLimitEnabled', true);
-    await options.set('ModelRequestRateLimitDurationMinutes', 1);
-    await options.set('ModelRequestRateLimitCount', 4);
-    await options.set('ModelRequestRateLimitSuccessCount', 0);
-    const limits = new ModelRequestLimits(options, undefined);
-    const clock = vi.spyOn(Date, 'now');
-    const start = 1_000 * 60_000; // the start of a window
-    clock.mockReturnValue(start + 59_000);
-    for (let index = 0; index < 4; index += 1) limits.admit(7);
-    expect(() => limits.admit(7)).toThrow(COUNT_MESSAGE(1, 4));
-    // Just past the window's end the sliding window still holds all four (rounded up).
-    clock.mockReturnValue(start + 60_500);
-    expect(() => limits.admit(7)).toThrow(COUNT_MESSAGE(1, 4));
-    // A quarter into the next window, three quarters of the old window are still covered: 3 of 4.
-    clock.mockReturnValue(start + 60_000 + 15_001);
-    limits.admit(7);
-    expect(() => limits.admit(7)).toThrow(COUNT_MESSAGE(1, 4));
-    // Two windows later nothing is left, and the user's counters were dropped.
-    clock.mockReturnValue(start + 180_000);
-    limits.admit(8);
-    expect((limits as unknown as { memory: Map<number, unknown> }).memory.has(7)).toBe(false);
-    for (let index = 0; index < 3; index += 1) limits.admit(7);
-    await options.set('ModelRequestRateLimitEnabled', false);
-  });
-});
-
 describe('an unreachable Redis', () => {
   let test: TestApp;
   beforeAll(async () => {
@@ -195,20 +199,24 @@ describe('an unreachable Redis', () => {
   });
   afterAll(async () => test.close());
 
-  it('refuses the call with 500 rate_limit_check_failed (as new-api) and reports the error; nothing is asked while the limits are off', async () => {
+  it('lets calls through unchecked and logs the failure at most once a minute; nothing is asked while no limit applies', async () => {
     const { options } = test.context;
     const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-    const errors: unknown[] = [];
-    const limits = new ModelRequestLimits(options, dead, (error) => errors.push(error));
-    expect(limits.admit(1)).toBeUndefined();
+    const warnings: unknown[] = [];
+    const limits = new RateLimiter(options, dead, { warn: (object: unknown) => warnings.push(object) } as never);
+    const reply = { raw: { setHeader: () => undefined } } as never;
+    const caller = { user: { id: 1, rateLimits: undefined }, token: { id: 1, rateLimits: undefined }, group: 'default' } as unknown as RelayCaller;
+    expect(limits.admit(caller, 'gpt-4o-mini', false, reply)).toBeUndefined();
+    expect(warnings).toHaveLength(0);
     await options.set('ModelRequestRateLimitEnabled', true);
     await options.set('ModelRequestRateLimitCount', 5);
     try {
-      await expect(limits.admit(1)).rejects.toMatchObject({ status: 500, code: 'rate_limit:check_failed' });
-      expect(errors).toHaveLength(1);
+      for (let index = 0; index < 10; index += 1) await expect(limits.admit(caller, 'gpt-4o-mini', false, reply)).resolves.toBeUndefined();
+      expect(warnings).toHaveLength(1);
     } finally {
       await options.set('ModelRequestRateLimitEnabled', false);
       await options.set('ModelRequestRateLimitCount', 0);
+      limits.close();
       dead.disconnect();
     }
   });
@@ -218,8 +226,7 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
   let fresh: FreshDb;
   let nodes: RelayTestEnv[] = [];
   let pools: Pool[] = [];
-  // A window length of its own: the Redis keys of earlier runs (named by it) cannot be met.
-  const minutes = 1000 + Math.floor(Math.random() * 100_000);
+  const minutes = 5;
 
   beforeAll(async () => {
     fresh = await createFreshDb('postgres');
@@ -229,11 +236,6 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
   });
   afterAll(async () => {
     for (const pool of pools) await pool.close();
-    const redis = nodes[0]?.context.redis;
-    if (redis) {
-      const keys = await redis.keys(`modelgate:mrl:*:${minutes * 60_000}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
     for (const node of nodes) await node.close();
     await fresh?.drop();
   });
@@ -243,16 +245,14 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
     for (const node of nodes.slice(1)) await node.context.options.refresh();
   }
 
+  /** A user whose id no earlier run used: the Redis counters outlive the test database. */
   async function sharedCaller() {
-    const { context, upstream } = nodes[0]!;
-    const user = await seedUser(context);
-    const token = await seedToken(context, user.id);
-    await seedChannel(context, { key: unique('key'), baseUrl: upstream.url, models: ['gpt-4o-mini'], groups: [user.group] });
+    const payer = await seedLimitedPayer(nodes[0]!, { freshId: true });
     for (const node of nodes.slice(1)) {
       node.context.changes.emit('channels');
       await node.runtime.cache.channels.current();
     }
-    return { user, token };
+    return payer;
   }
 
   it('one user gets Count requests in all across both nodes, also when they arrive at once', async () => {
@@ -260,15 +260,12 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
     const { token } = await sharedCaller();
     const statuses = await Promise.all(
       Array.from({ length: 30 }, async (_, index) => {
-        const response = await pools[index % 2]!.request({
-          method: 'POST',
-          path: '/v1/chat/completions',
-          headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-        });
-        const text = await response.body.text();
-        if (response.statusCode === 429) expect(JSON.parse(text).error.message).toBe(COUNT_MESSAGE(minutes, 10));
-        return response.statusCode;
+        const response = await relayCall(nodes[index % 2]!.gateway, token.apiKey, { dispatcher: pools[index % 2]! });
+        if (response.status === 429) {
+          expect(response.json().error.message).toBe(COUNT_MESSAGE(minutes, 10));
+          expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        }
+        return response.status;
       }),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
@@ -277,12 +274,17 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
 
   it('successes on one node count against SuccessCount on the other', async () => {
     await setEverywhere({ enabled: true, count: 0, success: 3 });
-    const { token } = await sharedCaller();
+    const { token, userId } = await sharedCaller();
     expect((await chat(nodes[0]!.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(nodes[0]!.gateway, token.apiKey)).status).toBe(200);
     expect((await chat(nodes[1]!.gateway, token.apiKey)).status).toBe(200);
-    // The success is recorded as the answer goes out; give the last INCR its round trip.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The success is recorded as the answer goes out: wait until the third is in Redis.
+    const redis = nodes[0]!.context.redis!;
+    await eventually(async () => {
+      const keys = await redis.keys(`modelgate:rl:{${userId}}:n:s*`);
+      const counts = await Promise.all(keys.map((key) => redis.get(key)));
+      return counts.reduce((sum, count) => sum + Number(count ?? 0), 0) >= 3;
+    });
     const refused = await chat(nodes[1]!.gateway, token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error?.message).toBe(SUCCESS_MESSAGE(minutes, 3));

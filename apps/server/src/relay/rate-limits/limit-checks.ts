@@ -1,0 +1,71 @@
+import type { RateFigures } from '../../domain/relay-cache/rate-figures.js';
+
+/**
+ * What one call is checked against: one LimitCheck per figure that applies to it.
+ * - rpm, rpd, and new-api's `count`: requests in a window, counted as the call is admitted;
+ * - tpm: tokens in a window, counted when the call settles (checked only on admission);
+ * - new-api's `success`: answers delivered in a window, counted at delivery (checked only);
+ * - concurrency: calls in flight, a slot held from admission until the call's answer has ended.
+ */
+export type CheckKind = 'rpm' | 'tpm' | 'rpd' | 'concurrency' | 'count' | 'success';
+
+/** Who a limit belongs to, as a refusal names it. */
+export interface LimitOwner {
+  zh: string;
+  en: string;
+}
+
+export interface LimitCheck {
+  kind: CheckKind;
+  limit: number;
+  /** The window's length; 0 for concurrency. */
+  windowMs: number;
+  /** The counter's name among the user's counters: `t<token id>`, `u`, `g<group>`, `m<model>` or `n` (new-api's). */
+  scope: string;
+  owner: LimitOwner;
+  /** new-api's DurationMinutes, for its messages (count and success only). */
+  minutes?: number;
+}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** Counted when admitted (requests), checked only (tokens, successes), or a slot. */
+export const countsOnAdmission = (kind: CheckKind): boolean => kind === 'rpm' || kind === 'rpd' || kind === 'count';
+export const isRequestKind = (kind: CheckKind): boolean => kind !== 'tpm' && kind !== 'concurrency';
+
+/** The letter a kind's counter is stored under: request windows share one per scope and length. */
+export function counterLetter(kind: CheckKind): string {
+  switch (kind) {
+    case 'rpm':
+    case 'rpd':
+    case 'count':
+      return 'r';
+    case 'tpm':
+      return 'k';
+    case 'success':
+      return 's';
+    case 'concurrency':
+      return 'c';
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
+export const TOKEN_OWNER: LimitOwner = { zh: '该令牌', en: 'this token' };
+export const USER_OWNER: LimitOwner = { zh: '该用户', en: 'this user' };
+export const groupOwner = (group: string): LimitOwner => ({ zh: `该用户在分组 ${group} 中`, en: `this user in group ${group}` });
+export const modelOwner = (model: string): LimitOwner => ({ zh: `该用户对模型 ${model} `, en: `this user on model ${model}` });
+
+/** Adds a check for each figure set. */
+export function addFigureChecks(checks: LimitCheck[], figures: RateFigures, scope: string, owner: LimitOwner): void {
+  if (figures.concurrency > 0) checks.push({ kind: 'concurrency', limit: figures.concurrency, windowMs: 0, scope, owner });
+  if (figures.rpm > 0) checks.push({ kind: 'rpm', limit: figures.rpm, windowMs: MINUTE_MS, scope, owner });
+  if (figures.rpd > 0) checks.push({ kind: 'rpd', limit: figures.rpd, windowMs: DAY_MS, scope, owner });
+  if (figures.tpm > 0) checks.push({ kind: 'tpm', limit: figures.tpm, windowMs: MINUTE_MS, scope, owner });
+}
+
+/** Scopes are parts of Redis keys and map keys: a group or model name is encoded so that ':' and braces stay separators. */
+export const scopeName = (prefix: 'g' | 'm', name: string): string => `${prefix}${encodeURIComponent(name)}`;
