@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppContext } from './app-context.js';
 import type { RelayRuntime } from './relay/relay-runtime.js';
 import type { TaskRuntime } from './relay/tasks/task-runtime.js';
+import type { RealtimeRelay } from './relay/realtime/realtime-relay.js';
 import { notFound, type AppError } from './errors/app-error.js';
 import { logFailure } from './errors/failure-log.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
@@ -66,9 +67,11 @@ export interface AppServices {
   context: AppContext;
   relay: RelayRuntime;
   tasks: TaskRuntime;
+  /** The Realtime API's sessions (GET /v1/realtime). */
+  realtime: RealtimeRelay;
 }
 
-export async function buildApp({ context, relay, tasks }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ context, relay, tasks, realtime }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -161,7 +164,7 @@ export async function buildApp({ context, relay, tasks }: AppServices): Promise<
   logRoutes(app, context);
   midjourneyApiRoutes(app, context, tasks);
   taskRoutes(app, context, tasks);
-  relayRoutes(app, context, relay, tasks, routeMethods);
+  relayRoutes(app, context, relay, tasks, routeMethods, realtime);
 
   const webDist = context.config.webDist || defaultWebDist();
   const hasConsole = existsSync(join(webDist, 'index.html'));

@@ -25,6 +25,7 @@ import { RelayAuthenticator } from './relay/relay-auth.js';
 import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
 import { RelayService } from './relay/relay-service.js';
 import { createTaskRuntime, type TaskRuntime } from './relay/tasks/task-runtime.js';
+import { RealtimeRelay } from './relay/realtime/realtime-relay.js';
 import { UpstreamClient } from './providers/upstream-client.js';
 
 /** Everything one process runs: its services, and the HTTP app over them. */
@@ -116,6 +117,10 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
     affinity,
   });
 
+  // The Realtime API's sessions: after the relay, so that at close they end and settle before its last flush.
+  const realtime = new RealtimeRelay({ context, cache, auth, charges, ledger, health, metrics, rateLimits });
+  context.onClose(() => realtime.close());
+
   // The task relays (Midjourney, Suno): after the relay, so they close before it.
   const tasks = createTaskRuntime({ context, relay });
 
@@ -131,6 +136,6 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   if (config.isMaster) context.schedule(600, () => responses.deleteExpired(), 'stored responses expiry');
 
   // HTTP: the console's API, the relay and the console itself.
-  const app = await buildApp({ context, relay, tasks });
+  const app = await buildApp({ context, relay, tasks, realtime });
   return { context, relay, tasks, app };
 }

@@ -2,6 +2,7 @@ import { modelRequestRateLimitGroupSchema, rateLimitMapSchema } from '@modelgate
 import { z } from 'zod';
 import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './default-prices.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './default-output-bounds.js';
+import { DEFAULT_AUDIO_COMPLETION_RATIO, DEFAULT_AUDIO_RATIO } from './default-audio-ratios.js';
 
 /**
  * Every option key the console can read or write (spec 01 §3), with its kind and default.
@@ -136,6 +137,11 @@ export const OPTION_DEFINITIONS = {
   // What a prompt token written into the upstream's cache costs relative to the model ratio
   // (new-api's CreateCacheRatio; 1.25 for a model it does not list).
   CreateCacheRatio: json(DEFAULT_CREATE_CACHE_RATIO, 'number-map'),
+  // What an audio prompt token costs relative to the model ratio, and an audio output token
+  // relative to that (new-api's AudioRatio, AudioCompletionRatio; 1 for a model not listed): the
+  // Realtime API's usage is billed by them (relay/realtime/realtime-pricing.ts).
+  AudioRatio: json(DEFAULT_AUDIO_RATIO, 'number-map'),
+  AudioCompletionRatio: json(DEFAULT_AUDIO_COMPLETION_RATIO, 'number-map'),
   GroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, 'string-map'),
   TopupGroupRatio: json({ default: 1, vip: 1, svip: 1 }, 'number-map'),
@@ -302,6 +308,8 @@ const JSON_OPTION_NAMES: Partial<Record<OptionKey, string>> = {
   CompletionRatio: '补全倍率',
   CacheRatio: '缓存倍率',
   CreateCacheRatio: '缓存创建倍率',
+  AudioRatio: '音频倍率',
+  AudioCompletionRatio: '音频补全倍率',
   Chats: '聊天配置',
   'claude.model_headers_settings': 'Claude请求头覆盖',
   'claude.default_max_tokens': '缺省 MaxTokens',

@@ -128,6 +128,27 @@ export interface ProviderAdaptor {
    * service-account JSON spans many lines; several are a JSON array).
    */
   readonly channelKeys?: (keyField: string) => string[];
+  /**
+   * Present for upstreams that serve OpenAI's Realtime API (GET /v1/realtime over a WebSocket):
+   * where a session for the model is opened, and the handshake's credentials.
+   */
+  readonly realtimeTarget?: (call: RealtimeCall) => RealtimeTarget;
+}
+
+/** One upstream Realtime session to open. */
+export interface RealtimeCall {
+  channel: ChannelEndpoint;
+  key: string;
+  /** The model of the session (after the channel's mapping). */
+  upstreamModel: string;
+}
+
+/** Where an upstream Realtime session is opened. */
+export interface RealtimeTarget {
+  /** A ws:// or wss:// address, its query included. */
+  url: string;
+  /** The handshake's headers (credentials), lower case. */
+  headers: Record<string, string>;
 }
 
 /** A chat format other than OpenAI's. */

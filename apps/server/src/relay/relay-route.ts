@@ -9,13 +9,13 @@ import type { RelayInput } from './relay-input.js';
 /** Where a request may go: one pinned channel, or the priority tiers of (group, model). */
 export type Route = { pinned: RelayChannel; tiers?: undefined } | { pinned?: undefined; tiers: readonly PriorityTier[] };
 
-/** The channels a call may use, from the cached index (awaited only while it first loads). */
-export function routeCall(cache: RelayCache, caller: RelayCaller, input: RelayInput): Route | Promise<Route> {
+/** The channels a call of the model may use, from the cached index (awaited only while it first loads). */
+export function routeCall(cache: RelayCache, caller: RelayCaller, input: Pick<RelayInput, 'model'>): Route | Promise<Route> {
   const current = cache.channels.current();
   return current instanceof Promise ? current.then((index) => routeIn(index, caller, input)) : routeIn(current, caller, input);
 }
 
-function routeIn(index: ChannelIndex, caller: RelayCaller, input: RelayInput): Route {
+function routeIn(index: ChannelIndex, caller: RelayCaller, input: Pick<RelayInput, 'model'>): Route {
   if (caller.pinnedChannelId !== undefined) {
     const channel = index.byId.get(caller.pinnedChannelId);
     if (!channel) throw badRequest(`渠道 #${caller.pinnedChannelId} 不存在 (no channel ${caller.pinnedChannelId})`, 'channel:not_found');

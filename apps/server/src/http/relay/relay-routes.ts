@@ -5,6 +5,7 @@ import { toAppError } from '../../errors/render.js';
 import { PLAYGROUND_ENDPOINT, RELAY_ENDPOINTS } from '../../relay/relay-endpoints.js';
 import type { RelayRuntime } from '../../relay/relay-runtime.js';
 import type { TaskRuntime } from '../../relay/tasks/task-runtime.js';
+import type { RealtimeRelay } from '../../relay/realtime/realtime-relay.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import type { RouteMethods } from '../route-methods.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
@@ -13,17 +14,25 @@ import { modelRoutes } from './model-routes.js';
 import { nativeRoutes } from './native-routes.js';
 import { midjourneyRoutes } from './midjourney-routes.js';
 import { sunoRoutes } from './suno-routes.js';
+import { realtimeRoutes } from './realtime-routes.js';
 
 /** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
 const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
 
 /**
- * The relay in OpenAI's, Anthropic's and Gemini's formats (/v1/*, /v1beta/*, /dashboard/billing/*), the console's playground
- * (/pg/chat/completions) and the channel health endpoints.
+ * The relay in OpenAI's, Anthropic's and Gemini's formats (/v1/*, /v1beta/*, /dashboard/billing/*), the Realtime API
+ * (GET /v1/realtime, a WebSocket), the console's playground (/pg/chat/completions) and the channel health endpoints.
  * The relay lives in its own plugin scope for its body parsers; errors render in the OpenAI
  * shape through the app's error handler.
  */
-export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: RelayRuntime, tasks: TaskRuntime, routeMethods: RouteMethods): void {
+export function relayRoutes(
+  app: FastifyInstance,
+  context: AppContext,
+  runtime: RelayRuntime,
+  tasks: TaskRuntime,
+  routeMethods: RouteMethods,
+  realtime: RealtimeRelay,
+): void {
   void app.register(async (scope) => {
     await runtime.ready;
     installRelayBodyParsers(scope);
@@ -64,6 +73,8 @@ export function relayRoutes(app: FastifyInstance, context: AppContext, runtime: 
     modelRoutes(scope, runtime);
     billingDashboardRoutes(scope, context, runtime);
     sunoRoutes(scope, runtime, tasks.suno);
+    // In a scope of its own: the WebSocket plugin wraps every route registered beside it.
+    void scope.register((realtimeScope) => realtimeRoutes(realtimeScope, realtime));
 
     // A path a route serves under another method (GET on /v1/chat/completions) is the caller's 405.
     scope.all('/v1/*', async (request, reply) => {

@@ -1,6 +1,6 @@
 import { completionTextOf, normaliseUsage, OpenAIStreamReader, type OpenAIEndpoint } from '@modelgate/protocol';
 import { FormData } from 'undici';
-import type { ModelListing, ProviderAdaptor, UpstreamCall, UpstreamRequest } from '../provider-types.js';
+import type { ModelListing, ProviderAdaptor, RealtimeCall, RealtimeTarget, UpstreamCall, UpstreamRequest } from '../provider-types.js';
 import { classifyOpenAICompatibleError } from './openai-compatible-errors.js';
 
 /** OpenAI's own paths; a vendor overrides the ones it places elsewhere. */
@@ -39,6 +39,11 @@ export interface OpenAICompatibleOptions {
   nativeResponses?: boolean;
   /** ProviderAdaptor.modelList, for a vendor that does not list its models at OpenAI's /v1/models. */
   modelList?: ModelListing;
+  /**
+   * The vendor serves OpenAI's Realtime API at `{base}/v1/realtime?model=` with a Bearer key. By
+   * default those that keep OpenAI's paths do; a vendor whose endpoints live elsewhere does not.
+   */
+  realtime?: boolean;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -56,10 +61,19 @@ export function defaultTarget(call: UpstreamCall, path: string): { origin: strin
   return { origin: call.channel.origin, path: joinPath(call.channel.basePath, path) };
 }
 
-export function bearerHeaders(call: UpstreamCall): Record<string, string> {
+export function bearerHeaders(call: Pick<UpstreamCall, 'channel' | 'key'>): Record<string, string> {
   const headers: Record<string, string> = { authorization: `Bearer ${call.key}` };
   if (call.channel.organization) headers['openai-organization'] = call.channel.organization;
   return headers;
+}
+
+/** The WebSocket origin of an HTTP one: http → ws, https → wss. */
+export const websocketOrigin = (origin: string): string => origin.replace(/^http/i, 'ws');
+
+/** OpenAI's Realtime API: `wss://api.openai.com/v1/realtime?model=…`, under the channel's base path. */
+export function openAIRealtimeTarget(call: RealtimeCall): RealtimeTarget {
+  const path = joinPath(call.channel.basePath, '/v1/realtime');
+  return { url: `${websocketOrigin(call.channel.origin)}${path}?model=${encodeURIComponent(call.upstreamModel)}`, headers: bearerHeaders(call) };
 }
 
 /** The request body to send: the client's own bytes unless the model or stream options change. */
@@ -117,5 +131,6 @@ export function createOpenAICompatibleAdaptor(options: OpenAICompatibleOptions):
     readStream: (endpoint, dropUsageOnly) => new OpenAIStreamReader(endpoint, dropUsageOnly),
     classifyError: classifyOpenAICompatibleError,
     ...(options.modelList ? { modelList: options.modelList } : {}),
+    ...((options.realtime ?? (options.target === undefined && !options.only)) ? { realtimeTarget: openAIRealtimeTarget } : {}),
   };
 }
