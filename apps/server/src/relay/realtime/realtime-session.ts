@@ -87,6 +87,7 @@ export class RealtimeSession {
     upstream.on('close', (code: number, reason: Buffer) => this.upstreamClosed(code, reason.toString('utf8')));
     upstream.on('error', (error) => parts.deps.context.logger.warn({ err: error, channelId: parts.channel.id }, 'realtime upstream connection failed'));
     for (const frame of early.frames) this.fromUpstream(frame.data, frame.isBinary);
+    early.frames.length = 0;
     if (upstream.readyState === upstream.CLOSING || upstream.readyState === upstream.CLOSED) this.upstreamClosed(1006, '');
   }
 
@@ -109,6 +110,8 @@ export class RealtimeSession {
     for (const frame of early) this.toClient(frame);
     // The session's instructions and tools are known now (session.created).
     this.growSpare();
+    // A shutdown began while the client's upgrade finished.
+    if (this.draining) this.end({ code: 1001, reason: 'server shutting down' });
   }
 
   /** The client went away before its upgrade finished. */
@@ -277,25 +280,24 @@ export class RealtimeSession {
     });
   }
 
-  /** A response started upstream: it takes the spare, and the next spare is held. False: it is not paid for. */
+  /** A response started upstream: it takes the spare, and the next spare is held. False: it is not passed on. */
   private responseStarted(data: Buffer): boolean {
     const parsed = responseEventSchema.safeParse(parseEvent(data));
     const id = (parsed.success ? parsed.data.response?.id : undefined) ?? '';
     const { holds, conversation, pricing } = this.parts;
     const limit = this.limits.shift();
-    if (!holds.take(id)) {
-      // Started by the upstream itself (server VAD) after the balance ran out: it is not served.
-      this.responses.set(id, { createdWall: Date.now(), firstMs: -1 });
-      if (this.state === 'open') this.endForQuota();
-      else this.cancel(id);
-      return false;
-    }
-    conversation.started(id, conversation.outputLimit(limit));
     this.responses.set(id, { createdWall: Date.now(), firstMs: -1 });
+    // Nobody to serve it to (the session is ending), or started by the upstream itself (server VAD)
+    // after the balance ran out: not passed on, cancelled, not charged (bill() of a response without a hold).
     if (this.state !== 'open') {
       this.cancel(id);
       return false;
     }
+    if (!holds.take(id)) {
+      this.endForQuota();
+      return false;
+    }
+    conversation.started(id, conversation.outputLimit(limit));
     const held = holds.ensure(realtimeHold(pricing, conversation.next(), this.quotaPerUnit()));
     if (held !== true) {
       void held.then((result) => {
