@@ -1,4 +1,4 @@
-import type { PageData, TokenKey, TokenKeys, UsableGroups, WireToken } from '@modelgate/contract';
+import type { PageData, TokenKey, TokenKeys, UsableGroups, WireRateLimits, WireToken } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 export { rethrowUnlessApiError } from '../../lib/api-client';
@@ -13,7 +13,8 @@ export interface TokenListParams {
   token: string;
 }
 
-export interface TokenInput {
+/** What the token form sends; the rate limits are 0 for none. */
+export interface TokenInput extends WireRateLimits {
   name: string;
   expired_time: number;
   remain_quota: number;

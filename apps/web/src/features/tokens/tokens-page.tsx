@@ -153,7 +153,7 @@ export default function TokensPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1330 }}
+        scroll={{ x: 1520 }}
         empty={<Empty description={t('empty')} />}
         rowSelection={{
           selectedRowKeys: selected.map((token) => token.id),

@@ -1,4 +1,4 @@
-import type { ManageResult, PageData, PublicUser, UsableGroup, UsableGroups } from '@modelgate/contract';
+import type { ManageResult, PageData, PublicUser, UsableGroup, UsableGroups, WireRateLimits } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 /** A row of the user list and the answer of GET /api/user/{id} (never the password or access token; DeletedAt non-null means deregistered). */
@@ -22,7 +22,8 @@ export interface NewUser {
   password: string;
 }
 
-export interface UserUpdate {
+/** The rate limits are 0 for none. */
+export interface UserUpdate extends Partial<WireRateLimits> {
   id: number;
   username: string;
   display_name: string;

@@ -4,6 +4,7 @@ import { DataDashboardCard } from './data-dashboard-card';
 import { DrawingCard } from './drawing-card';
 import { GeminiSettingsCard } from './gemini-settings-card';
 import { GeneralCard } from './general-card';
+import { GroupRateLimitCard } from './group-rate-limit-card';
 import { GroupRatioCard } from './group-ratio-card';
 import { LogCard } from './log-card';
 import { ModelPricingCard } from './model-pricing/model-pricing-card';
@@ -33,6 +34,7 @@ export function OperationSettings() {
       <OutputLimitsCard />
       <ChatsCard />
       <GroupRatioCard />
+      <GroupRateLimitCard />
       <ClaudeSettingsCard />
       <GeminiSettingsCard />
       <ResponsesSettingsCard />

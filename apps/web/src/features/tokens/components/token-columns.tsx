@@ -1,6 +1,7 @@
 import { Space, Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
+import { RateLimitTags } from '../../../components/shared/rate-limit-fields';
 import { formatTimestamp } from '../../../lib/date-time';
 import type { Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
@@ -31,7 +32,7 @@ interface ColumnOptions {
   narrow: boolean;
 }
 
-/** Spec 02 §2 columns: name, status and group, used, remaining, created, expiry, actions. */
+/** Spec 02 §2 columns: name, status and group, rate limits (issue 27), used, remaining, created, expiry, actions. */
 export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
   const { t, formatQuota } = options;
   return [
@@ -69,6 +70,12 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
           </Space>
         );
       },
+    },
+    {
+      title: t('columns.limits'),
+      key: 'limits',
+      width: 190,
+      render: (_, token) => <RateLimitTags figures={token} testId={`token-limits-${token.id}`} />,
     },
     {
       title: t('columns.used'),

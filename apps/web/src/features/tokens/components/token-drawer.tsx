@@ -3,8 +3,10 @@ import { IconCalendar } from '@douyinfe/semi-icons';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type DrawerFormApi, FormDrawer } from '../../../components/shared/form-drawer';
+import { RateLimitFields } from '../../../components/shared/rate-limit-fields';
 import { formatDateTime, formatTimestamp, parseDateTime } from '../../../lib/date-time';
 import { formatQuota, quotaToCurrency } from '../../../lib/quota';
+import { rateLimitFormValues, rateLimitInput, type RateLimitFormValues } from '../../../lib/rate-limits';
 import { useStatus } from '../../status/queries';
 import { createToken, rethrowUnlessApiError, updateToken, type Token, type TokenInput } from '../api';
 import { useUsableGroups, useUserModels } from '../queries';
@@ -19,7 +21,7 @@ import {
   TOKEN_NAME_MAX,
 } from '../token-rules';
 
-interface FormValues {
+interface FormValues extends RateLimitFormValues {
   name: string;
   expired_time: string;
   remain_quota: number;
@@ -57,6 +59,7 @@ function fromToken(token: Token): FormValues {
     model_limits: token.model_limits.split(',').filter((model) => model !== ''),
     allow_ips: token.allow_ips,
     group: token.group || undefined,
+    ...rateLimitFormValues(token),
   };
 }
 
@@ -71,6 +74,7 @@ function toInput(values: FormValues, name: string): TokenInput {
     model_limits: (values.model_limits ?? []).join(','),
     allow_ips: values.allow_ips ?? '',
     group: values.group ?? '',
+    ...rateLimitInput(values),
   };
 }
 
@@ -293,6 +297,7 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
                 style={{ width: '100%' }}
                 data-testid="token-form-group"
               />
+              <RateLimitFields testId="token-form-limits" titled />
             </>
           )}
         </Form>

@@ -3,7 +3,9 @@ import type { FormApi } from '@douyinfe/semi-ui/lib/es/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { Fragment, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { RateLimitFields } from '../../../components/shared/rate-limit-fields';
 import { formatQuota } from '../../../lib/quota';
+import { rateLimitFormValues, rateLimitInput, type RateLimitFormValues } from '../../../lib/rate-limits';
 import { selfKeys } from '../../auth/queries';
 import { useStatus } from '../../status/queries';
 import { updateSelf, updateUser, type ManagedUser } from '../api';
@@ -19,7 +21,7 @@ interface EditUserDrawerProps {
   onClose: () => void;
 }
 
-interface EditValues {
+interface EditValues extends RateLimitFormValues {
   username?: string;
   display_name?: string;
   password?: string;
@@ -132,6 +134,7 @@ function EditUserForm({ user, self, onClose }: EditUserFormProps) {
           password,
           group: values.group ?? user.group,
           ...(quota !== storedQuota ? { quota } : {}),
+          ...rateLimitInput(values),
         });
       }
       Toast.success(t('messages.updated'));
@@ -155,7 +158,14 @@ function EditUserForm({ user, self, onClose }: EditUserFormProps) {
     <div className="mg-user-drawer-body">
       <Form<EditValues>
         getFormApi={(api) => (formApi.current = api)}
-        initValues={{ username: user.username, display_name: user.display_name, password: '', group: user.group, quota: user.quota }}
+        initValues={{
+          username: user.username,
+          display_name: user.display_name,
+          password: '',
+          group: user.group,
+          quota: user.quota,
+          ...rateLimitFormValues(user),
+        }}
         onSubmit={(values) => void submit(values)}
         onValueChange={(values) => setQuotaInput(Number(values.quota ?? 0))}
         labelPosition="top"
@@ -207,6 +217,11 @@ function EditUserForm({ user, self, onClose }: EditUserFormProps) {
                 {t('actions.addQuota')}
               </Button>
             </div>
+          </Form.Section>
+        )}
+        {!self && (
+          <Form.Section text={t('form.rateLimits')}>
+            <RateLimitFields testId="user-form-limits" />
           </Form.Section>
         )}
         <Form.Section text={t('form.bindings')}>
