@@ -1,4 +1,4 @@
-import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
+import { nextKeyIndex, type RelayChannel } from '../domain/relay-cache/relay-channel.js';
 
 /**
  * Circuit breakers for this node's view of each upstream: one per key of each channel (a
@@ -92,14 +92,7 @@ export class ChannelBreakers {
    */
   drawKey(channel: RelayChannel, random: () => number = Math.random, preferred?: number): number {
     const { keys } = channel;
-    const drawn =
-      preferred !== undefined && preferred < keys.length
-        ? preferred
-        : keys.length === 1
-          ? 0
-          : channel.multiKeyMode === 'polling'
-            ? channel.turn++ % keys.length
-            : Math.floor(random() * keys.length);
+    const drawn = preferred !== undefined && preferred < keys.length ? preferred : nextKeyIndex(channel, random);
     const set = this.channels.size === 0 ? undefined : this.channels.get(channel.id);
     if (!set || set.notClosed === 0 || this.settings().failureThreshold <= 0) return drawn;
     const now = this.now();

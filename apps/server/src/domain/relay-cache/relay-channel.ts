@@ -78,6 +78,13 @@ export interface RelayChannel {
   headerOverride: HeaderOverride | undefined;
 }
 
+/** The index of the key a request takes from `channel.keys`: the next in turn (`polling`), else one at random. */
+export function nextKeyIndex(channel: RelayChannel, random: () => number = Math.random): number {
+  const count = channel.keys.length;
+  if (count <= 1) return 0;
+  return channel.multiKeyMode === 'polling' ? channel.turn++ % count : Math.floor(random() * count);
+}
+
 /** A channel's key field as its keys: one per line (a multi-key channel has several). */
 export const channelKeys = (keyField: string, type?: number): string[] => {
   const split = type === undefined ? undefined : adaptorFor(type)?.channelKeys;

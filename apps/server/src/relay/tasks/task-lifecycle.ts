@@ -1,7 +1,7 @@
 import { ChannelStatus } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
 import type { PriorityTier } from '../../domain/relay-cache/channel-index.js';
-import type { RelayChannel } from '../../domain/relay-cache/relay-channel.js';
+import { nextKeyIndex, type RelayChannel } from '../../domain/relay-cache/relay-channel.js';
 import type { TaskRepository } from '../../domain/tasks/task-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import { maskSecrets } from '../../lib/mask-secrets.js';
@@ -141,7 +141,8 @@ export class TaskLifecycle {
       if (!channel) break;
       if (attempt > 0) routed?.(plan.priceKey, channel.id);
       tried.push(channel.id);
-      const key = channel.keys[Math.floor(Math.random() * channel.keys.length)] ?? '';
+      // Random or in turn, as the channel's keys are picked for any call.
+      const key = channel.keys[nextKeyIndex(channel)] ?? '';
       let answer: Answer;
       try {
         answer = await adaptor.submit({ channel, key }, plan);
