@@ -166,8 +166,12 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   await editDrawer.getByTestId('channel-form-submit').click();
   await expectToast(page, '请求头名称不合法：Bad Header (invalid header name)');
   await editDrawer.getByTestId('channel-form-header-override').fill('{"X-Proxy-Key": "{api_key}"}');
-  await editDrawer.getByTestId('channel-form-responses-api').click();
-  await page.locator('.semi-select-option').filter({ hasText: '转换为 Chat Completions' }).click();
+  // The choice is clicked until the select shows it (the dropdown may still be opening).
+  await expect(async () => {
+    await editDrawer.getByTestId('channel-form-responses-api').click();
+    await page.locator('.semi-select-option').filter({ hasText: '转换为 Chat Completions' }).click({ timeout: 2000 });
+    await expect(editDrawer.getByTestId('channel-form-responses-api')).toContainText('转换为 Chat Completions', { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
   await editDrawer.getByTestId('channel-form-submit').click();
   await expectToast(page, '渠道更新成功！');
   await expect(row).toContainText(`${name}-renamed`);
