@@ -50,9 +50,8 @@ export interface RealtimeSessionParts {
   upstream: WebSocket;
   /** What the upstream sent before the session took over. */
   early: EarlyFrames;
-  /** performance.now() when the client asked, and Date.now() likewise. */
+  /** performance.now() when the client asked. */
   startedAt: number;
-  startedWall: number;
   /** Milliseconds from the client's request to the upstream's handshake. */
   connectMs: number;
   /** What the session owes its rate limits: its tokens and its gate slot, when it ends. */

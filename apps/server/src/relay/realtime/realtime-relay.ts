@@ -10,7 +10,6 @@ import { toAppError } from '../../errors/render.js';
 import { maskSecrets } from '../../lib/mask-secrets.js';
 import type { UpstreamFailure } from '../../providers/provider-types.js';
 import { pickChannel } from '../channel-selector.js';
-import type { RelayCaller } from '../relay-caller.js';
 import { routeCall, type Route } from '../relay-route.js';
 import type { RateTicket } from '../rate-limits/rate-limiter.js';
 import { clientErrorForConnection, clientErrorForFailure } from '../upstream-failure.js';
@@ -65,7 +64,6 @@ export class RealtimeRelay {
    */
   async open(request: FastifyRequest, reply: FastifyReply, clientGone: () => boolean): Promise<RealtimeSession | undefined> {
     const startedAt = performance.now();
-    const startedWall = Date.now();
     const { auth, context, cache, charges } = this.deps;
     let model = '';
     let rateTicket: RateTicket | undefined;
@@ -92,7 +90,7 @@ export class RealtimeRelay {
       await holds.start(realtimeHold(pricing, conversation.next(), context.options.number('QuotaPerUnit')));
       let connected;
       try {
-        connected = await this.connect(request, caller, model, route, clientGone);
+        connected = await this.connect(request, model, route, clientGone);
       } finally {
         if (!connected) holds.releaseAll();
       }
@@ -109,7 +107,6 @@ export class RealtimeRelay {
         holds,
         conversation,
         startedAt,
-        startedWall,
         connectMs: performance.now() - startedAt,
         rateTicket,
         endRateTicket: () => rateTicket?.end(reply),
@@ -132,7 +129,6 @@ export class RealtimeRelay {
   /** The upstream's handshake on the route's channels, in the relay's order (tiers, weights, breakers, retries). */
   private async connect(
     request: FastifyRequest,
-    caller: RelayCaller,
     model: string,
     route: Route,
     clientGone: () => boolean,
