@@ -60,6 +60,11 @@ export const IMPORT_COLUMNS: Record<ImportTable, Record<string, ColumnKind>> = {
     created_at: int(),
     deleted_at: deletedAt,
     quota_reminded_at: int(),
+    // Our rate limits (migration 010): new-api has none, so imported users start without limits.
+    rpm_limit: int(),
+    tpm_limit: int(),
+    rpd_limit: int(),
+    concurrency_limit: int(),
   },
   tokens: {
     id: int(),
@@ -78,6 +83,11 @@ export const IMPORT_COLUMNS: Record<ImportTable, Record<string, ColumnKind>> = {
     used_quota: int(),
     group: text(),
     deleted_at: deletedAt,
+    // Our rate limits (migration 010), none on imported tokens.
+    rpm_limit: int(),
+    tpm_limit: int(),
+    rpd_limit: int(),
+    concurrency_limit: int(),
   },
   channels: {
     id: int(),
