@@ -15,6 +15,7 @@ import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { barsFor, fixed, formatBars, formatTable, type RunRow } from './report.js';
 import { runFormatsBench } from './formats-bench.js';
 import { runLogsBench, type LogsDialect } from './logs-bench.js';
+import { runRateLimitsBench } from './ratelimits-bench.js';
 import { runSensitiveBench } from './sensitive-bench.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 
@@ -33,7 +34,7 @@ const { values: flags } = parseArgs({
     streams: { type: 'string', default: '1000' },
     'cpu-prof': { type: 'boolean', default: false },
     priority: { type: 'boolean', default: false },
-    /** `relay`, `formats`, `logs` or `sensitive`: run one section only. */
+    /** `relay`, `formats`, `logs`, `sensitive` or `ratelimits`: run one section only. */
     only: { type: 'string' },
     'log-rows': { type: 'string', default: '1000000' },
     'log-runs': { type: 'string', default: '20' },
@@ -129,7 +130,11 @@ async function startNodeScript(name: string, script: string, cpu: string, env: R
 let serverBuild: Promise<string> | undefined;
 const builtServer = (): Promise<string> => (serverBuild ??= buildServer());
 
-async function startGateway(sqlitePath: string, label: string): Promise<{ process: Pinned; port: number; startupMs: number }> {
+async function startGateway(
+  sqlitePath: string,
+  label: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ process: Pinned; port: number; startupMs: number }> {
   const port = await freePort();
   // The flags `npm start` runs the gateway with.
   const nodeArgs = ['node', ...SERVER_NODE_FLAGS];
@@ -151,6 +156,7 @@ async function startGateway(sqlitePath: string, label: string): Promise<{ proces
     CRITICAL_RATE_LIMIT: '0',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
+    ...extraEnv,
   };
   const pinned = spawnPinned(`modelgate-${label}`, String(settings.relayCore), nodeArgs, env, join(workDir, `modelgate-${label}.log`));
   const startupMs = await waitForHttp(`http://127.0.0.1:${port}/api/status`, pinned);
@@ -369,7 +375,16 @@ function sensitiveBench(): void {
   if (failed > 0) process.exitCode = 1;
 }
 
-const SECTIONS = ['relay', 'formats', 'logs', 'sensitive'] as const;
+/** Limits set never to refuse against none, on one gateway (ratelimits-bench.ts): not part of the full run. */
+async function rateLimitsBench(): Promise<void> {
+  execFileSync('taskset', ['-cp', settings.loadCore, String(process.pid)], { stdio: 'ignore' });
+  ensureWrk();
+  const { lines, failed } = await runRateLimitsBench({ settings, workDir, machineLoadPercent, startNodeScript, startGateway, stopAll, log });
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+const SECTIONS = ['relay', 'formats', 'logs', 'sensitive', 'ratelimits'] as const;
 
 async function main(): Promise<void> {
   const only = flags.only;
@@ -380,6 +395,7 @@ async function main(): Promise<void> {
   if (only === undefined || only === 'formats') await formatsBench();
   if (only === undefined || only === 'logs') await logsBench();
   if (only === undefined || only === 'sensitive') sensitiveBench();
+  if (only === 'ratelimits') await rateLimitsBench();
 }
 
 process.on('SIGINT', () => {

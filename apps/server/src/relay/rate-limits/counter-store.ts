@@ -4,7 +4,10 @@ import type { LimitCheck } from './limit-checks.js';
 export interface Outcome {
   /** False when a check is at its limit: then nothing was counted. */
   admitted: boolean;
-  /** Per check, as found before this call counted: [current, previous] of its window, [in flight, 0] of a gate. */
+  /**
+   * Per check, as found before this call counted: [current, previous] of its window, [in flight, 0]
+   * of a gate. Only a refusal's answer reads them; an admitted call's may be left empty.
+   */
   counts: number[];
 }
 
@@ -19,10 +22,12 @@ export interface CounterStore {
    * read (Redis down): the call goes unchecked.
    */
   admit(userId: number, checks: readonly LimitCheck[], now: number, lease: string): Outcome | undefined | Promise<Outcome | undefined>;
-  /** Adds `amount` to the current window of each check of `kind` (tokens at settlement, a success at delivery). */
-  add(userId: number, checks: readonly LimitCheck[], kind: 'tpm' | 'success', amount: number, now: number): void;
-  /** Gives back the slot `lease` holds in each gate among `checks`. */
-  release(userId: number, checks: readonly LimitCheck[], lease: string): void;
+  /**
+   * The call has ended: `tokens` (prompt + completion) go into the current window of its tpm
+   * checks, its success (an answer was delivered) into its success checks, and the slot `lease`
+   * holds in each gate is given back. One write (one round trip with Redis).
+   */
+  finish(userId: number, checks: readonly LimitCheck[], lease: string, tokens: number, succeeded: boolean, now: number): void;
   /** Resolves once the writes sent so far are done (at once in memory): for tests of several nodes. */
   settled(): Promise<void>;
   close(): void;

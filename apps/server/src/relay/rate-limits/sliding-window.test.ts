@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MINUTE_MS, type LimitCheck } from './limit-checks.js';
+import { limitCheck, MINUTE_MS, type LimitCheck } from './limit-checks.js';
 import { MemoryCounters } from './memory-counters.js';
 import { openAIDuration } from './rate-answer.js';
 import { resetMs, usedOf, waitMs, weightOf } from './sliding-window.js';
@@ -7,7 +7,8 @@ import { resetMs, usedOf, waitMs, weightOf } from './sliding-window.js';
 /** The window arithmetic, the memory counters and OpenAI's duration format, with a clock of our own. */
 
 const START = 1_000 * MINUTE_MS; // the start of a fixed window
-const rpm = (limit: number): LimitCheck => ({ kind: 'rpm', limit, windowMs: MINUTE_MS, scope: 't1', owner: { zh: '该令牌', en: 'this token' } });
+const TOKEN = { zh: '该令牌', en: 'this token' };
+const rpm = (limit: number): LimitCheck => limitCheck('rpm', limit, MINUTE_MS, 't1', TOKEN);
 
 describe('the sliding window', () => {
   it('weighs the previous window by how much of it the sliding one still covers, rounded up', () => {
@@ -41,27 +42,33 @@ describe('the sliding window', () => {
     expect(counters.admit(7, checks, now).admitted).toBe(false);
     // A quarter into the next window three quarters of the old one are covered: 3 of 4, one slot.
     now = START + 60_000 + 15_001;
-    expect(counters.admit(7, checks, now)).toEqual({ admitted: true, counts: [0, 4] });
+    expect(counters.admit(7, checks, now)).toEqual({ admitted: true, counts: [] });
     expect(counters.admit(7, checks, now).admitted).toBe(false);
   });
 
   it('forgets idle counters after two windows, and a gate when its last slot comes back', () => {
     const counters = new MemoryCounters();
-    const gate: LimitCheck = { kind: 'concurrency', limit: 2, windowMs: 0, scope: 'u', owner: { zh: '该用户', en: 'this user' } };
+    const gate = limitCheck('concurrency', 2, 0, 'u', { zh: '该用户', en: 'this user' });
     counters.admit(7, [rpm(5), gate], START);
     expect(counters.size).toBe(2);
-    counters.release(7, [rpm(5), gate]);
+    counters.finish(7, [rpm(5), gate], '', 0, false, START);
     expect(counters.size).toBe(1);
     counters.admit(8, [rpm(5)], START + 3 * MINUTE_MS);
     expect(counters.size).toBe(1);
   });
 
-  it('adds tokens to the window current at settlement', () => {
+  it('adds a call’s tokens and its success to the windows current when it ends', () => {
     const counters = new MemoryCounters();
-    const tpm: LimitCheck = { kind: 'tpm', limit: 100, windowMs: MINUTE_MS, scope: 't1', owner: { zh: '该令牌', en: 'this token' } };
+    const tpm = limitCheck('tpm', 100, MINUTE_MS, 't1', TOKEN);
     expect(counters.admit(7, [tpm], START).admitted).toBe(true);
-    counters.add(7, [tpm], 'tpm', 150, START + 1_000);
+    counters.finish(7, [tpm], '', 150, true, START + 1_000);
     expect(counters.admit(7, [tpm], START + 2_000)).toEqual({ admitted: false, counts: [150, 0] });
+    const success = limitCheck('success', 1, MINUTE_MS, 'n', TOKEN, 1);
+    expect(counters.admit(7, [success], START).admitted).toBe(true);
+    counters.finish(7, [success], '', 0, false, START);
+    expect(counters.admit(7, [success], START).admitted).toBe(true);
+    counters.finish(7, [success], '', 0, true, START);
+    expect(counters.admit(7, [success], START).admitted).toBe(false);
   });
 });
 
