@@ -27,6 +27,8 @@ export interface LimitCheck {
   owner: LimitOwner;
   /** new-api's DurationMinutes, for its messages (count and success only). */
   minutes?: number;
+  /** A window's part of the Redis admission script's argument, `code,limit,key,window;` (redis-counters.ts); '' for a gate. */
+  wire: string;
 }
 
 /**
@@ -35,7 +37,9 @@ export interface LimitCheck {
  */
 export function limitCheck(kind: CheckKind, limit: number, windowMs: number, scope: string, owner: LimitOwner, minutes?: number): LimitCheck {
   const key = kind === 'concurrency' ? `${scope}:c` : `${scope}:${counterLetter(kind)}${windowMs}`;
-  return minutes === undefined ? { kind, limit, windowMs, scope, key, owner } : { kind, limit, windowMs, scope, key, owner, minutes };
+  // A window counted on admission is `r`, one only checked then (tokens, successes) `k`.
+  const wire = kind === 'concurrency' ? '' : `${countsOnAdmission(kind) ? 'r' : 'k'},${limit},${key},${windowMs};`;
+  return minutes === undefined ? { kind, limit, windowMs, scope, key, owner, wire } : { kind, limit, windowMs, scope, key, owner, minutes, wire };
 }
 
 export const MINUTE_MS = 60_000;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { CounterStore, Outcome } from './counter-store.js';
-import { countsOnAdmission, DAY_MS, type LimitCheck } from './limit-checks.js';
-import { bucketOf, weightOf } from './sliding-window.js';
+import { DAY_MS, type LimitCheck } from './limit-checks.js';
 
 /** How long an admission waits for Redis before the call goes unchecked. */
 export const REDIS_WAIT_MS = 500;
@@ -14,47 +13,55 @@ export const LEASE_MS = 60_000;
 /** Counters outlive the windows that read them by this much (clock skew between nodes). */
 const KEY_SLACK_MS = 5_000;
 
+/** How long the ends of calls are gathered into one write to Redis (a slot comes back at most this much later). */
+const FINISH_BATCH_MS = 2;
+
 const ADMIT = 'modelgateRateAdmit';
-const ADD = 'modelgateRateAdd';
+const FINISH = 'modelgateRateFinish';
 
 /**
  * A user's window counters are the fields of one hash, `modelgate:rl:{<user>}`, one field per
  * check (its key), holding `bucket:current:previous` and rolled forward here as the memory
- * counters roll theirs. Gates are sorted sets of leases, `modelgate:rl:{<user>}:<gate key>`.
+ * counters roll theirs (the fixed window and the previous one's weight worked out from `now` as
+ * sliding-window.ts does, in the same double arithmetic). Gates are sorted sets of leases,
+ * `modelgate:rl:{<user>}:<gate key>`.
+ *
+ * The checks travel as one argument, `code,limit,field,window;` each (code r: a request window
+ * counted on admission; k: a window only checked; c: a gate, whose field is its key's index in
+ * KEYS): a call's arguments are a handful of strings whatever its checks, which is most of what a
+ * script call costs the node (each argument is written out separately).
  *
  * KEYS: the hash, then each gate's set. ARGV: now, the lease, its end, a gate set's expiry, the
- * hash's expiry, then five per check: its code (r: a request window counted on admission; k: a
- * window only checked; c: a gate), its limit, its field (a gate: its key's index), its fixed window
- * and the previous window's weight. Returns {admitted (1 or 0), then per check the two counts
- * found}; counts only when every check passes.
+ * hash's expiry, the checks. Returns {admitted (1 or 0), then per check the two counts found};
+ * counts only when every check passes.
  */
 const ADMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
-local checks = (#ARGV - 5) / 5
+local checks = {}
 local fields = {}
-for i = 1, checks do
-  local base = 5 + (i - 1) * 5
-  if ARGV[base + 1] ~= 'c' then fields[#fields + 1] = ARGV[base + 3] end
+for code, limit, field, window in string.gmatch(ARGV[6], '([rkc]),(%d+),([^,;]+),(%d+);') do
+  checks[#checks + 1] = {code, tonumber(limit), field, tonumber(window)}
+  if code ~= 'c' then fields[#fields + 1] = field end
 end
 local values = {}
 if #fields > 0 then values = redis.call('HMGET', KEYS[1], unpack(fields)) end
 local result = {1}
+local buckets = {}
 local found = 0
-for i = 1, checks do
-  local base = 5 + (i - 1) * 5
-  local code = ARGV[base + 1]
-  local limit = tonumber(ARGV[base + 2])
+for i, check in ipairs(checks) do
   local current, previous = 0, 0
-  if code == 'c' then
-    local key = KEYS[tonumber(ARGV[base + 3])]
+  if check[1] == 'c' then
+    local key = KEYS[tonumber(check[3])]
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
     current = redis.call('ZCARD', key)
-    if current >= limit then result[1] = 0 end
+    if current >= check[2] then result[1] = 0 end
   else
     found = found + 1
+    local window = check[4]
+    local bucket = math.floor(now / window)
+    buckets[i] = bucket
     local stored = values[found]
     if stored then
-      local bucket = tonumber(ARGV[base + 4])
       local storedBucket, storedCurrent, storedPrevious = string.match(stored, '^(%d+):(%d+):(%d+)$')
       storedBucket = tonumber(storedBucket)
       if storedBucket == bucket then
@@ -63,21 +70,20 @@ for i = 1, checks do
         previous = tonumber(storedCurrent)
       end
     end
-    if math.ceil(previous * tonumber(ARGV[base + 5])) + current >= limit then result[1] = 0 end
+    local weight = 1 - (now - bucket * window) / window
+    if math.ceil(previous * weight) + current >= check[2] then result[1] = 0 end
   end
   result[2 * i] = current
   result[2 * i + 1] = previous
 end
 if result[1] == 1 then
   local writes = {}
-  for i = 1, checks do
-    local base = 5 + (i - 1) * 5
-    local code = ARGV[base + 1]
-    if code == 'r' then
-      writes[#writes + 1] = ARGV[base + 3]
-      writes[#writes + 1] = ARGV[base + 4] .. ':' .. (result[2 * i] + 1) .. ':' .. result[2 * i + 1]
-    elseif code == 'c' then
-      local key = KEYS[tonumber(ARGV[base + 3])]
+  for i, check in ipairs(checks) do
+    if check[1] == 'r' then
+      writes[#writes + 1] = check[3]
+      writes[#writes + 1] = string.format('%d:%d:%d', buckets[i], result[2 * i] + 1, result[2 * i + 1])
+    elseif check[1] == 'c' then
+      local key = KEYS[tonumber(check[3])]
       redis.call('ZADD', key, ARGV[3], ARGV[2])
       redis.call('PEXPIRE', key, ARGV[4])
     end
@@ -90,12 +96,17 @@ end
 return result
 `;
 
-/** KEYS: the hash. ARGV: its expiry, then three per counter: its field, the current fixed window, the amount to add. */
-const ADD_SCRIPT = `
-for i = 1, (#ARGV - 1) / 3 do
-  local base = 1 + (i - 1) * 3
-  local field = ARGV[base + 1]
-  local bucket = tonumber(ARGV[base + 2])
+/**
+ * A call has ended: what it adds to its windows (its tokens, its success) and its slots given back,
+ * in one script call. KEYS: the hash, then the gates whose slot the lease holds. ARGV: the lease,
+ * the hash's expiry, now, the additions as `field,window,amount;` each.
+ */
+const FINISH_SCRIPT = `
+local now = tonumber(ARGV[3])
+local added = false
+for field, window, amount in string.gmatch(ARGV[4], '([^,;]+),(%d+),(%d+);') do
+  window = tonumber(window)
+  local bucket = math.floor(now / window)
   local current, previous = 0, 0
   local stored = redis.call('HGET', KEYS[1], field)
   if stored then
@@ -107,18 +118,22 @@ for i = 1, (#ARGV - 1) / 3 do
       previous = tonumber(storedCurrent)
     end
   end
-  redis.call('HSET', KEYS[1], field, ARGV[base + 2] .. ':' .. (current + tonumber(ARGV[base + 3])) .. ':' .. previous)
+  redis.call('HSET', KEYS[1], field, string.format('%d:%d:%d', bucket, current + tonumber(amount), previous))
+  added = true
 end
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if added and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return 0
 `;
 
-type ScriptedRedis = Redis & Record<typeof ADMIT, (...args: (string | number)[]) => Promise<number[]>>;
+type ScriptedRedis = Redis &
+  Record<typeof ADMIT, (...args: (string | number)[]) => Promise<number[]>> &
+  Record<typeof FINISH, (...args: (string | number)[]) => Promise<unknown>>;
 
 /**
  * The counters shared by every node through Redis (REDIS_CONN_STRING). A call's checks are one
  * script (EVALSHA): read, decide and count atomically, so two nodes never both take the last slot;
- * what the call owes when it ends (its tokens, its success, its slots) is one more pipelined write.
+ * what the call owes when it ends (its tokens, its success, its slots) is one more script call.
  * Every key of a call carries its user in braces, so they sit in one Redis Cluster slot.
  *
  * Nothing here throws or rejects: a Redis error, a Redis not connected, or no answer within
@@ -131,6 +146,9 @@ export class RedisCounters implements CounterStore {
   private renewal: NodeJS.Timeout | undefined;
   private readonly node = randomBytes(6).toString('hex');
   private sequence = 0;
+  /** Finish calls waiting for the next flush, and its timer. */
+  private pending: (string | number)[][] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
   /** The last write sent: Redis runs one connection's commands in order, so its end is every write's. */
   private lastWrite: Promise<unknown> = Promise.resolve();
 
@@ -140,7 +158,7 @@ export class RedisCounters implements CounterStore {
     private readonly waitMs = REDIS_WAIT_MS,
   ) {
     if (!(ADMIT in redis)) redis.defineCommand(ADMIT, { lua: ADMIT_SCRIPT });
-    if (!(ADD in redis)) redis.defineCommand(ADD, { numberOfKeys: 1, lua: ADD_SCRIPT });
+    if (!(FINISH in redis)) redis.defineCommand(FINISH, { lua: FINISH_SCRIPT });
   }
 
   /** A lease name unique among all nodes. */
@@ -155,13 +173,15 @@ export class RedisCounters implements CounterStore {
       return Promise.resolve(undefined);
     }
     const keys = [hashKey(userId)];
-    const args: (string | number)[] = [now, lease, now + LEASE_MS, 2 * LEASE_MS, hashExpiry(checks)];
+    let wire = '';
+    let expiry = DAY_MS;
     for (const check of checks) {
       if (check.kind === 'concurrency') {
         keys.push(gateKey(userId, check));
-        args.push('c', check.limit, keys.length, 0, 0);
+        wire += `c,${check.limit},${keys.length},0;`;
       } else {
-        args.push(countsOnAdmission(check.kind) ? 'r' : 'k', check.limit, check.key, bucketOf(now, check.windowMs), weightOf(now, check.windowMs));
+        wire += check.wire;
+        if (check.windowMs > expiry) expiry = check.windowMs;
       }
     }
     const gates = keys.slice(1);
@@ -172,12 +192,12 @@ export class RedisCounters implements CounterStore {
         this.onError(new Error(`Redis did not answer within ${this.waitMs} ms`));
         resolve(undefined);
       }, this.waitMs);
-      (this.redis as ScriptedRedis)[ADMIT](keys.length, ...keys, ...args).then(
+      (this.redis as ScriptedRedis)[ADMIT](keys.length, ...keys, now, lease, now + LEASE_MS, 2 * LEASE_MS, 2 * expiry + KEY_SLACK_MS, wire).then(
         (reply) => {
           clearTimeout(timer);
           const admitted = reply[0] === 1;
           if (admitted && gates.length > 0) {
-            if (late) this.write(userId, [], gates, lease);
+            if (late) this.write(userId, gates, lease, 0, '', 0);
             else this.hold(lease, gates);
           }
           if (!late) resolve({ admitted, counts: admitted ? [] : reply.slice(1).map(Number) });
@@ -193,36 +213,59 @@ export class RedisCounters implements CounterStore {
   }
 
   finish(userId: number, checks: readonly LimitCheck[], lease: string, tokens: number, succeeded: boolean, now: number): void {
-    const additions: (string | number)[] = [];
+    let additions = '';
     for (const check of checks) {
       const amount = check.kind === 'tpm' ? tokens : check.kind === 'success' && succeeded ? 1 : 0;
-      if (amount > 0) additions.push(check.key, bucketOf(now, check.windowMs), amount);
+      if (amount > 0) additions += `${check.key},${check.windowMs},${amount};`;
     }
     const gates = this.held.get(lease);
     if (gates !== undefined) {
       this.held.delete(lease);
       if (this.held.size === 0) this.stopRenewal();
     }
-    if (additions.length > 0) additions.unshift(hashExpiry(checks));
-    this.write(userId, additions, gates ?? [], lease);
+    this.write(userId, gates ?? NO_GATES, lease, now, additions, additions === '' ? 0 : hashExpiry(checks));
   }
 
   settled(): Promise<void> {
+    this.flush();
     return this.lastWrite.then(() => undefined);
   }
 
   close(): void {
+    this.flush();
     this.stopRenewal();
     this.held.clear();
   }
 
-  /** One pipelined write: `additions` (the ADD script's arguments) into the user's hash, and the lease out of `gates`. */
-  private write(userId: number, additions: (string | number)[], gates: readonly string[], lease: string): void {
-    if (additions.length === 0 && gates.length === 0) return;
+  /**
+   * Queues one script call: `additions` (`field,window,amount;` each) into the user's hash, and the
+   * lease out of `gates`. The calls that end within FINISH_BATCH_MS go out together, one pipeline
+   * in one socket write: a write is a system call, and it cost the node more than the script.
+   */
+  private write(userId: number, gates: readonly string[], lease: string, now: number, additions: string, expiry: number): void {
+    if (additions === '' && gates.length === 0) return;
+    this.pending.push([1 + gates.length, hashKey(userId), ...gates, lease, expiry, now, additions]);
+    if (this.flushTimer === undefined) {
+      this.flushTimer = setTimeout(() => this.flush(), FINISH_BATCH_MS);
+      this.flushTimer.unref();
+    }
+  }
+
+  private flush(): void {
+    if (this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
+    if (this.pending.length === 0) return;
+    const calls = this.pending;
+    this.pending = [];
     if (this.redis.status !== 'ready') return this.onError(new Error(`Redis is ${this.redis.status}`));
-    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & Record<typeof ADD, (...args: (string | number)[]) => unknown>;
-    if (additions.length > 0) pipeline[ADD](hashKey(userId), ...additions);
-    for (const gate of gates) pipeline.zrem(gate, lease);
+    if (calls.length === 1) {
+      this.lastWrite = (this.redis as ScriptedRedis)[FINISH](...calls[0]!).catch(this.onError);
+      return;
+    }
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & Record<typeof FINISH, (...args: (string | number)[]) => unknown>;
+    for (const call of calls) pipeline[FINISH](...call);
     this.lastWrite = pipeline.exec().catch(this.onError);
   }
 
@@ -255,6 +298,8 @@ function hashExpiry(checks: readonly LimitCheck[]): number {
   for (const check of checks) if (check.windowMs > longest) longest = check.windowMs;
   return 2 * longest + KEY_SLACK_MS;
 }
+
+const NO_GATES: readonly string[] = [];
 
 // The user id in braces keeps one user's keys in one Redis Cluster slot, as the script needs.
 const hashKey = (userId: number): string => `modelgate:rl:{${userId}}`;
