@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config/env.js';
 import type { Db } from './db/index.js';
 import { OptionService } from './domain/options/option-service.js';
+import { AuditLog } from './domain/audit/audit-log.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
@@ -18,6 +19,8 @@ export interface AppContext {
   logger: Logger;
   options: OptionService;
   users: UserService;
+  /** What administrators do (domain/audit/): written in batches, read by GET /api/audit/. */
+  audit: AuditLog;
   rateLimits: RateLimitStore;
   /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
   verification: VerificationStore;
@@ -77,6 +80,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     logger,
     options,
     users,
+    audit: new AuditLog(db, logger),
     rateLimits,
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,

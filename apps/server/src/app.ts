@@ -30,6 +30,8 @@ import { dataRoutes } from './http/api/data.js';
 import { compatRoutes } from './http/api/compat-routes.js';
 import { userSettingRoutes } from './http/api/user-setting.js';
 import { openapiRoutes } from './http/openapi/openapi-routes.js';
+import { auditRoutes } from './http/api/audit.js';
+import { trackAuditCoverage } from './http/audit-coverage.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
 import { isMjModePath, isRelayPath, protocolOfPath } from './http/caller-protocol.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -145,7 +147,9 @@ export async function buildApp({ context, relay, tasks, realtime }: AppServices)
 
   healthRoutes(app, context);
   metricsRoutes(app, context, relay);
-  // First: its onRoute hook records every /api route registered after it.
+  // First: their onRoute hooks record every /api route registered after them (the audit
+  // declarations of admin write routes, the OpenAPI description).
+  trackAuditCoverage(app);
   openapiRoutes(app, context);
   statusRoutes(app, context);
   authRoutes(app, context, relay.balances);
@@ -162,6 +166,7 @@ export async function buildApp({ context, relay, tasks, realtime }: AppServices)
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
+  auditRoutes(app, context);
   midjourneyApiRoutes(app, context, tasks);
   taskRoutes(app, context, tasks);
   relayRoutes(app, context, relay, tasks, routeMethods, realtime);

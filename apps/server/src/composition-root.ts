@@ -53,6 +53,8 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
 
   // Shared services: options, users, Redis, change events between nodes, rate limits, verification codes.
   const context = await createAppContext({ config, db, logger, version });
+  // Registered first among the closers, so it runs last: after every route and job that records.
+  context.onClose(() => context.audit.flush());
 
   // The ledger and the caches. This process holds slices of payers' balances (leases, one row
   // each in quota_leases); the ledger batches counters and logs; the relay cache keeps channels,
@@ -134,6 +136,7 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   }
   if (config.isMaster) context.schedule(config.taskPollIntervalSeconds, () => tasks.poller.tick(), 'task poll');
   if (config.isMaster) context.schedule(600, () => responses.deleteExpired(), 'stored responses expiry');
+  if (config.isMaster) context.schedule(3600, () => context.audit.purge(context.options.number('AuditLogRetentionDays')), 'audit log retention');
 
   // HTTP: the console's API, the relay and the console itself.
   const app = await buildApp({ context, relay, tasks, realtime });

@@ -100,6 +100,8 @@ export const OPTION_DEFINITIONS = {
   // Responses API turns answered by conversion (a channel without OpenAI's Responses API) are kept
   // this many hours for previous_response_id (domain/responses/response-store.ts); 0 keeps none.
   ResponsesRetentionHours: int(24, 0),
+  // Audit rows older than this many days are deleted by an hourly job (domain/audit/); 0 keeps them all.
+  AuditLogRetentionDays: int(180, 0),
   QuotaRemindThreshold: int(1000, 0),
   StreamCacheQueueLength: int(0, 0),
   QuotaPerUnit: float(500000, 0.000001),

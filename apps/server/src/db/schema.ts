@@ -285,6 +285,26 @@ export interface StoredResponsesTable {
   items: string;
 }
 
+/**
+ * What an administrator did (migration 016, domain/audit/): who, when, from where, to what, with
+ * the before and after values (secrets masked). No route updates or deletes a row; only the
+ * retention job (AuditLogRetentionDays) removes old ones.
+ */
+export interface AuditLogsTable {
+  id: Id;
+  created_at: Int;
+  actor_id: Int;
+  actor_username: string;
+  actor_role: Int;
+  ip: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  /** JSON: {before?, after?, params?}. */
+  details: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -301,4 +321,5 @@ export interface Database {
   relay_nodes: RelayNodesTable;
   quota_leases: QuotaLeasesTable;
   stored_responses: StoredResponsesTable;
+  audit_logs: AuditLogsTable;
 }

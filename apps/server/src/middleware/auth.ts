@@ -55,12 +55,26 @@ export async function authenticate(request: FastifyRequest, users: UserRepositor
   return user;
 }
 
+/** Marks a guard with its level, so route walks (http/audit-coverage.ts) can tell admin routes apart. */
+const GUARD_LEVEL = Symbol('guard level');
+
 export function authGuard(users: UserRepository, level: RoleLevel): preHandlerAsyncHookHandler {
-  return async (request) => {
+  const guard: preHandlerAsyncHookHandler = async (request) => {
     const user = await authenticate(request, users);
     if (Number(user.role) < minimumRole[level]) throw forbidden('无权进行此操作，权限不足', 'auth:insufficient_role');
     request.user = user;
   };
+  return Object.assign(guard, { [GUARD_LEVEL]: level });
+}
+
+/** The level of an auth guard among a route's preHandlers (one or a list), or undefined when it has none. */
+export function guardLevelOf(preHandlers: unknown): RoleLevel | undefined {
+  const handlers = Array.isArray(preHandlers) ? preHandlers : [preHandlers];
+  for (const handler of handlers) {
+    const level = typeof handler === 'function' ? (handler as { [GUARD_LEVEL]?: RoleLevel })[GUARD_LEVEL] : undefined;
+    if (level) return level;
+  }
+  return undefined;
 }
 
 /** The signed-in user of a guarded route. */

@@ -68,6 +68,14 @@ export class TokenKeyAccess {
         created_at: Math.floor(Date.now() / 1000),
       })
       .execute();
+    this.context.audit.record({
+      actor: { id: Number(reader.user.id), username: reader.user.username, role: Number(reader.user.role) },
+      ip: reader.ip,
+      action: 'token.key_reveal',
+      target: { type: 'token', id: Number(token.id) },
+      summary: `查看用户 ${ownerName || '(未知)'}（ID ${ownerId}）的令牌「${token.name}」（ID ${Number(token.id)}）的密钥`,
+      params,
+    });
   }
 }
 

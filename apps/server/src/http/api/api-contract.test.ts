@@ -59,6 +59,7 @@ const ADMIN_ONLY = [
   /^GET \/api\/group\/$/,
   /^GET \/api\/data\/$/,
   /^(GET|DELETE) \/api\/log\/$/,
+  /^GET \/api\/audit\/$/,
   /^GET \/api\/log\/(search|stat)$/,
   /^GET \/api\/task\/$/,
   /^GET \/api\/mj\/$/,

@@ -1,4 +1,4 @@
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
+import { isAdmin, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, UserStatus } from '@modelgate/contract';
 import type { SignedInUser, UserSession } from '@modelgate/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
@@ -59,6 +59,8 @@ export const resetBody = z.object({
 export async function completeLogin(context: AppContext, request: FastifyRequest, reply: FastifyReply, user: UserRow) {
   if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
   await startSession(request, reply, context.users.repository.sessions, Number(user.id));
+  // Every way in (password, OAuth, Telegram) ends here.
+  if (isAdmin(Number(user.role))) recordAdminLogin(context, request, user, true);
   return ok<SignedInUser>(
     {
       id: Number(user.id),
@@ -70,6 +72,18 @@ export async function completeLogin(context: AppContext, request: FastifyRequest
     },
     '登录成功！',
   );
+}
+
+/** An administrator's or root's sign-in, or a failed try at one with the password. */
+function recordAdminLogin(context: AppContext, request: FastifyRequest, user: UserRow, succeeded: boolean): void {
+  context.audit.record({
+    actor: { id: Number(user.id), username: user.username, role: Number(user.role) },
+    ip: request.ip,
+    action: succeeded ? 'admin.login' : 'admin.login_failed',
+    target: { type: 'user', id: Number(user.id) },
+    summary: succeeded ? `管理员 ${user.username} 登录` : `管理员 ${user.username} 登录失败：密码错误`,
+    params: { user_agent: String(request.headers['user-agent'] ?? '').slice(0, 200) },
+  });
 }
 
 /** The origin the console was reached at, for links in mails when ServerAddress is not set. */
@@ -92,6 +106,8 @@ export function authRoutes(app: FastifyInstance, context: AppContext, balances: 
     const attempt = await beginLoginAttempt(context.rateLimits, user?.username ?? username);
     if (!user || !(await verifyPassword(password, user.password))) {
       await attempt.failed();
+      // An administrator's account being tried is worth a row; a user's typo is not.
+      if (user && isAdmin(Number(user.role))) recordAdminLogin(context, request, user, false);
       throw new AppError('auth:wrong_credentials', '用户名或密码错误', { status: 401 });
     }
     await attempt.succeeded();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { fetchUpstreamModels, modelCatalogue } from '../../domain/channels/channel-models.js';
 import { toWireChannel, type ChannelRow } from '../../domain/channels/channel-fields.js';
-import { batchIdsSchema, batchTagSchema, ChannelService, tagSchema } from '../../domain/channels/channel-service.js';
+import { batchIdsSchema, batchTagSchema, ChannelService, tagEditSchema, tagSchema } from '../../domain/channels/channel-service.js';
 import { badRequest } from '../../errors/app-error.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 import { channelKeys } from '../../domain/relay-cache/relay-channel.js';
@@ -12,6 +12,9 @@ import { authGuard } from '../../middleware/auth.js';
 import type { ChannelHealth } from '../../relay/channel-health.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited, notAudited } from '../audit-coverage.js';
+import type { FastifyRequest } from 'fastify';
+import type { AuditAction } from '@modelgate/contract';
 
 const flag = z
   .string()
@@ -45,6 +48,12 @@ export const fetchModelsBody = z.object({
   key: z.string({ error: '请先填写渠道密钥' }),
 });
 
+/** A channel as its audit rows compare it: the stored fields an administrator writes (the key masked by its name). */
+const auditedChannel = (row: ChannelRow): Record<string, unknown> => {
+  const { used_quota: _used, balance: _balance, balance_updated_time: _balanceTime, test_time: _testTime, response_time: _responseTime, ...fields } = row;
+  return { ...fields, id: Number(row.id) };
+};
+
 function channelId(params: unknown): number {
   const raw = (params as { id?: string }).id ?? '';
   if (!/^\d{1,15}$/.test(raw)) throw badRequest('无效的渠道 ID', 'channel:invalid_id');
@@ -56,6 +65,23 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
   const adminOnly = authGuard(context.users.repository, 'admin');
   const upstreamTimeoutMs = context.config.channelTestTimeoutSeconds * 1000;
   const channels = new ChannelService(context.db, context.changes, upstreamTimeoutMs);
+  const audit = (
+    request: FastifyRequest,
+    action: AuditAction,
+    summary: string,
+    detail: { id?: number; before?: ChannelRow; after?: ChannelRow; params?: Record<string, unknown> } = {},
+  ) =>
+    context.audit.record({
+      ...auditCaller(request),
+      action,
+      target: { type: 'channel', id: detail.id ?? '' },
+      summary,
+      before: detail.before && auditedChannel(detail.before),
+      after: detail.after && auditedChannel(detail.after),
+      params: detail.params,
+    });
+  const existing = (id: unknown) =>
+    typeof id === 'number' || (typeof id === 'string' && /^\d{1,15}$/.test(id)) ? channels.get(Number(id)).catch(() => undefined) : Promise.resolve(undefined);
   const guarded = { preHandler: adminOnly };
   // This node's circuit breakers, beside the stored fields; the relay runtime is registered after
   // these routes, so it is looked up when a request comes.
@@ -88,57 +114,96 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
 
   app.get('/api/channel/:id', guarded, async (request) => ok(withBreaker(await channels.get(channelId(request.params)))));
 
-  app.post('/api/channel/', guarded, async (request) => {
+  app.post('/api/channel/', { ...guarded, ...audited('channel.create') }, async (request) => {
     const { mode, channels: created } = await channels.create(request.body);
+    for (const row of created) audit(request, 'channel.create', `创建渠道 ${row.name}（ID ${Number(row.id)}）`, { id: Number(row.id), after: row });
     const wire = created.map(toWireChannel);
     return ok(mode === 'batch' ? wire : wire[0], `成功添加 ${wire.length} 个渠道`);
   });
 
-  app.post('/api/channel/copy/:id', guarded, async (request) => {
+  app.post('/api/channel/copy/:id', { ...guarded, ...audited('channel.copy') }, async (request) => {
     const { suffix } = request.query as { suffix?: string };
-    const copy = await channels.copy(channelId(request.params), suffix ?? '_复制');
+    const source = channelId(request.params);
+    const copy = await channels.copy(source, suffix ?? '_复制');
+    audit(request, 'channel.copy', `复制渠道 ID ${source} 为 ${copy.name}（ID ${Number(copy.id)}）`, {
+      id: Number(copy.id),
+      after: copy,
+      params: { source_id: source },
+    });
     return ok(toWireChannel(copy));
   });
 
-  app.put('/api/channel/', guarded, async (request) => ok(toWireChannel(await channels.update(request.body)), '更新成功'));
+  app.put('/api/channel/', { ...guarded, ...audited('channel.update') }, async (request) => {
+    const before = await existing((request.body as { id?: unknown } | undefined)?.id);
+    const after = await channels.update(request.body);
+    audit(request, 'channel.update', `修改渠道 ${after.name}（ID ${Number(after.id)}）`, { id: Number(after.id), before, after });
+    return ok(toWireChannel(after), '更新成功');
+  });
 
-  const remove = async (params: unknown) => {
-    await channels.remove(channelId(params));
+  const remove = async (request: FastifyRequest) => {
+    const id = channelId(request.params);
+    const before = await existing(id);
+    await channels.remove(id);
+    audit(request, 'channel.delete', `删除渠道 ${before?.name ?? ''}（ID ${id}）`, { id, before });
     return ok(undefined, '删除成功');
   };
-  app.delete('/api/channel/:id', guarded, async (request) => remove(request.params));
-  app.delete('/api/channel/:id/', guarded, async (request) => remove(request.params));
+  app.delete('/api/channel/:id', { ...guarded, ...audited('channel.delete') }, async (request) => remove(request));
+  app.delete('/api/channel/:id/', { ...guarded, ...audited('channel.delete') }, async (request) => remove(request));
 
-  app.delete('/api/channel/disabled', guarded, async () => ok(await channels.removeDisabled()));
+  app.delete('/api/channel/disabled', { ...guarded, ...audited('channel.delete_disabled') }, async (request) => {
+    const count = await channels.removeDisabled();
+    audit(request, 'channel.delete_disabled', `删除所有已禁用渠道，共 ${count} 个`, { params: { count } });
+    return ok(count);
+  });
 
-  app.post('/api/channel/batch', guarded, async (request) => {
+  app.post('/api/channel/batch', { ...guarded, ...audited('channel.batch_delete') }, async (request) => {
     const { ids } = parseInput(batchIdsSchema, request.body);
-    return ok(await channels.removeMany(ids));
+    const count = await channels.removeMany(ids);
+    audit(request, 'channel.batch_delete', `批量删除渠道 ${ids.join(', ')}，共 ${count} 个`, { params: { ids, count } });
+    return ok(count);
   });
 
-  app.post('/api/channel/batch/tag', guarded, async (request) => {
+  app.post('/api/channel/batch/tag', { ...guarded, ...audited('channel.batch_tag') }, async (request) => {
     const { ids, tag } = parseInput(batchTagSchema, request.body);
-    return ok(await channels.setTag(ids, tag));
+    const count = await channels.setTag(ids, tag);
+    audit(request, 'channel.batch_tag', `为渠道 ${ids.join(', ')} 设置标签「${tag ?? ''}」`, { params: { ids, tag, count } });
+    return ok(count);
   });
 
-  app.post('/api/channel/fix', guarded, async () => ok<AbilityRepair>(await channels.rebuildAbilities()));
+  app.post('/api/channel/fix', { ...guarded, ...audited('channel.abilities_fix') }, async (request) => {
+    const repair = await channels.rebuildAbilities();
+    audit(request, 'channel.abilities_fix', `重建渠道能力表：成功 ${repair.success}，失败 ${repair.fails}`, { params: repair });
+    return ok<AbilityRepair>(repair);
+  });
 
   // new-api's multi-key management: the keys of a channel with their states, and what an admin does to them.
-  app.post('/api/channel/multi_key/manage', guarded, async (request) => {
+  app.post('/api/channel/multi_key/manage', { ...guarded, ...audited('channel.keys_manage') }, async (request) => {
     const { message, data } = await channels.manageKeys(request.body, (channelId, key) => health.keyUseOf(channelId, key));
+    const body = (request.body ?? {}) as { channel_id?: unknown; action?: unknown; key_index?: unknown };
+    // Reading the keys' states changes nothing.
+    if (body.action !== 'get_key_status') {
+      const id = Number(body.channel_id) || undefined;
+      const params = { action: String(body.action ?? ''), key_index: body.key_index };
+      audit(request, 'channel.keys_manage', `管理渠道 ID ${id ?? ''} 的密钥：${params.action}`, { id, params });
+    }
     return ok(data, message);
   });
 
-  app.put('/api/channel/tag', guarded, async (request) => ok(await channels.editTag(request.body), '更新成功'));
+  app.put('/api/channel/tag', { ...guarded, ...audited('channel.tag_edit') }, async (request) => {
+    const count = await channels.editTag(request.body);
+    const edit = parseInput(tagEditSchema, request.body);
+    audit(request, 'channel.tag_edit', `批量编辑标签「${edit.tag}」的渠道，共 ${count} 个`, { params: { ...edit, count } });
+    return ok(count, '更新成功');
+  });
 
-  app.post('/api/channel/tag/enabled', guarded, async (request) => {
+  const setTagStatus = async (request: FastifyRequest, enabled: boolean) => {
     const { tag } = parseInput(tagSchema, request.body);
-    return ok(await channels.setTagStatus(tag, true));
-  });
-  app.post('/api/channel/tag/disabled', guarded, async (request) => {
-    const { tag } = parseInput(tagSchema, request.body);
-    return ok(await channels.setTagStatus(tag, false));
-  });
+    const count = await channels.setTagStatus(tag, enabled);
+    audit(request, 'channel.tag_status', `${enabled ? '启用' : '禁用'}标签「${tag}」的渠道，共 ${count} 个`, { params: { tag, enabled, count } });
+    return ok(count);
+  };
+  app.post('/api/channel/tag/enabled', { ...guarded, ...audited('channel.tag_status') }, async (request) => setTagStatus(request, true));
+  app.post('/api/channel/tag/disabled', { ...guarded, ...audited('channel.tag_status') }, async (request) => setTagStatus(request, false));
 
   // new-api's console reads `balance` beside the envelope; data carries it too.
   const refreshBalance = async (params: unknown) => {
@@ -153,7 +218,7 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
     const channel = await channels.get(channelId(request.params));
     return ok(await fetchUpstreamModels(channel, { timeoutMs: upstreamTimeoutMs }));
   });
-  app.post('/api/channel/fetch_models', guarded, async (request) => {
+  app.post('/api/channel/fetch_models', { ...guarded, ...notAudited('asks an upstream for its models; changes nothing') }, async (request) => {
     const body = parseInput(fetchModelsBody, request.body);
     return ok(await fetchUpstreamModels(body, { timeoutMs: upstreamTimeoutMs }));
   });

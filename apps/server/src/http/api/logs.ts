@@ -5,6 +5,7 @@ import { AppError } from '../../errors/app-error.js';
 import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited } from '../audit-coverage.js';
 
 type Query = ListQuery;
 
@@ -70,10 +71,19 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   app.get('/api/log/stat', admin, async (request) => ok(await logs.stat(readFilter(request.query))));
   app.get('/api/log/self/stat', signedIn, async (request) => ok(await logs.stat(readFilter(request.query, ownId(request)))));
 
-  app.delete('/api/log/', admin, async (request) => {
+  // Usage logs only: the audit log is a table of its own that no route deletes from.
+  app.delete('/api/log/', { ...admin, ...audited('log.delete') }, async (request) => {
     const target = queryInteger((request.query ?? {}) as Query, 'target_timestamp');
     if (target <= 0) throw refused('log:invalid_target_timestamp', 'target timestamp is required');
-    return ok(await logs.deleteBefore(target));
+    const deleted = await logs.deleteBefore(target);
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'log.delete',
+      target: { type: 'log', id: '' },
+      summary: `删除 ${new Date(target * 1000).toISOString()} 之前的使用日志，共 ${deleted} 条`,
+      params: { target_timestamp: target, deleted },
+    });
+    return ok(deleted);
   });
 
   // No session: whoever holds a key may read what it was used for, and nothing else.

@@ -17,6 +17,7 @@ import { authGuard, currentUser } from '../../middleware/auth.js';
 import { findSession } from '../../middleware/session.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { notAudited } from '../audit-coverage.js';
 import { completeLogin, criticalRateLimit, requestOrigin } from './auth.js';
 
 const STATE_COOKIE = 'oauth_state';
@@ -228,7 +229,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
 
   // The system tab's "fetch" button: the provider's discovery document read here, not in the
   // browser, which most providers' CORS rules would stop.
-  app.post('/api/oauth/oidc/discovery', { preHandler: [critical, rootOnly] }, async (request) => {
+  app.post('/api/oauth/oidc/discovery', { preHandler: [critical, rootOnly], ...notAudited('reads a discovery document; saves nothing') }, async (request) => {
     const { well_known: wellKnown } = parseInput(oidcDiscoveryBody, request.body);
     const document = await fetchOidcDiscovery(wellKnown, { fresh: true });
     return ok<OidcDiscovery>({

@@ -2,12 +2,13 @@ import type { OptionEntry } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import { OPTION_DEFINITIONS, OptionValidationError } from '../../config/option-registry.js';
+import { OPTION_DEFINITIONS, OptionValidationError, type OptionDefinition, type OptionKey } from '../../config/option-registry.js';
 import { sendMail } from '../../domain/mail/mailer.js';
 import { badRequest } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited, notAudited } from '../audit-coverage.js';
 
 export const putOptionBody = z.object({
   key: z.string().min(1, '配置项名称不能为空'),
@@ -29,26 +30,50 @@ export function optionRoutes(app: FastifyInstance, context: AppContext): void {
 
   app.get('/api/option/', { preHandler: rootOnly }, async () => ok<OptionEntry[]>(context.options.listPublic()));
 
-  app.put('/api/option/', { preHandler: rootOnly }, async (request) => {
+  app.put('/api/option/', { preHandler: rootOnly, ...audited('option.update') }, async (request) => {
     const { key, value } = parseInput(putOptionBody, request.body);
+    const known = Object.hasOwn(OPTION_DEFINITIONS, key) ? (key as OptionKey) : undefined;
+    const before = known ? context.options.raw(known) : undefined;
     try {
       await context.options.set(key, value);
     } catch (error) {
       if (error instanceof OptionValidationError) throw badRequest(error.message, 'option:invalid');
       throw error;
     }
+    if (known) {
+      const after = context.options.raw(known);
+      context.audit.record({
+        ...auditCaller(request),
+        action: 'option.update',
+        target: { type: 'option', id: key },
+        summary: `修改设置 ${key}`,
+        before: { [key]: before },
+        after: { [key]: after },
+        // The registry's secrets (SMTP password, client secrets, Epay key ...) show only that they changed.
+        secretFields: (OPTION_DEFINITIONS[known] as OptionDefinition).secret ? [key] : [],
+      });
+    }
     return ok(undefined, '保存成功');
   });
 
   // new-api's spelling of the path ("rest", not "reset") is kept for its consoles and scripts.
-  app.post('/api/option/rest_model_ratio', { preHandler: rootOnly }, async () => {
+  app.post('/api/option/rest_model_ratio', { preHandler: rootOnly, ...audited('option.reset_model_ratio') }, async (request) => {
     for (const key of MODEL_PRICING_KEYS) await context.options.set(key, OPTION_DEFINITIONS[key].default);
+    // The tables are large; the row names them, the defaults are in the code.
+    const summary = `重置模型倍率为默认值（${MODEL_PRICING_KEYS.join(', ')}）`;
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'option.reset_model_ratio',
+      target: { type: 'option', id: 'ModelRatio' },
+      summary,
+      params: { keys: [...MODEL_PRICING_KEYS] },
+    });
     return ok(undefined, '重置模型倍率成功');
   });
 
   // Sends a mail to the signed-in administrator through the saved SMTP settings, so a wrong
   // server, port or password shows the SMTP server's own answer instead of failing a user's sign-up.
-  app.post('/api/option/test_smtp', { preHandler: rootOnly }, async (request) => {
+  app.post('/api/option/test_smtp', { preHandler: rootOnly, ...notAudited('sends a test mail; changes nothing') }, async (request) => {
     const admin = currentUser(request);
     if (!admin.email) throw badRequest('请先在个人设置中绑定邮箱，测试邮件将发送到该邮箱', 'mail:no_address');
     const systemName = context.options.string('SystemName');

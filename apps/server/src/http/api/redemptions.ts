@@ -1,5 +1,5 @@
 import type { Redemption } from '@modelgate/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { MAX_REDEMPTIONS_PER_BATCH, RedemptionService, type RedemptionRow } from '../../domain/redemptions/redemption-service.js';
@@ -8,6 +8,7 @@ import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited as auditedRoute } from '../audit-coverage.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 
 export const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
@@ -76,7 +77,14 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
     return ok(toWire(await service.get(id)));
   });
 
-  app.post('/api/redemption/', { preHandler: admin }, async (request) => {
+  /** A code as its audit rows show it: never the key, which redeems it. */
+  const audited = (row: RedemptionRow) => {
+    const { key: _key, ...fields } = toWire(row);
+    return fields;
+  };
+  const before = (id: number) => service.get(id).catch(() => undefined);
+
+  app.post('/api/redemption/', { preHandler: admin, ...auditedRoute('redemption.create') }, async (request) => {
     const body = parseInput(createBody, request.body);
     const { options } = context;
     const name = body.name || formatQuota(body.quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'));
@@ -84,27 +92,55 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
       { name: name.slice(0, 20), quota: body.quota, count: body.count, expiredTime: body.expired_time ?? 0 },
       Number(currentUser(request).id),
     );
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'redemption.create',
+      target: { type: 'redemption', id: '' },
+      summary: `创建兑换码「${name.slice(0, 20)}」${keys.length} 个，每个额度 ${body.quota}`,
+      after: { name: name.slice(0, 20), quota: body.quota, count: keys.length, expired_time: body.expired_time ?? 0 },
+    });
     return ok(keys);
   });
 
-  app.put('/api/redemption/', { preHandler: admin }, async (request) => {
+  app.put('/api/redemption/', { preHandler: admin, ...auditedRoute('redemption.update', 'redemption.status') }, async (request) => {
     const query = request.query as Record<string, unknown>;
-    if (query.status_only === 'true' || query.status_only === '1') {
+    const statusOnly = query.status_only === 'true' || query.status_only === '1';
+    let row: RedemptionRow;
+    let previous: RedemptionRow | undefined;
+    if (statusOnly) {
       const { id, status } = parseInput(statusBody, request.body);
-      return ok(toWire(await service.setStatus(id, status)));
+      previous = await before(id);
+      row = await service.setStatus(id, status);
+    } else {
+      const body = parseInput(updateBody, request.body);
+      previous = await before(body.id);
+      row = await service.update(body.id, { name: body.name, quota: body.quota, expiredTime: body.expired_time });
     }
-    const body = parseInput(updateBody, request.body);
-    return ok(toWire(await service.update(body.id, { name: body.name, quota: body.quota, expiredTime: body.expired_time })));
+    const id = Number(row.id);
+    context.audit.record({
+      ...auditCaller(request),
+      action: statusOnly ? 'redemption.status' : 'redemption.update',
+      target: { type: 'redemption', id },
+      summary: `${statusOnly ? '修改兑换码状态' : '修改兑换码'}「${row.name}」（ID ${id}）`,
+      before: previous && audited(previous),
+      after: audited(row),
+    });
+    return ok(toWire(row));
   });
 
-  app.delete('/api/redemption/:id/', { preHandler: admin }, async (request) => {
+  const remove = async (request: FastifyRequest) => {
     const { id } = parseInput(idParam, request.params);
+    const previous = await before(id);
     await service.delete(id);
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'redemption.delete',
+      target: { type: 'redemption', id },
+      summary: `删除兑换码「${previous?.name ?? ''}」（ID ${id}）`,
+      before: previous && audited(previous),
+    });
     return ok();
-  });
-  app.delete('/api/redemption/:id', { preHandler: admin }, async (request) => {
-    const { id } = parseInput(idParam, request.params);
-    await service.delete(id);
-    return ok();
-  });
+  };
+  app.delete('/api/redemption/:id/', { preHandler: admin, ...auditedRoute('redemption.delete') }, remove);
+  app.delete('/api/redemption/:id', { preHandler: admin, ...auditedRoute('redemption.delete') }, remove);
 }

@@ -19,10 +19,28 @@ import { authGuard, currentUser } from '../../middleware/auth.js';
 import { endSession, startSession } from '../../middleware/session.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited } from '../audit-coverage.js';
+import { LeaseKind } from '../../domain/billing/lease-book.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
 
 const DISPLAY_NAME_MAX_LENGTH = 20;
+
+/** The fields of a user an audit row compares (the password hash is masked by its name). */
+const auditedUser = (user: UserRow) => ({
+  username: user.username,
+  display_name: user.display_name,
+  role: Number(user.role),
+  status: Number(user.status),
+  group: user.group,
+  quota: Number(user.quota),
+  remark: user.remark,
+  password: user.password,
+  rpm_limit: Number(user.rpm_limit),
+  tpm_limit: Number(user.tpm_limit),
+  rpd_limit: Number(user.rpd_limit),
+  concurrency_limit: Number(user.concurrency_limit),
+});
 
 const username = z.string().trim().min(1, '用户名不能为空').max(USERNAME_MAX_LENGTH, `用户名长度不能超过 ${USERNAME_MAX_LENGTH} 个字符`);
 const password = z
@@ -106,7 +124,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
     return ok((await withSpendableQuota(balances, [toPublicUser(user)]))[0]);
   });
 
-  app.post('/api/user/', { preHandler: admin }, async (request) => {
+  app.post('/api/user/', { preHandler: admin, ...audited('user.create') }, async (request) => {
     const body = parseInput(createBody, request.body);
     const role = body.role ?? Role.Common;
     if (!mayCreateRole(Number(currentUser(request).role), role)) {
@@ -119,11 +137,43 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
       displayName: body.display_name || body.username,
       role,
     });
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'user.create',
+      target: { type: 'user', id: Number(created.id) },
+      summary: `创建用户 ${created.username}（ID ${Number(created.id)}）`,
+      after: auditedUser(created),
+    });
     return ok(toPublicUser(created), '用户账户创建成功！');
   });
 
-  app.put('/api/user/', { preHandler: admin }, async (request) => {
-    await updateUserByAdmin(context, currentUser(request), parseInput(adminUpdateBody, request.body));
+  app.put('/api/user/', { preHandler: admin, ...audited('user.update', 'user.quota_change') }, async (request) => {
+    const update = parseInput(adminUpdateBody, request.body);
+    const before = await repository.findById(update.id);
+    await updateUserByAdmin(context, currentUser(request), update);
+    const after = await repository.findById(update.id);
+    if (before && after) {
+      const { quota: quotaBefore, ...restBefore } = auditedUser(before);
+      const { quota: quotaAfter, ...restAfter } = auditedUser(after);
+      const target = { type: 'user' as const, id: update.id };
+      const caller = auditCaller(request);
+      if (JSON.stringify(restBefore) !== JSON.stringify(restAfter)) {
+        const summary = `修改用户 ${after.username}（ID ${update.id}）的信息`;
+        context.audit.record({ ...caller, action: 'user.update', target, summary, before: restBefore, after: restAfter });
+      }
+      if (quotaBefore !== quotaAfter) {
+        const summary = `将用户 ${after.username}（ID ${update.id}）的额度从 ${quotaBefore} 修改为 ${quotaAfter}`;
+        context.audit.record({
+          ...caller,
+          action: 'user.quota_change',
+          target,
+          summary,
+          before: { quota: quotaBefore },
+          after: { quota: quotaAfter },
+          params: { mode: 'override' },
+        });
+      }
+    }
     return ok(undefined, '用户信息更新成功！');
   });
 
@@ -138,10 +188,40 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
    *   mode 'override': value is the new balance (same as PUT /api/user/ with quota).
    * Every change writes a management log line (type 3) on the user.
    */
-  app.post('/api/user/manage', { preHandler: admin }, async (request) => {
-    const result = await manageUser(context, balances, currentUser(request), parseInput(manageBody, request.body));
-    return ok(result, '操作成功完成！');
-  });
+  app.post(
+    '/api/user/manage',
+    { preHandler: admin, ...audited('user.promote', 'user.demote', 'user.disable', 'user.enable', 'user.delete', 'user.quota_change') },
+    async (request) => {
+      const body = parseInput(manageBody, request.body);
+      const before = await repository.findById(body.id);
+      const quotaBefore = (await balances.read(LeaseKind.User, body.id))?.balance ?? 0;
+      const result = await manageUser(context, balances, currentUser(request), body);
+      if (before) {
+        const name = `${before.username}（ID ${body.id}）`;
+        const target = { type: 'user' as const, id: body.id };
+        const caller = auditCaller(request);
+        if (body.action === 'add_quota') {
+          const summary = `将用户 ${name} 的额度从 ${quotaBefore} 修改为 ${result.quota}`;
+          const params = { mode: body.mode ?? 'add', value: body.value ?? 0 };
+          context.audit.record({
+            ...caller,
+            action: 'user.quota_change',
+            target,
+            summary,
+            before: { quota: quotaBefore },
+            after: { quota: result.quota },
+            params,
+          });
+        } else {
+          const verbs = { promote: '提升', demote: '降级', disable: '禁用', enable: '启用', delete: '删除' } as const;
+          const after = { role: result.role, status: result.status, deleted: body.action === 'delete' };
+          const previous = { role: Number(before.role), status: Number(before.status), deleted: false };
+          context.audit.record({ ...caller, action: `user.${body.action}`, target, summary: `${verbs[body.action]}用户 ${name}`, before: previous, after });
+        }
+      }
+      return ok(result, '操作成功完成！');
+    },
+  );
 
   app.get('/api/user/aff', { preHandler: signedIn }, async (request) => {
     const user = currentUser(request);

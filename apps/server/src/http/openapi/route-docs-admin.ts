@@ -1,5 +1,7 @@
 import {
+  AUDIT_ACTIONS,
   abilityRepairSchema,
+  auditEntrySchema,
   keyStatusPageSchema,
   asyncTaskSchema,
   balanceRefreshSchema,
@@ -51,6 +53,16 @@ const logFilter = z.object({
   start_timestamp: timestamp.optional().describe('Unix seconds.'),
   end_timestamp: timestamp.optional().describe('Unix seconds.'),
   group: z.string().optional(),
+});
+const auditFilter = z.object({
+  ...paging,
+  action: z.enum(AUDIT_ACTIONS).optional().describe('One action code.'),
+  actor: z.string().optional().describe("The actor's username."),
+  target_type: z.string().optional().describe('user, channel, token, redemption, option, log.'),
+  target_id: z.string().optional(),
+  ip: z.string().optional(),
+  start_timestamp: timestamp.optional().describe('Unix seconds.'),
+  end_timestamp: timestamp.optional().describe('Unix seconds.'),
 });
 const dataQuery = z.object({
   start_timestamp: timestamp.describe('Unix seconds.'),
@@ -234,6 +246,14 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     description: 'The sk- key in ?key= or in the Authorization header; no session.',
     query: z.object({ key: z.string().optional() }),
     data: logRows,
+  },
+
+  'GET /api/audit/': {
+    summary: 'The audit log of admin and root actions (read only)',
+    auth: 'admin',
+    description: 'Administrators see the rows of actors below root; root sees every row. No route edits or deletes a row.',
+    query: auditFilter,
+    data: pageSchema(auditEntrySchema),
   },
 
   'GET /api/task/': { summary: 'List async tasks (Suno and others)', auth: 'admin', query: taskQuery, data: taskPage },
