@@ -19,6 +19,7 @@ export const consolePageLoaders: Readonly<Record<ConsolePath, PageLoader>> = {
   '/chat2link': () => import('./features/chat/chat2link-page'),
   '/user': () => import('./features/users/users-page'),
   '/log': () => import('./features/logs/logs-page'),
+  '/audit': () => import('./features/audit/audit-page'),
   '/midjourney': () => import('./features/midjourney/midjourney-page'),
   '/task': () => import('./features/tasks/tasks-page'),
   '/setting': () => import('./features/settings/settings-page'),

@@ -21,6 +21,7 @@ describe('the route table', () => {
       '/topup',
       '/user',
       '/log',
+      '/audit',
       '/midjourney',
       '/task',
       '/setting',

@@ -12,6 +12,7 @@ import {
   IconLayers,
   IconPieChart2Stroked,
   IconSetting,
+  IconShield,
   IconTerminal,
   IconUser,
 } from '@douyinfe/semi-icons';
@@ -66,6 +67,7 @@ export const consoleRoutes: ConsoleRoute[] = [
     requiresAdmin: true,
   },
   { path: '/log', labelKey: 'log', icon: <IconHistogram /> },
+  { path: '/audit', labelKey: 'audit', icon: <IconShield />, requiresAdmin: true },
   {
     path: '/midjourney',
     labelKey: 'midjourney',
@@ -87,6 +89,7 @@ const SIDE_NAV_ORDER = [
   '/topup',
   '/user',
   '/log',
+  '/audit',
   '/midjourney',
   '/task',
   '/setting',

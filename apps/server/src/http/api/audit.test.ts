@@ -150,7 +150,7 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
     [5000, 7500],
   ]);
   byAdmin(quotaRows[0]!);
-  expect(quotaRows[0]!.details.params).toEqual({ mode: 'add', value: 2500 });
+  expect(quotaRows[0]!.details.params).toEqual({ mode: 'add', value: 2500, target_username: 'alice' });
 
   expect(one(items, 'user.disable').details).toMatchObject({ before: { status: 1 }, after: { status: 2 } });
   expect(one(items, 'user.enable').details).toMatchObject({ before: { status: 2 }, after: { status: 1 } });

@@ -159,7 +159,8 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
       const caller = auditCaller(request);
       if (JSON.stringify(restBefore) !== JSON.stringify(restAfter)) {
         const summary = `修改用户 ${after.username}（ID ${update.id}）的信息`;
-        context.audit.record({ ...caller, action: 'user.update', target, summary, before: restBefore, after: restAfter });
+        const params = { target_username: after.username };
+        context.audit.record({ ...caller, action: 'user.update', target, summary, before: restBefore, after: restAfter, params });
       }
       if (quotaBefore !== quotaAfter) {
         const summary = `将用户 ${after.username}（ID ${update.id}）的额度从 ${quotaBefore} 修改为 ${quotaAfter}`;
@@ -170,7 +171,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
           summary,
           before: { quota: quotaBefore },
           after: { quota: quotaAfter },
-          params: { mode: 'override' },
+          params: { mode: 'override', target_username: after.username },
         });
       }
     }
@@ -202,7 +203,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
         const caller = auditCaller(request);
         if (body.action === 'add_quota') {
           const summary = `将用户 ${name} 的额度从 ${quotaBefore} 修改为 ${result.quota}`;
-          const params = { mode: body.mode ?? 'add', value: body.value ?? 0 };
+          const params = { mode: body.mode ?? 'add', value: body.value ?? 0, target_username: before.username };
           context.audit.record({
             ...caller,
             action: 'user.quota_change',
@@ -216,7 +217,16 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
           const verbs = { promote: '提升', demote: '降级', disable: '禁用', enable: '启用', delete: '删除' } as const;
           const after = { role: result.role, status: result.status, deleted: body.action === 'delete' };
           const previous = { role: Number(before.role), status: Number(before.status), deleted: false };
-          context.audit.record({ ...caller, action: `user.${body.action}`, target, summary: `${verbs[body.action]}用户 ${name}`, before: previous, after });
+          const params = { target_username: before.username };
+          context.audit.record({
+            ...caller,
+            action: `user.${body.action}`,
+            target,
+            summary: `${verbs[body.action]}用户 ${name}`,
+            before: previous,
+            after,
+            params,
+          });
         }
       }
       return ok(result, '操作成功完成！');

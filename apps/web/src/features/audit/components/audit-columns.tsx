@@ -1,0 +1,57 @@
+import { Tag, Typography } from '@douyinfe/semi-ui';
+import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
+import type { TFunction } from 'i18next';
+import { formatTimestamp } from '../../../lib/date-time';
+import type { AuditEntry } from '../api';
+import { actionName, auditSummary, isAuditTarget, roleKey } from '../audit-rules';
+
+interface ColumnContext {
+  t: TFunction<'audit'>;
+  formatQuota: (quota: number) => string;
+}
+
+const ROLE_COLOURS = { user: 'grey', admin: 'blue', root: 'orange' } as const;
+
+export function auditColumns({ t, formatQuota }: ColumnContext): ColumnProps<AuditEntry>[] {
+  return [
+    { title: t('columns.time'), dataIndex: 'created_at', width: 170, render: (_, row) => formatTimestamp(row.created_at) },
+    {
+      title: t('columns.actor'),
+      dataIndex: 'actor_username',
+      width: 170,
+      render: (_, row) => (
+        <span className="mg-audit-actor">
+          <Typography.Text>{row.actor_username || '-'}</Typography.Text>
+          <Tag size="small" color={ROLE_COLOURS[roleKey(row.actor_role)]}>
+            {t(`roles.${roleKey(row.actor_role)}`)}
+          </Tag>
+        </span>
+      ),
+    },
+    { title: t('columns.ip'), dataIndex: 'ip', width: 130 },
+    {
+      title: t('columns.action'),
+      dataIndex: 'action',
+      width: 170,
+      render: (_, row) => (
+        <Tag color={row.action.startsWith('admin.login_failed') ? 'red' : 'light-blue'} data-testid={`audit-action-${row.id}`}>
+          {actionName(t, row.action)}
+        </Tag>
+      ),
+    },
+    {
+      title: t('columns.target'),
+      dataIndex: 'target_id',
+      width: 140,
+      render: (_, row) =>
+        row.target_type
+          ? `${isAuditTarget(row.target_type) ? t(`targets.${row.target_type}`) : row.target_type}${row.target_id ? ` ${row.target_id}` : ''}`
+          : '-',
+    },
+    {
+      title: t('columns.summary'),
+      dataIndex: 'summary',
+      render: (_, row) => <span data-testid={`audit-summary-${row.id}`}>{auditSummary(t, row, formatQuota)}</span>,
+    },
+  ];
+}
