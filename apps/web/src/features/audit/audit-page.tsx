@@ -57,7 +57,7 @@ export default function AuditPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1100 }}
+        scroll={{ x: 1000 }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <AuditDetails entry={row} /> : null)}
         rowExpandable={(row) => !!row}

@@ -14,11 +14,11 @@ const ROLE_COLOURS = { user: 'grey', admin: 'blue', root: 'orange' } as const;
 
 export function auditColumns({ t, formatQuota }: ColumnContext): ColumnProps<AuditEntry>[] {
   return [
-    { title: t('columns.time'), dataIndex: 'created_at', width: 170, render: (_, row) => formatTimestamp(row.created_at) },
+    { title: t('columns.time'), dataIndex: 'created_at', width: 160, render: (_, row) => formatTimestamp(row.created_at) },
     {
       title: t('columns.actor'),
       dataIndex: 'actor_username',
-      width: 170,
+      width: 150,
       render: (_, row) => (
         <span className="mg-audit-actor">
           <Typography.Text>{row.actor_username || '-'}</Typography.Text>
@@ -28,11 +28,11 @@ export function auditColumns({ t, formatQuota }: ColumnContext): ColumnProps<Aud
         </span>
       ),
     },
-    { title: t('columns.ip'), dataIndex: 'ip', width: 130 },
+    { title: t('columns.ip'), dataIndex: 'ip', width: 120 },
     {
       title: t('columns.action'),
       dataIndex: 'action',
-      width: 170,
+      width: 160,
       render: (_, row) => (
         <Tag color={row.action.startsWith('admin.login_failed') ? 'red' : 'light-blue'} data-testid={`audit-action-${row.id}`}>
           {actionName(t, row.action)}
@@ -42,7 +42,7 @@ export function auditColumns({ t, formatQuota }: ColumnContext): ColumnProps<Aud
     {
       title: t('columns.target'),
       dataIndex: 'target_id',
-      width: 140,
+      width: 110,
       render: (_, row) =>
         row.target_type
           ? `${isAuditTarget(row.target_type) ? t(`targets.${row.target_type}`) : row.target_type}${row.target_id ? ` ${row.target_id}` : ''}`
