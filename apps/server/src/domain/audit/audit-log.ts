@@ -32,6 +32,8 @@ type AuditInsert = Insertable<AuditLogsTable>;
 const BACKLOG_ROWS = 200;
 /** How long a row may wait: admin actions are rare, and the console reads its own writes (flush before a read). */
 const FLUSH_DELAY_MS = 500;
+/** After a failed write: the rows wait this long for the next try, not every half second. */
+const RETRY_DELAY_MS = 5000;
 const SUMMARY_MAX = 1024;
 
 /**
@@ -92,10 +94,13 @@ export class AuditLog {
       void this.flush();
       return;
     }
-    if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
-      this.timer.unref();
-    }
+    this.schedule(FLUSH_DELAY_MS);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flush(), delayMs);
+    this.timer.unref();
   }
 
   /** Writes what is queued; a failed write keeps the rows for the next flush. */
@@ -115,6 +120,7 @@ export class AuditLog {
     } catch (error) {
       this.queue = rows.concat(this.queue);
       this.logger.error({ err: error, rows: rows.length }, 'audit log write failed; kept for the next flush');
+      this.schedule(RETRY_DELAY_MS);
     }
   }
 

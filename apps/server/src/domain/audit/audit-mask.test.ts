@@ -30,6 +30,12 @@ describe('audit masking', () => {
     expect(masked.Notice).not.toContain('abcdefghijklmnopqrstu');
   });
 
+  it('cuts long text, saying how long it was', () => {
+    const masked = maskAuditValue({ setting: 'x'.repeat(10_000) }) as { setting: string };
+    expect(masked.setting.length).toBeLessThan(4100);
+    expect(masked.setting).toMatch(/… \(10000 characters\)$/);
+  });
+
   it('keeps only the fields an update changed', () => {
     expect(changedFields({ a: 1, b: 'x', c: [1] }, { a: 1, b: 'y', c: [1], d: true })).toEqual({ before: { b: 'x' }, after: { b: 'y', d: true } });
     expect(changedFields(undefined, { a: 1 })).toEqual({ before: undefined, after: { a: 1 } });

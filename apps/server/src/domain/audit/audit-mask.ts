@@ -10,6 +10,11 @@ export const MASKED = '******';
 const SECRET_NAME =
   /(^|[._-])(key|keys|password|passwd|secret|token|access_token|client_secret|totp_secret|backup_codes|credential|private_key)$|secret|password|apikey|api_key/i;
 
+/** Longer text is cut: a row records what changed, not whole documents. */
+const MAX_TEXT = 4000;
+
+const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (${text.length} characters)` : text);
+
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
 /**
@@ -19,7 +24,7 @@ export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
  */
 export function maskAuditValue(value: unknown, isSecretField: (name: string) => boolean = isSecretName, depth = 0): unknown {
   if (depth > 8) return MASKED;
-  if (typeof value === 'string') return maskSecrets(value);
+  if (typeof value === 'string') return cut(maskSecrets(value));
   if (Array.isArray(value)) return value.map((item) => maskAuditValue(item, isSecretField, depth + 1));
   if (value !== null && typeof value === 'object') {
     const masked: Record<string, unknown> = {};

@@ -100,6 +100,7 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
   // Options (root): a plain one and a secret one.
   await done(root, 'PUT', '/api/option/', { key: 'Notice', value: 'maintenance tonight' }, ROOT_IP);
   await done(root, 'PUT', '/api/option/', { key: 'SMTPToken', value: 'smtp-password-very-secret' }, ROOT_IP);
+  await done(root, 'PUT', '/api/option/', { key: 'GroupRatio', value: JSON.stringify({ default: 1, vip: 2, svip: 1, new: 3 }) }, ROOT_IP);
 
   // Root reads another user's token key.
   const bobHeaders = await test.login('bob', 'password123');
@@ -183,6 +184,9 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
   const smtp = options.find((row) => row.target_id === 'SMTPToken')!;
   // A secret cleared reads as '', a secret set as masked: never its value.
   expect(smtp.details).toEqual({ before: { SMTPToken: '' }, after: { SMTPToken: '******' } });
+  // A JSON table: the entries that changed, not the table twice.
+  const ratios = options.find((row) => row.target_id === 'GroupRatio')!;
+  expect(ratios.details).toEqual({ before: { GroupRatio: { vip: 1 } }, after: { GroupRatio: { vip: 2, new: 3 } } });
 
   expect(one(items, 'token.key_reveal')).toMatchObject({ actor_username: 'root', ip: ROOT_IP, target_type: 'token', target_id: String(token.id) });
 
@@ -280,6 +284,7 @@ describe('the audit log', () => {
         { ...old, created_at: now - 10 * 86_400 },
       ])
       .execute();
+    await done(root, 'PUT', '/api/option/', { key: 'AuditLogRetentionDays', value: '180' }, ROOT_IP);
     await done(root, 'PUT', '/api/option/', { key: 'AuditLogRetentionDays', value: '0' }, ROOT_IP);
     expect(await test.context.audit.purge(test.context.options.number('AuditLogRetentionDays'))).toBe(0);
     await done(root, 'PUT', '/api/option/', { key: 'AuditLogRetentionDays', value: '30' }, ROOT_IP);
@@ -287,6 +292,7 @@ describe('the audit log', () => {
     const { items } = await audit(root);
     expect(items.map((row) => row.summary)).toContain('old');
     expect(items.filter((row) => row.summary === 'old')).toHaveLength(1);
+    // Saving the value it already had recorded nothing.
     const retention = items.filter((row) => row.target_id === 'AuditLogRetentionDays').map((row) => row.details);
     expect(retention).toEqual([
       { before: { AuditLogRetentionDays: '0' }, after: { AuditLogRetentionDays: '30' } },

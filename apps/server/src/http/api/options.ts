@@ -8,6 +8,7 @@ import { badRequest } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
+import { changedFields } from '../../domain/audit/audit-log.js';
 import { auditCaller, audited, notAudited } from '../audit-coverage.js';
 
 export const putOptionBody = z.object({
@@ -22,6 +23,24 @@ export const putOptionBody = z.object({
 
 /** The model ratio editor's options, put back to the built-in tables by rest_model_ratio. */
 const MODEL_PRICING_KEYS = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio'] as const;
+
+const parseObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The entries of two JSON objects that differ, each side with its own; undefined when either is not an object. */
+function jsonEntriesChanged(before: string, after: string): { before: Record<string, unknown>; after: Record<string, unknown> } | undefined {
+  const old = parseObject(before || '{}');
+  const next = parseObject(after || '{}');
+  if (!old || !next) return undefined;
+  const changed = changedFields(old, next);
+  return { before: changed.before ?? {}, after: changed.after ?? {} };
+}
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -40,17 +59,21 @@ export function optionRoutes(app: FastifyInstance, context: AppContext): void {
       if (error instanceof OptionValidationError) throw badRequest(error.message, 'option:invalid');
       throw error;
     }
-    if (known) {
-      const after = context.options.raw(known);
+    const after = known ? context.options.raw(known) : undefined;
+    // A save that changed nothing (the settings screens save every field of a form) is no action.
+    if (known && after !== before) {
+      // A JSON table (model prices, group ratios) records the entries that changed, not the whole table twice.
+      const definition = OPTION_DEFINITIONS[known] as OptionDefinition;
+      const change = (definition.kind === 'json' ? jsonEntriesChanged(before ?? '', after ?? '') : undefined) ?? { before: before ?? '', after };
       context.audit.record({
         ...auditCaller(request),
         action: 'option.update',
         target: { type: 'option', id: key },
         summary: `修改设置 ${key}`,
-        before: { [key]: before },
-        after: { [key]: after },
+        before: { [key]: change.before },
+        after: { [key]: change.after },
         // The registry's secrets (SMTP password, client secrets, Epay key ...) show only that they changed.
-        secretFields: (OPTION_DEFINITIONS[known] as OptionDefinition).secret ? [key] : [],
+        secretFields: definition.secret ? [key] : [],
       });
     }
     return ok(undefined, '保存成功');
