@@ -8,7 +8,7 @@ import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
-import { auditCaller, audited as auditedRoute } from '../audit-coverage.js';
+import { auditCaller, audited } from '../audit-coverage.js';
 import { pageOf, readPaging } from '../../lib/paging.js';
 
 export const idParam = z.object({ id: z.coerce.number({ error: '无效的兑换码 ID' }).int().positive('无效的兑换码 ID') });
@@ -78,13 +78,13 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
   });
 
   /** A code as its audit rows show it: never the key, which redeems it. */
-  const audited = (row: RedemptionRow) => {
+  const withoutKey = (row: RedemptionRow) => {
     const { key: _key, ...fields } = toWire(row);
     return fields;
   };
   const before = (id: number) => service.get(id).catch(() => undefined);
 
-  app.post('/api/redemption/', { preHandler: admin, ...auditedRoute('redemption.create') }, async (request) => {
+  app.post('/api/redemption/', { preHandler: admin, ...audited('redemption.create') }, async (request) => {
     const body = parseInput(createBody, request.body);
     const { options } = context;
     const name = body.name || formatQuota(body.quota, options.number('QuotaPerUnit'), options.bool('DisplayInCurrencyEnabled'));
@@ -102,7 +102,7 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
     return ok(keys);
   });
 
-  app.put('/api/redemption/', { preHandler: admin, ...auditedRoute('redemption.update', 'redemption.status') }, async (request) => {
+  app.put('/api/redemption/', { preHandler: admin, ...audited('redemption.update', 'redemption.status') }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const statusOnly = query.status_only === 'true' || query.status_only === '1';
     let row: RedemptionRow;
@@ -122,8 +122,8 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
       action: statusOnly ? 'redemption.status' : 'redemption.update',
       target: { type: 'redemption', id },
       summary: `${statusOnly ? '修改兑换码状态' : '修改兑换码'}「${row.name}」（ID ${id}）`,
-      before: previous && audited(previous),
-      after: audited(row),
+      before: previous && withoutKey(previous),
+      after: withoutKey(row),
     });
     return ok(toWire(row));
   });
@@ -137,10 +137,10 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
       action: 'redemption.delete',
       target: { type: 'redemption', id },
       summary: `删除兑换码「${previous?.name ?? ''}」（ID ${id}）`,
-      before: previous && audited(previous),
+      before: previous && withoutKey(previous),
     });
     return ok();
   };
-  app.delete('/api/redemption/:id/', { preHandler: admin, ...auditedRoute('redemption.delete') }, remove);
-  app.delete('/api/redemption/:id', { preHandler: admin, ...auditedRoute('redemption.delete') }, remove);
+  app.delete('/api/redemption/:id/', { preHandler: admin, ...audited('redemption.delete') }, remove);
+  app.delete('/api/redemption/:id', { preHandler: admin, ...audited('redemption.delete') }, remove);
 }
