@@ -6,7 +6,7 @@ import type { Paging } from '../../lib/paging.js';
 
 export interface AuditFilter {
   action: string;
-  /** The actor's username, exactly. */
+  /** The actor's username, exactly: an account's rows under its former names too. */
   actor: string;
   targetType: string;
   targetId: string;
@@ -20,11 +20,13 @@ export interface AuditFilter {
 
 type AuditRow = Selectable<AuditLogsTable>;
 
-function conditions(eb: ExpressionBuilder<Database, 'audit_logs'>, filter: AuditFilter) {
+function conditions(eb: ExpressionBuilder<Database, 'audit_logs'>, filter: AuditFilter, actorId: number | undefined) {
   const parts = [];
   if (filter.readerRole < Role.Root) parts.push(eb('actor_role', '<', Role.Root));
   if (filter.action) parts.push(eb('action', '=', filter.action));
-  if (filter.actor) parts.push(eb('actor_username', '=', filter.actor));
+  // An account's id follows it through renames (and is indexed); a name no account holds matches as written.
+  if (actorId !== undefined) parts.push(eb('actor_id', '=', actorId));
+  else if (filter.actor) parts.push(eb('actor_username', '=', filter.actor));
   if (filter.targetType) parts.push(eb('target_type', '=', filter.targetType));
   if (filter.targetId) parts.push(eb('target_id', '=', filter.targetId));
   if (filter.ip) parts.push(eb('ip', '=', filter.ip));
@@ -62,17 +64,19 @@ export class AuditQuery {
 
   async page(filter: AuditFilter, paging: Paging): Promise<{ items: AuditEntry[]; total: number }> {
     const db = this.db.kysely;
+    const account = filter.actor ? await db.selectFrom('users').select('id').where('username', '=', filter.actor).executeTakeFirst() : undefined;
+    const actorId = account ? Number(account.id) : undefined;
     const counted = await db
       .selectFrom('audit_logs')
       .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where((eb) => conditions(eb, filter))
+      .where((eb) => conditions(eb, filter, actorId))
       .executeTakeFirst();
     const total = Number(counted?.total ?? 0);
     if (total === 0 || paging.offset >= total) return { items: [], total };
     const rows = await db
       .selectFrom('audit_logs')
       .selectAll()
-      .where((eb) => conditions(eb, filter))
+      .where((eb) => conditions(eb, filter, actorId))
       .orderBy('id', 'desc')
       .limit(paging.pageSize)
       .offset(paging.offset)
