@@ -5,6 +5,7 @@ import type { Db } from './db/index.js';
 import { OptionService } from './domain/options/option-service.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
+import { FreshVerification } from './domain/users/fresh-verification.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
@@ -18,6 +19,8 @@ export interface AppContext {
   logger: Logger;
   options: OptionService;
   users: UserService;
+  /** Re-verification before secrets (POST /api/verify); second factors register themselves here. */
+  freshVerification: FreshVerification;
   rateLimits: RateLimitStore;
   /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
   verification: VerificationStore;
@@ -77,6 +80,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     logger,
     options,
     users,
+    freshVerification: new FreshVerification(users.repository.sessions, options),
     rateLimits,
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,

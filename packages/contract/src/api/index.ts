@@ -12,3 +12,4 @@ export * from './options.js';
 export * from './status.js';
 export * from './wallet.js';
 export * from './rate-limits.js';
+export * from './security.js';

@@ -175,6 +175,9 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
     const body = parseInput(selfUpdateBody, request.body);
     const changes: Partial<Omit<UserRow, 'id'>> = {};
     if (body.password) {
+      // With a second factor set up, the original password alone does not do: the session must
+      // have verified with that factor within the last few minutes (POST /api/verify).
+      if ((await context.freshVerification.methodsOf(Number(user.id)))[0] !== 'password') context.freshVerification.require(request);
       // Accounts made by a third-party sign-in have no password yet: they may set one freely.
       if (user.password !== '' && !(await verifyPassword(body.original_password, user.password))) {
         throw badRequest('原密码错误', 'user:wrong_original_password');
