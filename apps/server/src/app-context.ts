@@ -6,6 +6,7 @@ import { OptionService } from './domain/options/option-service.js';
 import { AuditLog } from './domain/audit/audit-log.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
+import { FreshVerification } from './domain/users/fresh-verification.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
@@ -21,6 +22,8 @@ export interface AppContext {
   users: UserService;
   /** What administrators do (domain/audit/): written in batches, read by GET /api/audit/. */
   audit: AuditLog;
+  /** Re-verification before secrets (POST /api/verify); second factors register themselves here. */
+  freshVerification: FreshVerification;
   rateLimits: RateLimitStore;
   /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
   verification: VerificationStore;
@@ -81,6 +84,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     options,
     users,
     audit: new AuditLog(db, logger),
+    freshVerification: new FreshVerification(users.repository.sessions, options),
     rateLimits,
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,

@@ -13,6 +13,7 @@ import { logFailure } from './errors/failure-log.js';
 import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
+import { verifyRoutes } from './http/api/verify.js';
 import { oauthRoutes } from './http/api/oauth.js';
 import { userRoutes } from './http/api/users.js';
 import { channelRoutes } from './http/api/channels.js';
@@ -153,6 +154,7 @@ export async function buildApp({ context, relay, tasks, realtime }: AppServices)
   openapiRoutes(app, context);
   statusRoutes(app, context);
   authRoutes(app, context, relay.balances);
+  verifyRoutes(app, context);
   userRoutes(app, context, relay.balances);
   oauthRoutes(app, context);
   optionRoutes(app, context);

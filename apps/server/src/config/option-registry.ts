@@ -121,6 +121,9 @@ export const OPTION_DEFINITIONS = {
   ChannelAffinityMaxEntries: int(100000, 1),
   ChannelAffinityHeader: str(''),
   DataExportInterval: int(5, 1),
+  // How long a re-verification (POST /api/verify: a 2FA code, a passkey or the password) lets a
+  // session read a channel's key or change its password, 2FA or passkeys (new-api: 5 minutes).
+  SecureVerificationWindowSeconds: int(300, 30),
   // Per-user request limits on the relay (relay/rate-limits/, new-api's
   // middleware/model-rate-limit.go): within DurationMinutes, at most Count requests (failed ones
   // included) and at most SuccessCount successful ones; 0 turns either limit (or the window) off.

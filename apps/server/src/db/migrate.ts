@@ -12,6 +12,7 @@ import { storedResponses } from './migrations/009-stored-responses.js';
 import { rateLimits } from './migrations/010-rate-limits.js';
 import { channelInfo } from './migrations/011-channel-info.js';
 import { taskKeys } from './migrations/012-task-keys.js';
+import { sessionVerification } from './migrations/013-session-verification.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
@@ -28,6 +29,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '010-rate-limits': rateLimits(),
   '011-channel-info': channelInfo(db.dialect),
   '012-task-keys': taskKeys(),
+  '013-session-verification': sessionVerification(),
   '016-audit-logs': auditLogs(db.dialect),
 });
 

@@ -252,6 +252,9 @@ export interface SessionsTable {
   expires_at: Int;
   ip: ColumnType<string, string | undefined, string>;
   user_agent: ColumnType<string, string | undefined, string>;
+  /** Unix seconds of the session's last re-verification (0: never), and its method. */
+  verified_at: ColumnType<number, number | undefined, number>;
+  verified_method: ColumnType<string, string | undefined, string>;
 }
 
 /** A running relay process (see migrations/003-quota-leases.ts). */

@@ -11,13 +11,16 @@ export class AppError extends Error {
   readonly retryable: boolean;
   /** OpenAI `error.type` to render on the relay. */
   readonly type: string;
+  /** A `code` the console's answer carries beside `message` (new-api's VERIFICATION_REQUIRED). */
+  readonly apiCode: string | undefined;
 
-  constructor(code: string, message: string, options: { status?: number; retryable?: boolean; type?: string; cause?: unknown } = {}) {
+  constructor(code: string, message: string, options: { status?: number; retryable?: boolean; type?: string; apiCode?: string; cause?: unknown } = {}) {
     super(maskSecrets(message), { cause: options.cause });
     this.code = code;
     this.status = options.status ?? 400;
     this.retryable = options.retryable ?? false;
     this.type = options.type ?? defaultTypeFor(this.status);
+    this.apiCode = options.apiCode;
   }
 
   /** The short code without its namespace, used as OpenAI's `error.code`. */

@@ -47,7 +47,7 @@ export function apiStatusFor(error: AppError): number {
 export function renderError(error: AppError, protocol: ErrorProtocol): unknown {
   switch (protocol) {
     case 'api':
-      return { success: false, message: error.message };
+      return error.apiCode === undefined ? { success: false, message: error.message } : { success: false, message: error.message, code: error.apiCode };
     case 'openai':
       return { error: { message: error.message, type: error.type, param: null, code: error.shortCode } };
     case 'anthropic':

@@ -10,6 +10,9 @@ declare module 'fastify' {
     user?: UserRow;
     /** The id of the session the caller signed in with (none for an access token). */
     sessionId?: number;
+    /** When that session last re-verified its user (Unix seconds, 0: never) and how. */
+    sessionVerifiedAt?: number;
+    sessionVerifiedMethod?: string;
   }
 }
 
@@ -35,6 +38,8 @@ export async function authenticate(request: FastifyRequest, users: UserRepositor
   if (session !== undefined) {
     user = await users.findById(Number(session.user_id));
     request.sessionId = Number(session.id);
+    request.sessionVerifiedAt = Number(session.verified_at);
+    request.sessionVerifiedMethod = session.verified_method;
   } else {
     const accessToken = accessTokenOf(request);
     if (accessToken === undefined) throw unauthorized('无权进行此操作，未登录且未提供 access token', 'auth:not_logged_in');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What an audit row records: one code per kind of admin or root action. The server records the
- * first group; the reserved codes are recorded by the 2FA, passkey and re-verification features.
+ * first group; the reserved codes are for the 2FA and passkey features to record.
  */
 export const AUDIT_ACTIONS = [
   'user.create',
@@ -34,16 +34,16 @@ export const AUDIT_ACTIONS = [
   'log.delete',
   'admin.login',
   'admin.login_failed',
-  // Reserved: recorded by the branches of issue 28 that add these features.
   'channel.key_reveal',
+  'user.password_change',
+  'user.security_verify',
+  // Reserved: recorded by the branches of issue 28 that add these features.
   'user.2fa_enable',
   'user.2fa_disable',
   'user.2fa_admin_disable',
   'user.passkey_register',
   'user.passkey_delete',
   'user.passkey_admin_reset',
-  'user.password_change',
-  'user.security_verify',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const auditActionSchema = z.enum(AUDIT_ACTIONS);

@@ -41,6 +41,11 @@ export class SessionRepository {
     await this.db.kysely.updateTable('sessions').set({ last_seen_at: now, ip }).where('id', '=', id).execute();
   }
 
+  /** Notes that the session's user proved themselves again now (fresh-verification.ts). */
+  async markVerified(id: number, method: string, now: number): Promise<void> {
+    await this.db.kysely.updateTable('sessions').set({ verified_at: now, verified_method: method }).where('id', '=', id).execute();
+  }
+
   /** The user's unexpired sessions, most recently used first. */
   listLive(userId: number, now: number): Promise<SessionRow[]> {
     return this.db.kysely

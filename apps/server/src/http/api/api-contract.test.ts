@@ -65,7 +65,7 @@ const ADMIN_ONLY = [
   /^GET \/api\/mj\/$/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
-const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/];
+const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/, /^POST \/api\/channel\/:id\/key$/];
 
 /** Write routes that succeed without any parameter: every other write refuses an empty body. */
 const NEEDS_NO_PARAMETER = new Set([

@@ -89,6 +89,10 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
     models: 'gpt-4o-mini',
   });
   await done(admin, 'PUT', '/api/channel/', { id: channel.id, key: 'sk-audit-other-key-9876543210', priority: 7 });
+  // Root verifies afresh and reads the channel's key.
+  await done(root, 'POST', '/api/verify', { method: 'password', password: '123456' }, ROOT_IP);
+  const channelKey = await done(root, 'POST', `/api/channel/${channel.id}/key`, undefined, ROOT_IP);
+  expect(channelKey.key).toBe('sk-audit-other-key-9876543210');
   await done(admin, 'DELETE', `/api/channel/${channel.id}`);
 
   // Redemptions.
@@ -107,6 +111,9 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
   const token = await done(bobHeaders, 'POST', '/api/token/', { name: 'bobs', remain_quota: 1, expired_time: -1 });
   const reveal = await done(root, 'POST', `/api/token/${token.id}/key`, undefined, ROOT_IP);
 
+  // bob, an administrator now, changes his own password.
+  await done(bobHeaders, 'PUT', '/api/user/self', { password: 'bobs-new-password', original_password: 'password123' });
+
   // A common user's sign-ins, right and wrong, are not admin actions.
   await test.context.users.repository.insert({ username: 'carol', password: await hashPassword('password123'), display_name: 'carol', role: Role.Common });
   const carol = await test.login('carol', 'password123');
@@ -123,7 +130,15 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
   await done(admin, 'DELETE', `/api/log/?target_timestamp=${Math.floor(Date.now() / 1000) + 60}`);
 
   const { items } = await audit(root);
-  const secrets = ['sk-audit-secret-key-0123456789', 'sk-audit-other-key-9876543210', 'smtp-password-very-secret', 'newpassword1', reveal.key, code];
+  const secrets = [
+    'sk-audit-secret-key-0123456789',
+    'sk-audit-other-key-9876543210',
+    'smtp-password-very-secret',
+    'newpassword1',
+    'bobs-new-password',
+    reveal.key,
+    code,
+  ];
   const text = JSON.stringify(items);
   for (const secret of secrets) expect(text, `a secret in the audit log: ${secret}`).not.toContain(secret);
 
@@ -187,6 +202,16 @@ async function everyKindOfAction(env: Record<string, string> = {}) {
   // A JSON table: the entries that changed, not the table twice.
   const ratios = options.find((row) => row.target_id === 'GroupRatio')!;
   expect(ratios.details).toEqual({ before: { GroupRatio: { vip: 1 } }, after: { GroupRatio: { vip: 2, new: 3 } } });
+
+  expect(one(items, 'channel.key_reveal')).toMatchObject({
+    actor_username: 'root',
+    ip: ROOT_IP,
+    target_id: String(channel.id),
+    details: { params: { name: 'audited', verified_with: 'password' } },
+  });
+  expect(one(items, 'user.security_verify')).toMatchObject({ actor_username: 'root', ip: ROOT_IP, details: { params: { method: 'password' } } });
+  const passwordChange = one(items, 'user.password_change');
+  expect(passwordChange).toMatchObject({ actor_username: 'bob', details: { before: { password: '******' }, after: { password: '******' } } });
 
   expect(one(items, 'token.key_reveal')).toMatchObject({ actor_username: 'root', ip: ROOT_IP, target_type: 'token', target_id: String(token.id) });
 

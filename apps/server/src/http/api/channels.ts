@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AbilityRepair, BalanceRefresh, CatalogueModel, ChannelPage, ListedChannel } from '@modelgate/contract';
+import type { AbilityRepair, BalanceRefresh, CatalogueModel, ChannelKey, ChannelPage, ListedChannel } from '@modelgate/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { fetchUpstreamModels, modelCatalogue } from '../../domain/channels/channel-models.js';
@@ -110,6 +110,18 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
       ...Object.keys(context.options.json<Record<string, number>>('ModelPrice')),
     ];
     return ok<CatalogueModel[]>(modelCatalogue(priced, await channels.repository.modelLists()));
+  });
+
+  // A channel's full key: the super administrator only, within a fresh verification (new-api's route).
+  app.post('/api/channel/:id/key', { preHandler: authGuard(context.users.repository, 'root'), ...audited('channel.key_reveal') }, async (request) => {
+    context.freshVerification.require(request);
+    const channel = await channels.get(channelId(request.params));
+    const id = Number(channel.id);
+    audit(request, 'channel.key_reveal', `查看渠道 ${channel.name}（ID ${id}）的密钥`, {
+      id,
+      params: { name: channel.name, verified_with: request.sessionVerifiedMethod ?? '' },
+    });
+    return ok<ChannelKey>({ key: channel.key }, '获取成功');
   });
 
   app.get('/api/channel/:id', guarded, async (request) => ok(withBreaker(await channels.get(channelId(request.params)))));

@@ -1,4 +1,4 @@
-import { LogType, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH } from '@modelgate/contract';
+import { isAdmin, LogType, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -265,6 +265,9 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
     const body = parseInput(selfUpdateBody, request.body);
     const changes: Partial<Omit<UserRow, 'id'>> = {};
     if (body.password) {
+      // With a second factor set up, the original password alone does not do: the session must
+      // have verified with that factor within the last few minutes (POST /api/verify).
+      if ((await context.freshVerification.methodsOf(Number(user.id)))[0] !== 'password') context.freshVerification.require(request);
       // Accounts made by a third-party sign-in have no password yet: they may set one freely.
       if (user.password !== '' && !(await verifyPassword(body.original_password, user.password))) {
         throw badRequest('原密码错误', 'user:wrong_original_password');
@@ -284,6 +287,17 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
         throw error;
       }
       context.changes.emit('user', Number(user.id));
+    }
+    // An administrator's own password is an admin action: the row says it changed, never to what.
+    if (changes.password && isAdmin(Number(user.role))) {
+      context.audit.record({
+        ...auditCaller(request),
+        action: 'user.password_change',
+        target: { type: 'user', id: Number(user.id) },
+        summary: `${user.username} 修改了自己的密码`,
+        before: { password: user.password },
+        after: { password: changes.password },
+      });
     }
     // The new password ended every session of the user, this one too (a stolen cookie of this very
     // browser must not outlive the change); the browser that made the change gets a fresh one.

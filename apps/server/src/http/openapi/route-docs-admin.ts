@@ -1,5 +1,6 @@
 import {
   AUDIT_ACTIONS,
+  channelKeySchema,
   abilityRepairSchema,
   auditEntrySchema,
   keyStatusPageSchema,
@@ -135,6 +136,12 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
   'GET /api/channel/models': { summary: 'Every model a channel type offers', auth: 'admin', data: z.array(catalogueModelSchema) },
   'GET /api/channel/models_enabled': { summary: 'Models some enabled channel serves', auth: 'admin', data: z.array(z.string()) },
+  'POST /api/channel/:id/key': {
+    summary: "A channel's full key (root, within a fresh POST /api/verify; else code VERIFICATION_REQUIRED)",
+    auth: 'root',
+    params: numericId,
+    data: channelKeySchema,
+  },
   'GET /api/channel/:id': { summary: 'One channel (key masked)', auth: 'admin', params: numericId, data: listedChannelSchema },
   'POST /api/channel/': {
     summary: 'Create a channel, or one per key (batch / multi-key modes)',

@@ -10,11 +10,14 @@ import {
   siteStatusSchema,
   usableGroupsSchema,
   userSessionSchema,
+  verifyResultSchema,
+  verifyStatusSchema,
 } from '@modelgate/contract';
 import { z } from 'zod';
 import { updateSchema as userSettingBody } from '../../domain/users/user-setting.js';
 import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
 import { oidcDiscoveryBody } from '../api/oauth.js';
+import { verifyBody } from '../api/verify.js';
 import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
@@ -56,6 +59,13 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'DELETE /api/user/self': { summary: 'Delete the signed-in account (not the root user)', auth: 'user' },
   'GET /api/user/self/sessions': { summary: "The signed-in user's sessions", auth: 'user', data: z.array(userSessionSchema) },
   'DELETE /api/user/self/sessions/:id': { summary: "End one of the signed-in user's sessions", auth: 'user', params: sessionIdParams },
+  'GET /api/verify/status': { summary: 'Whether this session is freshly re-verified, and how the user can verify', auth: 'user', data: verifyStatusSchema },
+  'POST /api/verify': {
+    summary: 'Re-verify with a 2FA code, a passkey (after its verify flow) or the password (when the user has neither)',
+    auth: 'user',
+    body: verifyBody,
+    data: verifyResultSchema,
+  },
   'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user', data: usableGroupsSchema },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
