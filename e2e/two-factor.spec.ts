@@ -104,8 +104,10 @@ test('signing in asks for the code after the password; a backup code works once'
   await page.getByTestId('two-factor-login-submit').click();
   await expect(page).not.toHaveURL(/\/login/);
   await page.goto('/setting');
-  await expect(page.getByTestId('two-factor-card')).toContainText('Backup codes left: 9');
-  await page.screenshot({ path: '.tmp/screens/two-factor-card-en-390-dark.png', fullPage: true });
+  const card = page.getByTestId('two-factor-card');
+  await expect(card).toContainText('Backup codes left: 9');
+  await card.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: '.tmp/screens/two-factor-card-en-390-dark.png' });
   await signOut(page);
 
   await logInThroughForm(page, 'en', username, USER_PASSWORD);
@@ -113,6 +115,21 @@ test('signing in asks for the code after the password; a backup code works once'
   await page.getByTestId('two-factor-login-submit').click();
   await expect(toast(page, '验证码或备用码错误，请重试')).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
+
+  // Signed in with another backup code, the user turns two-factor off with a third one.
+  await page.getByTestId('two-factor-login-code').fill(backupCodes[1] as string);
+  await page.getByTestId('two-factor-login-submit').click();
+  await expect(page).not.toHaveURL(/\/login/);
+  await page.goto('/setting');
+  await page.getByTestId('two-factor-disable').click();
+  await page.getByTestId('two-factor-code').fill(backupCodes[0] as string);
+  await page.getByTestId('two-factor-code-submit').click();
+  await expect(toast(page, '验证码或备用码错误，请重试')).toBeVisible();
+  await page.getByTestId('two-factor-code').fill(backupCodes[2] as string);
+  await page.screenshot({ path: '.tmp/screens/two-factor-disable-en-390-dark.png' });
+  await page.getByTestId('two-factor-code-submit').click();
+  await expect(toast(page, 'Two-factor authentication is off')).toBeVisible();
+  await expect(page.getByTestId('two-factor-state')).toHaveText('Off');
 });
 
 test('the super administrator reads a channel key after verifying', async ({ page }) => {
@@ -142,6 +159,7 @@ test('the super administrator reads a channel key after verifying', async ({ pag
   await verification.getByTestId('security-verification-input').fill(ROOT.password);
   await verification.getByTestId('security-verification-submit').click();
   await expect(page.getByTestId('channel-revealed-key')).toHaveValue('sk-e2e-secret-key-0042');
+  await expect(verification).toBeHidden();
   await page.screenshot({ path: '.tmp/screens/channel-key-zh-390-dark.png' });
 });
 
@@ -154,9 +172,17 @@ test('an administrator turns off a user’s two-factor from the user list', asyn
   await apiCall(root, 'POST', '/api/user/manage', { id: found.items[0]?.id, action: 'promote' });
   await root.api.dispose();
 
+  // A user who turned two-factor on (through the API here; the browser flow is the first test's).
+  const enrolled = await registerUser('tfb');
+  const user = await apiSession(enrolled, USER_PASSWORD);
+  await apiCall(user, 'POST', '/api/verify', { method: 'password', password: USER_PASSWORD });
+  const setup = await apiCall<{ secret: string }>(user, 'POST', '/api/user/2fa/setup');
+  await apiCall(user, 'POST', '/api/user/2fa/enable', { code: await codeFor(setup.secret) });
+  await user.api.dispose();
+
   await signIn(page, admin, USER_PASSWORD);
-  await page.goto(`/user?keyword=${username}`);
-  const row = page.locator(`tr[data-username="${username}"]`);
+  await page.goto(`/user?keyword=${enrolled}`);
+  const row = page.locator(`tr[data-username="${enrolled}"]`);
   await expect(row.getByTestId('user-2fa-tag')).toHaveText('2FA');
   await page.screenshot({ path: '.tmp/screens/two-factor-users-en-1440.png' });
   await row.getByTestId('user-disable-2fa').click();
@@ -166,7 +192,7 @@ test('an administrator turns off a user’s two-factor from the user list', asyn
   await expect(row.getByTestId('user-2fa-tag')).toHaveCount(0);
 
   // The password alone signs the user in again.
-  const user = await apiSession(username, USER_PASSWORD);
-  expect(user.user.username).toBe(username);
-  await user.api.dispose();
+  const again = await apiSession(enrolled, USER_PASSWORD);
+  expect(again.user.username).toBe(enrolled);
+  await again.api.dispose();
 });
