@@ -15,6 +15,7 @@ test.describe.configure({ mode: 'serial' });
 /** The code an authenticator shows, `ahead` steps of 30 s later (the server accepts one step of drift). */
 const codeFor = (secret: string, ahead = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + ahead * 30 });
 
+const NEW_PASSWORD = 'e2e-password-2';
 let username = '';
 let secret = '';
 let backupCodes: string[] = [];
@@ -81,6 +82,7 @@ test('a user turns on two-factor: verification, the shown secret, a first code, 
 });
 
 test('signing in asks for the code after the password; a backup code works once', async ({ page }) => {
+  test.setTimeout(60_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await presetLanguageAndTheme(page, 'en', 'dark');
 
@@ -116,20 +118,40 @@ test('signing in asks for the code after the password; a backup code works once'
   await expect(toast(page, '验证码或备用码错误，请重试')).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
 
-  // Signed in with another backup code, the user turns two-factor off with a third one.
+  // Signed in with another backup code, the user changes the password: with 2FA on the server asks
+  // for a fresh verification, the modal offers the code (not the password), then the change goes through.
   await page.getByTestId('two-factor-login-code').fill(backupCodes[1] as string);
   await page.getByTestId('two-factor-login-submit').click();
   await expect(page).not.toHaveURL(/\/login/);
   await page.goto('/setting');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  const passwordDialog = page.getByRole('dialog').filter({ has: page.getByPlaceholder('Enter your current password') });
+  await passwordDialog.getByPlaceholder('Enter your current password').fill(USER_PASSWORD);
+  await passwordDialog.getByPlaceholder('8 to 20 characters').fill(NEW_PASSWORD);
+  await passwordDialog.getByPlaceholder('Enter the new password again').fill(NEW_PASSWORD);
+  await passwordDialog.getByRole('button', { name: 'Change password' }).click();
+  const verification = page.getByTestId('security-verification');
+  await expect(verification.getByTestId('security-verification-input')).toHaveAttribute('placeholder', '6-digit code or backup code');
+  await page.screenshot({ path: '.tmp/screens/two-factor-verify-code-en-390-dark.png' });
+  await verification.getByTestId('security-verification-input').fill(backupCodes[2] as string);
+  await verification.getByTestId('security-verification-submit').click();
+  await expect(toast(page, 'Password changed')).toBeVisible();
+  await expect(verification).toBeHidden();
+
+  // Then turns two-factor off with a backup code in the code modal.
   await page.getByTestId('two-factor-disable').click();
   await page.getByTestId('two-factor-code').fill(backupCodes[0] as string);
   await page.getByTestId('two-factor-code-submit').click();
   await expect(toast(page, '验证码或备用码错误，请重试')).toBeVisible();
-  await page.getByTestId('two-factor-code').fill(backupCodes[2] as string);
+  await page.getByTestId('two-factor-code').fill(backupCodes[3] as string);
   await page.screenshot({ path: '.tmp/screens/two-factor-disable-en-390-dark.png' });
   await page.getByTestId('two-factor-code-submit').click();
   await expect(toast(page, 'Two-factor authentication is off')).toBeVisible();
   await expect(page.getByTestId('two-factor-state')).toHaveText('Off');
+  // The new password is the one that works now, without a code.
+  const signedIn = await apiSession(username, NEW_PASSWORD);
+  expect(signedIn.user.username).toBe(username);
+  await signedIn.api.dispose();
 });
 
 test('the super administrator reads a channel key after verifying', async ({ page }) => {
