@@ -7,7 +7,7 @@ import type { OptionService } from '../options/option-service.js';
 import type { SecondFactor } from './fresh-verification.js';
 import { beginLoginAttempt, loginLockedFor } from './login-limit.js';
 import { TwoFactorRepository } from './two-factor-repository.js';
-import type { UserRow } from './user-repository.js';
+import { isUniqueViolation, type UserRow } from './user-repository.js';
 
 export const BACKUP_CODE_COUNT = 10;
 /** How long a sign-in that passed the password waits for its code, as in new-api. */
@@ -95,12 +95,18 @@ export class TwoFactor implements SecondFactor {
     const userId = Number(user.id);
     const secret = generateSecret();
     const backupCodes = Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
-    const stored = await this.repository.replacePending(
-      userId,
-      secret,
-      backupCodes.map((code) => backupCodeHash(userId, code)),
-      nowSeconds(),
-    );
+    const stored = await this.repository
+      .replacePending(
+        userId,
+        secret,
+        backupCodes.map((code) => backupCodeHash(userId, code)),
+        nowSeconds(),
+      )
+      .catch((error: unknown) => {
+        // Two setups at once: the other one's row won the user's unique index.
+        if (isUniqueViolation(error)) throw badRequest('正在设置两步验证，请稍后重试', 'two_factor:setup_conflict');
+        throw error;
+      });
     if (!stored) throw badRequest('用户已启用2FA，请先禁用后重新设置', 'two_factor:already_enabled');
     const qrCodeData = generateURI({ issuer: this.options.string('SystemName') || 'modelgate', label: user.username, secret });
     return { secret, qr_code_data: qrCodeData, backup_codes: backupCodes };

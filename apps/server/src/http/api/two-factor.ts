@@ -60,7 +60,6 @@ export function twoFactorRoutes(app: FastifyInstance, context: AppContext): void
     if (!(await twoFactor.adminDisable(id))) throw badRequest('用户未启用2FA', 'two_factor:not_enabled');
     // As in new-api: whoever holds the account's sessions signs in again, by password alone now.
     await repository.sessions.revokeAllOf(id);
-    context.changes.emit('user', id);
     return ok(undefined, '用户2FA已被强制禁用');
   });
 }
