@@ -6,6 +6,7 @@ import { OptionService } from './domain/options/option-service.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
 import { FreshVerification } from './domain/users/fresh-verification.js';
+import { TwoFactor } from './domain/users/two-factor.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
@@ -21,6 +22,8 @@ export interface AppContext {
   users: UserService;
   /** Re-verification before secrets (POST /api/verify); second factors register themselves here. */
   freshVerification: FreshVerification;
+  /** TOTP two-factor sign-in with backup codes: the '2fa' factor of freshVerification. */
+  twoFactor: TwoFactor;
   rateLimits: RateLimitStore;
   /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
   verification: VerificationStore;
@@ -73,6 +76,10 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     timers.push(timer);
   };
 
+  const freshVerification = new FreshVerification(users.repository.sessions, options);
+  const twoFactor = new TwoFactor(db, rateLimits, options);
+  freshVerification.register(twoFactor);
+
   const closers: (() => Promise<void>)[] = [];
   const context: AppContext = {
     config,
@@ -80,7 +87,8 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     logger,
     options,
     users,
-    freshVerification: new FreshVerification(users.repository.sessions, options),
+    freshVerification,
+    twoFactor,
     rateLimits,
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,

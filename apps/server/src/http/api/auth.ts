@@ -23,6 +23,7 @@ import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
+import { askForSecondFactor, EXPIRED, PENDING_COOKIE, PENDING_COOKIE_PATH, pendingTokenOf, twoFactorLoginBody } from './two-factor-login.js';
 
 export const loginBody = z.object({
   username: z.string().trim().optional().default(''),
@@ -95,6 +96,23 @@ export function authRoutes(app: FastifyInstance, context: AppContext, balances: 
       throw new AppError('auth:wrong_credentials', '用户名或密码错误', { status: 401 });
     }
     await attempt.succeeded();
+    if (await context.twoFactor.enabledFor(Number(user.id))) return askForSecondFactor(context, request, reply, user);
+    return completeLogin(context, request, reply, user);
+  });
+
+  /** The sign-in's code step: the pending sign-in of POST /api/user/login, then a TOTP or backup code. */
+  app.post('/api/user/login/2fa', { preHandler: criticalRateLimit(context) }, async (request, reply) => {
+    const body = parseInput(twoFactorLoginBody, request.body);
+    const token = pendingTokenOf(request, body.flow_token);
+    const pendingUserId = await context.twoFactor.pendingLogin(token);
+    if (pendingUserId === undefined) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    const user = await repository.findById(pendingUserId);
+    if (!user || user.deleted_at !== null) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
+    await context.twoFactor.checkCode(pendingUserId, body.code, { backup: true });
+    // The code was right; the sign-in itself completes once, whichever node or tab asks first.
+    if (!(await context.twoFactor.consumeLogin(token))) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    reply.clearCookie(PENDING_COOKIE, { path: PENDING_COOKIE_PATH });
     return completeLogin(context, request, reply, user);
   });
 
