@@ -7,6 +7,7 @@ import { AuditLog } from './domain/audit/audit-log.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
 import { UserService } from './domain/users/user-service.js';
 import { FreshVerification } from './domain/users/fresh-verification.js';
+import { TwoFactor } from './domain/users/two-factor.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { MemoryVerificationStore, RedisVerificationStore, type VerificationStore } from './domain/verification/code-store.js';
 
@@ -24,6 +25,8 @@ export interface AppContext {
   audit: AuditLog;
   /** Re-verification before secrets (POST /api/verify); second factors register themselves here. */
   freshVerification: FreshVerification;
+  /** TOTP two-factor sign-in with backup codes: the '2fa' factor of freshVerification. */
+  twoFactor: TwoFactor;
   rateLimits: RateLimitStore;
   /** Email codes and reset links: in Redis when set (shared by the nodes), else in memory. */
   verification: VerificationStore;
@@ -76,6 +79,10 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     timers.push(timer);
   };
 
+  const freshVerification = new FreshVerification(users.repository.sessions, options);
+  const twoFactor = new TwoFactor(db, rateLimits, options);
+  freshVerification.register(twoFactor);
+
   const closers: (() => Promise<void>)[] = [];
   const context: AppContext = {
     config,
@@ -84,7 +91,8 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     options,
     users,
     audit: new AuditLog(db, logger),
-    freshVerification: new FreshVerification(users.repository.sessions, options),
+    freshVerification,
+    twoFactor,
     rateLimits,
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,

@@ -14,6 +14,7 @@ import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './err
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
 import { verifyRoutes } from './http/api/verify.js';
+import { twoFactorRoutes } from './http/api/two-factor.js';
 import { oauthRoutes } from './http/api/oauth.js';
 import { userRoutes } from './http/api/users.js';
 import { channelRoutes } from './http/api/channels.js';
@@ -155,6 +156,7 @@ export async function buildApp({ context, relay, tasks, realtime }: AppServices)
   statusRoutes(app, context);
   authRoutes(app, context, relay.balances);
   verifyRoutes(app, context);
+  twoFactorRoutes(app, context);
   userRoutes(app, context, relay.balances);
   oauthRoutes(app, context);
   optionRoutes(app, context);

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import './i18n';
 import { normalizeLanguage } from './i18n';
+import { SecurityVerificationHost } from './components/security-verification/security-verification-host';
 import { setUnauthorizedHandler } from './lib/api-client';
 import './lib/theme';
 import { createAppRouter } from './routes';
@@ -45,6 +46,7 @@ createRoot(container).render(
     <QueryClientProvider client={queryClient}>
       <SemiLocale>
         <RouterProvider router={router} />
+        <SecurityVerificationHost />
       </SemiLocale>
     </QueryClientProvider>
   </StrictMode>,

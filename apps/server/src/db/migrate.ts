@@ -13,6 +13,7 @@ import { rateLimits } from './migrations/010-rate-limits.js';
 import { channelInfo } from './migrations/011-channel-info.js';
 import { taskKeys } from './migrations/012-task-keys.js';
 import { sessionVerification } from './migrations/013-session-verification.js';
+import { twoFactor } from './migrations/014-two-factor.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
@@ -30,6 +31,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '011-channel-info': channelInfo(db.dialect),
   '012-task-keys': taskKeys(),
   '013-session-verification': sessionVerification(),
+  '014-two-factor': twoFactor(db.dialect),
   '016-audit-logs': auditLogs(db.dialect),
 });
 

@@ -257,6 +257,37 @@ export interface SessionsTable {
   verified_method: ColumnType<string, string | undefined, string>;
 }
 
+/** A user's TOTP secret (migration 014): pending until a first code enables it. */
+export interface TwoFasTable {
+  id: Id;
+  user_id: Int;
+  secret: string;
+  is_enabled: ColumnType<Int, Int | undefined, Int>;
+  /** The RFC 6238 time step of the last accepted code: a code at or before it is a replay. */
+  last_time_step: ColumnType<Int, Int | undefined, Int>;
+  last_used_at: ColumnType<Int, Int | undefined, Int>;
+  created_at: Int;
+  updated_at: Int;
+}
+
+/** A one-time backup code of a user's 2FA, as its SHA-256; used_at 0 while unspent. */
+export interface TwoFaBackupCodesTable {
+  id: Id;
+  user_id: Int;
+  code_hash: string;
+  used_at: ColumnType<Int, Int | undefined, Int>;
+  created_at: Int;
+}
+
+/** A sign-in that passed the password and waits for its 2FA code; the cookie holds the secret, this its SHA-256. */
+export interface TwoFaLoginsTable {
+  id: Id;
+  token_hash: string;
+  user_id: Int;
+  created_at: Int;
+  expires_at: Int;
+}
+
 /** A running relay process (see migrations/003-quota-leases.ts). */
 export interface RelayNodesTable {
   /** `<name>/<boot id>`: one per process start. */
@@ -324,5 +355,8 @@ export interface Database {
   relay_nodes: RelayNodesTable;
   quota_leases: QuotaLeasesTable;
   stored_responses: StoredResponsesTable;
+  two_fas: TwoFasTable;
+  two_fa_backup_codes: TwoFaBackupCodesTable;
+  two_fa_logins: TwoFaLoginsTable;
   audit_logs: AuditLogsTable;
 }

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly notified: boolean,
+    /** The answer's code beside success:false (e.g. VERIFICATION_REQUIRED), when it has one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -37,9 +39,30 @@ export interface RequestOptions {
   /** Do not treat 401 as an expired session (e.g. a wrong password on the login form). */
   skipAuthRedirect?: boolean;
   signal?: AbortSignal;
+  /** Internal: this is the retry after a security verification; a second VERIFICATION_REQUIRED is an error. */
+  afterVerification?: boolean;
 }
 
 type UnauthorizedHandler = () => void;
+
+/** new-api's code for "verify again first" (reading a channel key, changing the password or 2FA). */
+export const VERIFICATION_REQUIRED = 'VERIFICATION_REQUIRED';
+
+/** Asks the user to verify (the security verification modal); resolves true once they did, false when they gave up. */
+type VerificationHandler = () => Promise<boolean>;
+let verificationHandler: VerificationHandler | undefined;
+
+/**
+ * Plugs in the security verification modal: a call answered VERIFICATION_REQUIRED opens it and,
+ * once the user has verified, is sent again once, so no caller handles the code itself.
+ * Returns the function that unplugs it.
+ */
+export function setVerificationHandler(handler: VerificationHandler): () => void {
+  verificationHandler = handler;
+  return () => {
+    if (verificationHandler === handler) verificationHandler = undefined;
+  };
+}
 
 // The router lives above this module; main.tsx plugs in a handler that navigates without a reload.
 let unauthorizedHandler: UnauthorizedHandler = () => {
@@ -123,8 +146,15 @@ async function request<T>(method: string, path: string, options: RequestOptions 
 
   if (!payload.success) {
     const text = serverMessage || i18n.t('common:errors.unknown');
+    const answeredCode: unknown = (payload as Envelope & { code?: unknown }).code;
+    const code = typeof answeredCode === 'string' ? answeredCode : undefined;
+    if (code === VERIFICATION_REQUIRED && verificationHandler && !options.afterVerification) {
+      if (await verificationHandler()) return request<T>(method, path, { ...options, afterVerification: true });
+      // The user closed the verification: they know why nothing happened.
+      throw new ApiError(text, response.status, true, code);
+    }
     if (!options.silent) Toast.error(text);
-    throw new ApiError(text, response.status, !options.silent);
+    throw new ApiError(text, response.status, !options.silent, code);
   }
 
   return { data: payload.data as T, message: serverMessage, envelope: payload as Envelope & Record<string, unknown> };

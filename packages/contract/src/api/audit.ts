@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What an audit row records: one code per kind of admin or root action. The server records the
- * first group; the reserved codes are for the 2FA and passkey features to record.
+ * first group; the reserved codes are for the passkey feature to record.
  */
 export const AUDIT_ACTIONS = [
   'user.create',
@@ -37,10 +37,10 @@ export const AUDIT_ACTIONS = [
   'channel.key_reveal',
   'user.password_change',
   'user.security_verify',
-  // Reserved: recorded by the branches of issue 28 that add these features.
   'user.2fa_enable',
   'user.2fa_disable',
   'user.2fa_admin_disable',
+  // Reserved: for the passkey feature (issue 28.2) to record.
   'user.passkey_register',
   'user.passkey_delete',
   'user.passkey_admin_reset',

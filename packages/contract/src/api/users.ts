@@ -28,6 +28,7 @@ export const publicUserSchema = z.strictObject({
   created_at: z.number().int(),
   DeletedAt: z.string().nullable().describe('Non-null once the account was deregistered (an ISO time).'),
   ...wireRateLimitsSchema.shape,
+  two_fa_enabled: z.boolean().optional().describe("Whether the user has 2FA on (in the administrators' user list)."),
 });
 export type PublicUser = z.output<typeof publicUserSchema>;
 

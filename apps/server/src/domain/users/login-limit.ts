@@ -14,6 +14,15 @@ export interface LoginAttempt {
   succeeded(): Promise<void>;
 }
 
+// A hash keeps keys short and free of whatever bytes the name holds.
+const keysOf = (account: string) => {
+  const name = createHash('sha256').update(usernameKey(account)).digest('hex').slice(0, 32);
+  return { failures: `login-fail:${name}`, lock: `login-lock:${name}` };
+};
+
+/** Seconds the account's lock has left (0: not locked), for status answers. */
+export const loginLockedFor = (store: RateLimitStore, account: string): Promise<number> => store.lockedFor(keysOf(account).lock);
+
 const lockedError = (seconds: number) =>
   new AppError('auth:login_locked', `登录失败次数过多，请 ${Math.max(1, Math.ceil(seconds / 60))} 分钟后再试`, { status: 429 });
 
@@ -30,10 +39,7 @@ const lockedError = (seconds: number) =>
  * signing in does not wipe the failures someone else piled up.
  */
 export async function beginLoginAttempt(store: RateLimitStore, account: string): Promise<LoginAttempt> {
-  // A hash keeps keys short and free of whatever bytes the name holds.
-  const name = createHash('sha256').update(usernameKey(account)).digest('hex').slice(0, 32);
-  const failures = `login-fail:${name}`;
-  const lock = `login-lock:${name}`;
+  const { failures, lock } = keysOf(account);
 
   const lockedSeconds = await store.lockedFor(lock);
   if (lockedSeconds > 0) throw lockedError(lockedSeconds);

@@ -1,4 +1,5 @@
 import { Role, type AuditEntry } from '@modelgate/contract';
+import { generate } from 'otplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
@@ -329,6 +330,49 @@ describe('the audit log', () => {
       { before: { AuditLogRetentionDays: '0' }, after: { AuditLogRetentionDays: '30' } },
       { before: { AuditLogRetentionDays: '180' }, after: { AuditLogRetentionDays: '0' } },
     ]);
+  });
+
+  it('records an administrator’s 2FA changes and code-step failures, and an admin turning off another’s 2FA', async () => {
+    const { root, admin, aliceId } = await startWithAdmin();
+    const enrol = async (headers: Headers) => {
+      await done(headers, 'POST', '/api/verify', { method: 'password', password: 'password123' });
+      const setup = (await done(headers, 'POST', '/api/user/2fa/setup')) as { secret: string; backup_codes: string[] };
+      await done(headers, 'POST', '/api/user/2fa/enable', { code: await generate({ secret: setup.secret, epoch: Math.floor(Date.now() / 1000) }) });
+      return setup;
+    };
+    const setup = await enrol(admin);
+    // A common user's own 2FA is no admin action.
+    await enrol(await test.login('alice', 'password123'));
+
+    // The sign-in's code step: a wrong code, then a backup code.
+    const first = await test.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { username: 'auditor', password: 'password123' },
+      remoteAddress: ADMIN_IP,
+    });
+    const flowToken = (first.json() as { data: { flow_token: string } }).data.flow_token;
+    const wrong = await call({}, 'POST', '/api/user/login/2fa', { code: '000000', flow_token: flowToken });
+    expect(wrong.success).toBe(false);
+    await done({}, 'POST', '/api/user/login/2fa', { code: setup.backup_codes[0], flow_token: flowToken });
+
+    await done(root, 'DELETE', `/api/user/${Number(admin['new-api-user'])}/2fa`, undefined, ROOT_IP);
+
+    const { items } = await audit(root);
+    expect(one(items, 'user.2fa_enable')).toMatchObject({ actor_username: 'auditor', ip: ADMIN_IP, target_id: admin['new-api-user'] });
+    expect(items.filter((row) => row.action === 'user.2fa_enable')).toHaveLength(1);
+    expect(items.some((row) => row.target_id === String(aliceId) && row.action.startsWith('user.2fa'))).toBe(false);
+    expect(one(items, 'admin.login_failed')).toMatchObject({ actor_username: 'auditor', ip: ADMIN_IP, details: { params: { reason: '2fa' } } });
+    expect(items.filter((row) => row.action === 'admin.login' && row.actor_username === 'auditor').length).toBe(2);
+    expect(one(items, 'user.2fa_admin_disable')).toMatchObject({
+      actor_username: 'root',
+      ip: ROOT_IP,
+      target_id: admin['new-api-user'],
+      details: { before: { two_factor: true }, after: { two_factor: false }, params: { target_username: 'auditor' } },
+    });
+    // Neither the TOTP secret nor a backup code is in any row.
+    const text = JSON.stringify(items);
+    for (const secret of [setup.secret, ...setup.backup_codes]) expect(text).not.toContain(secret);
   });
 
   it('writes queued rows at shutdown', async () => {

@@ -23,6 +23,7 @@ import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
 import type { SpendableQuota } from '../../domain/billing/spendable-quota.js';
 import { withSpendableQuota } from './console-balances.js';
+import { askForSecondFactor, EXPIRED, PENDING_COOKIE, PENDING_COOKIE_PATH, pendingTokenOf, twoFactorLoginBody } from './two-factor-login.js';
 
 export const loginBody = z.object({
   username: z.string().trim().optional().default(''),
@@ -75,14 +76,14 @@ export async function completeLogin(context: AppContext, request: FastifyRequest
 }
 
 /** An administrator's or root's sign-in, or a failed try at one with the password. */
-function recordAdminLogin(context: AppContext, request: FastifyRequest, user: UserRow, succeeded: boolean): void {
+function recordAdminLogin(context: AppContext, request: FastifyRequest, user: UserRow, succeeded: boolean, failure: 'password' | '2fa' = 'password'): void {
   context.audit.record({
     actor: { id: Number(user.id), username: user.username, role: Number(user.role) },
     ip: request.ip,
     action: succeeded ? 'admin.login' : 'admin.login_failed',
     target: { type: 'user', id: Number(user.id) },
-    summary: succeeded ? `管理员 ${user.username} 登录` : `管理员 ${user.username} 登录失败：密码错误`,
-    params: { user_agent: String(request.headers['user-agent'] ?? '').slice(0, 200) },
+    summary: succeeded ? `管理员 ${user.username} 登录` : `管理员 ${user.username} 登录失败：${failure === '2fa' ? '两步验证码错误' : '密码错误'}`,
+    params: { user_agent: String(request.headers['user-agent'] ?? '').slice(0, 200), ...(succeeded ? {} : { reason: failure }) },
   });
 }
 
@@ -111,6 +112,28 @@ export function authRoutes(app: FastifyInstance, context: AppContext, balances: 
       throw new AppError('auth:wrong_credentials', '用户名或密码错误', { status: 401 });
     }
     await attempt.succeeded();
+    if (await context.twoFactor.enabledFor(Number(user.id))) return askForSecondFactor(context, request, reply, user);
+    return completeLogin(context, request, reply, user);
+  });
+
+  /** The sign-in's code step: the pending sign-in of POST /api/user/login, then a TOTP or backup code. */
+  app.post('/api/user/login/2fa', { preHandler: criticalRateLimit(context) }, async (request, reply) => {
+    const body = parseInput(twoFactorLoginBody, request.body);
+    const token = pendingTokenOf(request, body.flow_token);
+    const pendingUserId = await context.twoFactor.pendingLogin(token);
+    if (pendingUserId === undefined) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    const user = await repository.findById(pendingUserId);
+    if (!user || user.deleted_at !== null) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    if (Number(user.status) !== UserStatus.Enabled) throw forbidden('用户已被封禁', 'auth:user_banned');
+    try {
+      await context.twoFactor.checkCode(pendingUserId, body.code, { backup: true });
+    } catch (error) {
+      if (isAdmin(Number(user.role)) && error instanceof AppError && error.status < 500) recordAdminLogin(context, request, user, false, '2fa');
+      throw error;
+    }
+    // The code was right; the sign-in itself completes once, whichever node or tab asks first.
+    if (!(await context.twoFactor.consumeLogin(token))) throw badRequest(EXPIRED, 'two_factor:login_expired');
+    reply.clearCookie(PENDING_COOKIE, { path: PENDING_COOKIE_PATH });
     return completeLogin(context, request, reply, user);
   });
 

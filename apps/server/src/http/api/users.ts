@@ -110,7 +110,9 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
       offset: paging.offset,
       limit: paging.pageSize,
     });
-    return ok(pageOf(await withSpendableQuota(balances, items.map(toPublicUser)), total, paging));
+    const withTwoFactor = await context.twoFactor.repository.enabledAmong(items.map((item) => Number(item.id)));
+    const listed = items.map((item) => ({ ...toPublicUser(item), two_fa_enabled: withTwoFactor.has(Number(item.id)) }));
+    return ok(pageOf(await withSpendableQuota(balances, listed), total, paging));
   };
 
   app.get('/api/user/', { preHandler: admin }, async (request) => listPage(request.query, false));

@@ -1,4 +1,5 @@
 import {
+  loginTwoFactorRequiredSchema,
   manageResultSchema,
   oidcDiscoverySchema,
   pageSchema,
@@ -21,6 +22,7 @@ import { verifyBody } from '../api/verify.js';
 import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
+import { SECURITY_ROUTE_DOCS } from './route-docs-security.js';
 import type { RouteDocs } from './route-doc-types.js';
 import { pagingQuery } from './paging-query.js';
 
@@ -48,7 +50,12 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/home_page_content': { summary: 'The home page content', auth: 'public', data: z.string() },
   'GET /api/models': { summary: 'Models by channel type, for the console', auth: 'user' },
 
-  'POST /api/user/login': { summary: 'Sign in; sets the session cookie', auth: 'public', body: loginBody, data: signedIn },
+  'POST /api/user/login': {
+    summary: 'Sign in; sets the session cookie, or (the account has 2FA) answers require_2fa and waits for POST /api/user/login/2fa',
+    auth: 'public',
+    body: loginBody,
+    data: z.union([signedIn, loginTwoFactorRequiredSchema]),
+  },
   'GET /api/user/logout': { summary: 'Sign out; ends the session', auth: 'public' },
   'POST /api/user/register': { summary: 'Register an account', auth: 'public', body: registerBody },
   'GET /api/verification': { summary: 'Mail an email verification code', auth: 'public', query: emailQuery },
@@ -113,4 +120,4 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
 };
 
-export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };
+export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...SECURITY_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };

@@ -62,6 +62,8 @@ describe('audit summaries in the reader’s language', () => {
     const batch = entry({ action: 'channel.batch_delete', target_type: 'channel', target_id: '', details: { params: { ids: [1, 2], count: 2 } } });
     expect(auditSummary(tEn, batch, dollars)).toBe('Delete channels: 2 in all');
     expect(auditSummary(tEn, entry({ action: 'admin.login_failed' }), dollars)).toBe('auditor failed to sign in (wrong password)');
+    const codeRefused = entry({ action: 'admin.login_failed', details: { params: { reason: '2fa' } } });
+    expect(auditSummary(tZh, codeRefused, dollars)).toBe('auditor 登录失败（两步验证码错误）');
   });
 
   it('fall back to the server’s line for an action this console does not know', () => {

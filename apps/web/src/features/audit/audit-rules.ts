@@ -81,7 +81,7 @@ export function auditSummary(t: TFunction<'audit'>, entry: AuditEntry, formatQuo
     case 'admin.login':
       return t('summaries.login', { name: entry.actor_username });
     case 'admin.login_failed':
-      return t('summaries.loginFailed', { name: entry.actor_username });
+      return t(params.reason === '2fa' ? 'summaries.loginFailed2fa' : 'summaries.loginFailed', { name: entry.actor_username });
     case 'channel.delete_disabled':
     case 'channel.batch_delete':
     case 'channel.batch_tag':

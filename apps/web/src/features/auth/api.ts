@@ -1,4 +1,4 @@
-import type { PublicUser, SignedInUser } from '@modelgate/contract';
+import type { LoginTwoFactorRequired, PublicUser, SignedInUser } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 /** The user object of sign-in answers and of GET /api/user/self, which carries every other field (quota, bindings ...) as well. */
@@ -26,9 +26,24 @@ export interface TelegramAuthData {
   hash: string;
 }
 
-export async function loginWithPassword(username: string, password: string, turnstile: string): Promise<UserInfo> {
+/** The signed-in user, or (the account has 2FA) new-api's require_2fa: the code goes to loginWithSecondFactor. */
+export async function loginWithPassword(username: string, password: string, turnstile: string): Promise<UserInfo | LoginTwoFactorRequired> {
   // A wrong password must read as a failed login, never as "your session expired".
-  const { data } = await api.post<UserInfo>('/api/user/login', { username, password }, { query: { turnstile }, skipAuthRedirect: true });
+  const { data } = await api.post<UserInfo | LoginTwoFactorRequired>(
+    '/api/user/login',
+    { username, password },
+    { query: { turnstile }, skipAuthRedirect: true },
+  );
+  return data;
+}
+
+export function needsSecondFactor(answer: UserInfo | LoginTwoFactorRequired): answer is LoginTwoFactorRequired {
+  return 'require_2fa' in answer && answer.require_2fa === true;
+}
+
+/** The sign-in's code step: a TOTP or backup code for this browser's pending sign-in (its cookie). */
+export async function loginWithSecondFactor(code: string): Promise<UserInfo> {
+  const { data } = await api.post<UserInfo>('/api/user/login/2fa', { code }, { skipAuthRedirect: true });
   return data;
 }
 

@@ -5,9 +5,10 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { POST_LOGIN_PATH } from '../../lib/console-paths';
 import { useStatus, useSystemName } from '../status/queries';
-import { loginWithPassword, type UserInfo } from './api';
+import { loginWithPassword, needsSecondFactor, type UserInfo } from './api';
 import { AuthCard } from './components/auth-card';
 import { OAuthButtons } from './components/oauth-buttons';
+import { TwoFactorLoginForm } from './components/two-factor-login-form';
 import { isDefaultRootLogin, startSession, warnAboutDefaultPassword } from './session-actions';
 import { useTurnstile } from './use-turnstile';
 
@@ -23,6 +24,8 @@ export default function LoginPage() {
   const [searchParams] = useSearchParams();
   const turnstile = useTurnstile(status);
   const [submitting, setSubmitting] = useState(false);
+  /** Set once the password passed on an account with 2FA: the code step shows (and what was typed, for the default-password warning). */
+  const [codeStep, setCodeStep] = useState<{ username: string; password: string } | null>(null);
 
   const expired = searchParams.get('expired') === 'true';
   const passwordLogin = status.password_login_enabled !== false;
@@ -38,15 +41,25 @@ export default function LoginPage() {
     if (!turnstile.ready()) return;
     setSubmitting(true);
     try {
-      startSession(await loginWithPassword(username, password, turnstile.token));
-      Toast.success(t('login.success'));
-      if (isDefaultRootLogin(username, password)) warnAboutDefaultPassword();
-      navigate(POST_LOGIN_PATH, { replace: true });
+      const answer = await loginWithPassword(username, password, turnstile.token);
+      if (needsSecondFactor(answer)) {
+        setCodeStep({ username, password });
+        setSubmitting(false);
+        return;
+      }
+      onPasswordSignIn(answer, username, password);
     } catch {
       // The API client has shown the server's reason (wrong password, banned, too many attempts).
       setSubmitting(false);
     }
   };
+
+  function onPasswordSignIn(user: UserInfo, username: string, password: string) {
+    startSession(user);
+    Toast.success(t('login.success'));
+    if (isDefaultRootLogin(username, password)) warnAboutDefaultPassword();
+    navigate(POST_LOGIN_PATH, { replace: true });
+  }
 
   // Spec 01 §2: every sign-in other than the password form lands on the home page.
   const onThirdPartySignIn = (user: UserInfo) => {
@@ -73,7 +86,9 @@ export default function LoginPage() {
       }
     >
       {expired && <Banner type="warning" closeIcon={null} description={t('login.expired')} className="mg-auth-banner" />}
-      {passwordLogin ? (
+      {codeStep ? (
+        <TwoFactorLoginForm onSignedIn={(user) => onPasswordSignIn(user, codeStep.username, codeStep.password)} onBack={() => setCodeStep(null)} />
+      ) : passwordLogin ? (
         <Form<LoginValues> onSubmit={(values) => void onSubmit(values)} labelPosition="top" className="mg-auth-form">
           <Form.Input
             field="username"
@@ -100,7 +115,7 @@ export default function LoginPage() {
       ) : (
         <Banner type="info" closeIcon={null} description={t('login.passwordDisabled')} className="mg-auth-banner" />
       )}
-      <OAuthButtons status={status} withDivider={passwordLogin} onSignedIn={onThirdPartySignIn} />
+      {!codeStep && <OAuthButtons status={status} withDivider={passwordLogin} onSignedIn={onThirdPartySignIn} />}
     </AuthCard>
   );
 }

@@ -1,4 +1,14 @@
-import type { AbilityRepair, BalanceRefresh, BreakerState, CatalogueModel, ChannelPage, KeyStatusPage, ListedChannel, WireChannel } from '@modelgate/contract';
+import type {
+  AbilityRepair,
+  BalanceRefresh,
+  BreakerState,
+  CatalogueModel,
+  ChannelKey,
+  ChannelPage,
+  KeyStatusPage,
+  ListedChannel,
+  WireChannel,
+} from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 
 export { rethrowUnlessApiError } from '../../lib/api-client';
@@ -73,6 +83,12 @@ export async function fetchChannels(params: ChannelListParams): Promise<ChannelP
 export async function fetchChannel(id: number): Promise<Channel> {
   const { data } = await api.get<Channel>(`/api/channel/${id}`);
   return data;
+}
+
+/** The channel's full key (root only): asks for a security verification first when the session has none. */
+export async function revealChannelKey(id: number): Promise<string> {
+  const { data } = await api.post<ChannelKey>(`/api/channel/${id}/key`);
+  return data.key;
 }
 
 export async function fetchGroups(): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { PublicUser } from '@modelgate/contract';
+import type { PublicUser, TwoFactorBackupCodes, TwoFactorSetup, TwoFactorStatus } from '@modelgate/contract';
 import { api } from '../../lib/api-client';
 import type { TelegramAuthData } from '../auth/api';
 import type { NotifySettingsUpdate } from './notify-settings';
@@ -62,4 +62,31 @@ export async function bindTelegram(auth: TelegramAuthData): Promise<string> {
 export async function saveNotifySettings(update: NotifySettingsUpdate): Promise<string> {
   const { message } = await api.put<unknown>('/api/user/setting', update);
   return message;
+}
+
+/** Two-factor authentication of the signed-in user (new-api's /api/user/2fa/*). */
+export async function fetchTwoFactorStatus(): Promise<TwoFactorStatus> {
+  const { data } = await api.get<TwoFactorStatus>('/api/user/2fa/status');
+  return data;
+}
+
+/** A pending secret and backup codes; asks for a security verification first when the session has none. */
+export async function setupTwoFactor(): Promise<TwoFactorSetup> {
+  const { data } = await api.post<TwoFactorSetup>('/api/user/2fa/setup');
+  return data;
+}
+
+export async function enableTwoFactor(code: string): Promise<string> {
+  const { message } = await api.post<unknown>('/api/user/2fa/enable', { code });
+  return message;
+}
+
+export async function disableTwoFactor(code: string): Promise<string> {
+  const { message } = await api.post<unknown>('/api/user/2fa/disable', { code });
+  return message;
+}
+
+export async function regenerateBackupCodes(code: string): Promise<string[]> {
+  const { data } = await api.post<TwoFactorBackupCodes>('/api/user/2fa/backup_codes', { code });
+  return data.backup_codes;
 }

@@ -2,11 +2,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { useSessionUser } from '../../lib/session';
 import { selfKeys, useSelf } from '../auth/queries';
-import { fetchAffCode, fetchUserModels, type SelfProfile } from './api';
+import { fetchAffCode, fetchTwoFactorStatus, fetchUserModels, type SelfProfile } from './api';
 
 export const settingsKeys = {
   affCode: (userId: number | null) => ['user', 'aff', userId] as const,
   models: (userId: number | null) => ['user', 'models', userId] as const,
+  twoFactor: (userId: number | null) => ['user', '2fa', userId] as const,
 };
 
 /** The signed-in user's full profile, shared with the shell's query so both stay in step. */
@@ -29,4 +30,9 @@ export function useAffCode() {
 export function useUserModels() {
   const userId = useSessionUser()?.id ?? null;
   return useQuery({ queryKey: settingsKeys.models(userId), queryFn: fetchUserModels, enabled: userId !== null, staleTime: 60_000 });
+}
+
+export function useTwoFactorStatus() {
+  const userId = useSessionUser()?.id ?? null;
+  return useQuery({ queryKey: settingsKeys.twoFactor(userId), queryFn: fetchTwoFactorStatus, enabled: userId !== null });
 }

@@ -88,6 +88,12 @@ export async function manageUser(id: number, action: ManageAction): Promise<Mana
   return data;
 }
 
+/** Turns a user's 2FA off (administrators for users below them, root for all) and ends their sessions. */
+export async function disableUserTwoFactor(id: number): Promise<string> {
+  const { message } = await api.delete<unknown>(`/api/user/${id}/2fa`);
+  return message;
+}
+
 /** Adds `delta` quota units (negative subtracts) in one atomic step; written as a management log. */
 export async function addUserQuota(id: number, delta: number): Promise<ManageResult> {
   const { data } = await api.post<ManageResult>('/api/user/manage', { id, action: 'add_quota', mode: 'add', value: delta });

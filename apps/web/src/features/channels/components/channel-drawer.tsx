@@ -7,6 +7,8 @@ import { createChannels, rethrowUnlessApiError, updateChannel, type Channel, typ
 import { splitList } from '../channel-display';
 import { DEFAULT_MODEL_MAPPING, isJsonObjectOrEmpty, keyLines } from '../channel-rules';
 import { useChannel, useGroups, useModelCatalogue } from '../queries';
+import { useSessionRoles } from '../../../lib/session';
+import { ChannelKeyReveal } from './channel-key-reveal';
 import { ChannelModelsField } from './channel-models-field';
 import { ChannelTypeFields, keyHintFor } from './channel-type-fields';
 
@@ -154,6 +156,7 @@ interface ChannelDrawerProps {
 export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) {
   const { t } = useTranslation('channels');
   const editingId = typeof target === 'number' ? target : null;
+  const roles = useSessionRoles();
   const visible = target !== null;
   const channel = useChannel(editingId);
   const groups = useGroups(visible);
@@ -279,6 +282,7 @@ export function ChannelDrawer({ target, onClose, onSaved }: ChannelDrawerProps) 
                     data-testid="channel-form-key"
                   />
                 )}
+                {editingId !== null && roles.root && <ChannelKeyReveal key={editingId} channelId={editingId} />}
                 {isMultiKey(values) && (
                   <div className="mg-channel-form-row">
                     <Form.Select

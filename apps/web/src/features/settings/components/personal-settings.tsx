@@ -7,6 +7,7 @@ import { InvitationCard } from './invitation-card';
 import { ModelsCard } from './models-card';
 import { NotifySettingsCard } from './notify-settings-card';
 import { SecurityCard } from './security-card';
+import { TwoFactorCard } from './two-factor-card';
 
 /** The personal tab (spec 01 §2): balance, invitation, bindings, models, access token, password, deletion, quota warning. */
 export function PersonalSettings() {
@@ -40,6 +41,7 @@ export function PersonalSettings() {
         <div className="mg-personal-column">
           <BindingsCard profile={user} />
           <SecurityCard profile={user} />
+          <TwoFactorCard />
           <NotifySettingsCard profile={user} />
         </div>
       </div>

@@ -2,7 +2,7 @@ import { Button, Popconfirm, Space, Toast } from '@douyinfe/semi-ui';
 import { UserStatus } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { manageUser, type ManageAction, type ManagedUser } from '../api';
+import { disableUserTwoFactor, manageUser, type ManageAction, type ManagedUser } from '../api';
 import { useInvalidateUsers, usePatchUserRow } from '../queries';
 
 /** Spec 01 §4: the status after which enable is shown but cannot be used. */
@@ -18,10 +18,10 @@ interface UserRowActionsProps {
  * is decided by the server (spec 01 §6); its refusal is shown by the API client.
  */
 export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
-  const { t } = useTranslation(['users', 'common']);
+  const { t } = useTranslation(['users', 'common', 'security']);
   const patchRow = usePatchUserRow();
   const invalidate = useInvalidateUsers();
-  const [pending, setPending] = useState<ManageAction | null>(null);
+  const [pending, setPending] = useState<ManageAction | '2fa' | null>(null);
 
   const run = async (action: ManageAction) => {
     setPending(action);
@@ -33,6 +33,19 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
       } else {
         patchRow(user.id, { status: result.status, role: result.role, quota: result.quota });
       }
+    } catch {
+      /* the API client showed the server's reason */
+    } finally {
+      setPending(null);
+    }
+  };
+
+  const turnOffTwoFactor = async () => {
+    setPending('2fa');
+    try {
+      await disableUserTwoFactor(user.id);
+      Toast.success(t('security:users.disabled'));
+      patchRow(user.id, { two_fa_enabled: false });
     } catch {
       /* the API client showed the server's reason */
     } finally {
@@ -74,6 +87,19 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
       <Button size="small" theme="light" type="tertiary" disabled={busy} onClick={() => onEdit(user)}>
         {t('actions.edit')}
       </Button>
+      {user.two_fa_enabled && (
+        <Popconfirm
+          title={t('security:users.disableTitle')}
+          content={t('security:users.disableContent')}
+          okType="danger"
+          onConfirm={() => turnOffTwoFactor()}
+          {...confirmProps}
+        >
+          <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === '2fa'} data-testid="user-disable-2fa">
+            {t('security:users.disable')}
+          </Button>
+        </Popconfirm>
+      )}
       <Popconfirm title={t('confirm.deleteTitle')} content={t('confirm.deleteContent')} okType="danger" onConfirm={() => run('delete')} {...confirmProps}>
         <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
           {t('actions.delete')}

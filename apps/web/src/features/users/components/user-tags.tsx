@@ -17,6 +17,16 @@ export function RoleTag({ role }: { role: number }) {
   }
 }
 
+/** The user has two-factor sign-in on. */
+export function TwoFactorTag() {
+  const { t } = useTranslation('security');
+  return (
+    <Tag color="cyan" size="small" data-testid="user-2fa-tag">
+      {t('users.twoFactorTag')}
+    </Tag>
+  );
+}
+
 /** Spec 01 §4: 1 activated, 2 banned, anything else unknown; a deregistered user shows only that. */
 export function UserStatusTag({ status, deleted }: { status: number; deleted: boolean }) {
   const { t } = useTranslation('users');

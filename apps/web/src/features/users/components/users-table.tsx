@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { PAGE_SIZE_CHOICES } from '../../../lib/page-size';
 import { useQuotaFormatter } from '../../../lib/quota';
 import type { GroupInfo, ManagedUser } from '../api';
-import { GroupTag, RoleTag, UserStatusTag } from './user-tags';
+import { GroupTag, RoleTag, TwoFactorTag, UserStatusTag } from './user-tags';
 import { UserRowActions } from './user-row-actions';
 
 interface UsersTableProps {
@@ -33,7 +33,10 @@ export function UsersTable(props: UsersTableProps) {
         dataIndex: 'username',
         render: (_, user) => (
           <div className="mg-user-name-cell">
-            <Typography.Text strong>{user.username}</Typography.Text>
+            <span className="mg-user-name-line">
+              <Typography.Text strong>{user.username}</Typography.Text>
+              {user.two_fa_enabled && <TwoFactorTag />}
+            </span>
             {user.display_name && user.display_name !== user.username && (
               <Typography.Text type="tertiary" size="small">
                 {user.display_name}
