@@ -13,6 +13,7 @@ import { rateLimits } from './migrations/010-rate-limits.js';
 import { channelInfo } from './migrations/011-channel-info.js';
 import { taskKeys } from './migrations/012-task-keys.js';
 import { sessionVerification } from './migrations/013-session-verification.js';
+import { passkeys } from './migrations/015-passkeys.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -29,6 +30,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '011-channel-info': channelInfo(db.dialect),
   '012-task-keys': taskKeys(),
   '013-session-verification': sessionVerification(),
+  '015-passkeys': passkeys(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -13,3 +13,4 @@ export * from './status.js';
 export * from './wallet.js';
 export * from './rate-limits.js';
 export * from './security.js';
+export * from './passkeys.js';

@@ -43,6 +43,8 @@ const PUBLIC = new Set([
   'GET /api/oauth/oidc',
   'GET /api/oauth/wechat',
   'GET /api/oauth/telegram/login',
+  'POST /api/user/passkey/login/begin',
+  'POST /api/user/passkey/login/finish',
   // Read by an sk- key in the query, not by a session (new-api's GetLogByKey).
   'GET /api/log/token',
   // The OpenAPI description of these routes (http/openapi/).
@@ -54,6 +56,7 @@ const ADMIN_ONLY = [
   /^(GET|POST|PUT) \/api\/user\/$/,
   /^GET \/api\/user\/(search|:id)$/,
   /^POST \/api\/user\/manage$/,
+  /^DELETE \/api\/user\/:id\/reset_passkey$/,
   /^\w+ \/api\/channel\//,
   /^\w+ \/api\/redemption\//,
   /^GET \/api\/group\/$/,
@@ -72,6 +75,7 @@ const NEEDS_NO_PARAMETER = new Set([
   'POST /api/option/rest_model_ratio',
   'POST /api/channel/fix',
   'DELETE /api/channel/disabled',
+  'POST /api/user/passkey/login/begin', // a passkey sign-in names no one: the authenticator does
 ]);
 
 /** Answers meant for a payment provider, which reads the bare words success / fail. */
