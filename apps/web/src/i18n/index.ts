@@ -25,6 +25,7 @@ import zhSettingsModelPricing from './locales/zh/settings-model-pricing.json';
 import zhSettingsNotify from './locales/zh/settings-notify.json';
 import zhMidjourney from './locales/zh/midjourney.json';
 import zhTasks from './locales/zh/tasks.json';
+import zhPasskeys from './locales/zh/passkeys.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -49,6 +50,7 @@ import enSettingsModelPricing from './locales/en/settings-model-pricing.json';
 import enSettingsNotify from './locales/en/settings-notify.json';
 import enMidjourney from './locales/en/midjourney.json';
 import enTasks from './locales/en/tasks.json';
+import enPasskeys from './locales/en/passkeys.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
@@ -80,6 +82,7 @@ export const resources = {
     'settings-notify': zhSettingsNotify,
     midjourney: zhMidjourney,
     tasks: zhTasks,
+    passkeys: zhPasskeys,
   },
   en: {
     common: enCommon,
@@ -106,6 +109,7 @@ export const resources = {
     'settings-notify': enSettingsNotify,
     midjourney: enMidjourney,
     tasks: enTasks,
+    passkeys: enPasskeys,
   },
 } as const;
 

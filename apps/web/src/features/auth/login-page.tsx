@@ -8,6 +8,7 @@ import { useStatus, useSystemName } from '../status/queries';
 import { loginWithPassword, type UserInfo } from './api';
 import { AuthCard } from './components/auth-card';
 import { OAuthButtons } from './components/oauth-buttons';
+import { PasskeyLoginButton } from '../passkeys/components/passkey-login-button';
 import { isDefaultRootLogin, startSession, warnAboutDefaultPassword } from './session-actions';
 import { useTurnstile } from './use-turnstile';
 
@@ -100,6 +101,7 @@ export default function LoginPage() {
       ) : (
         <Banner type="info" closeIcon={null} description={t('login.passwordDisabled')} className="mg-auth-banner" />
       )}
+      {status.passkey_login === true && <PasskeyLoginButton onSignedIn={onThirdPartySignIn} />}
       <OAuthButtons status={status} withDivider={passwordLogin} onSignedIn={onThirdPartySignIn} />
     </AuthCard>
   );

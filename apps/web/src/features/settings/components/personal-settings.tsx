@@ -6,6 +6,7 @@ import { BindingsCard } from './bindings-card';
 import { InvitationCard } from './invitation-card';
 import { ModelsCard } from './models-card';
 import { NotifySettingsCard } from './notify-settings-card';
+import { PasskeysCard } from '../../passkeys/components/passkeys-card';
 import { SecurityCard } from './security-card';
 
 /** The personal tab (spec 01 §2): balance, invitation, bindings, models, access token, password, deletion, quota warning. */
@@ -40,6 +41,7 @@ export function PersonalSettings() {
         <div className="mg-personal-column">
           <BindingsCard profile={user} />
           <SecurityCard profile={user} />
+          <PasskeysCard />
           <NotifySettingsCard profile={user} />
         </div>
       </div>

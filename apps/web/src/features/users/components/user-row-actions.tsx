@@ -2,6 +2,7 @@ import { Button, Popconfirm, Space, Toast } from '@douyinfe/semi-ui';
 import { UserStatus } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResetPasskeysAction } from '../../passkeys/components/reset-passkeys-action';
 import { manageUser, type ManageAction, type ManagedUser } from '../api';
 import { useInvalidateUsers, usePatchUserRow } from '../queries';
 
@@ -74,6 +75,7 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
       <Button size="small" theme="light" type="tertiary" disabled={busy} onClick={() => onEdit(user)}>
         {t('actions.edit')}
       </Button>
+      <ResetPasskeysAction userId={user.id} disabled={busy} />
       <Popconfirm title={t('confirm.deleteTitle')} content={t('confirm.deleteContent')} okType="danger" onConfirm={() => run('delete')} {...confirmProps}>
         <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
           {t('actions.delete')}
