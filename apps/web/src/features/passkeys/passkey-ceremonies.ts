@@ -24,9 +24,12 @@ async function inBrowser<T>(ceremony: () => Promise<T>): Promise<T> {
     if (error instanceof ApiError) throw error;
     const cancelled =
       error instanceof Error && (error.name === 'NotAllowedError' || (error instanceof WebAuthnError && error.code === 'ERROR_CEREMONY_ABORTED'));
-    const text = cancelled
-      ? i18n.t('passkeys:ceremony.cancelled')
-      : i18n.t('passkeys:ceremony.failed', { message: error instanceof Error ? error.message : String(error) });
+    const known = error instanceof WebAuthnError && error.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED';
+    const text = known
+      ? i18n.t('passkeys:ceremony.alreadyRegistered')
+      : cancelled
+        ? i18n.t('passkeys:ceremony.cancelled')
+        : i18n.t('passkeys:ceremony.failed', { message: error instanceof Error ? error.message : String(error) });
     Toast.error(text);
     throw new ApiError(text, 0, true);
   }

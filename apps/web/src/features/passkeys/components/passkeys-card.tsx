@@ -80,15 +80,15 @@ export function PasskeysCard() {
           <IconKey /> {t('card.title')}
         </span>
       }
-      headerExtraContent={
+    >
+      <div className="mg-passkeys-head">
+        <Typography.Text type="tertiary" size="small">
+          {!enabled ? t('card.disabled') : supported ? t('card.description') : t('card.unsupported')}
+        </Typography.Text>
         <Button size="small" theme="light" type="primary" icon={<IconPlus />} disabled={!enabled || !supported} loading={busy} onClick={() => setNaming(true)}>
           {t('card.add')}
         </Button>
-      }
-    >
-      <Typography.Text type="tertiary" size="small">
-        {!enabled ? t('card.disabled') : supported ? t('card.description') : t('card.unsupported')}
-      </Typography.Text>
+      </div>
       {list.length === 0 ? (
         <Empty className="mg-passkeys-empty" description={t('card.empty')} />
       ) : (
