@@ -197,3 +197,33 @@ test('the passkey card and the passkey sign-in in English at 390 px, dark', asyn
   await page.getByRole('button', { name: text.passkeyLogin }).click();
   await expect(toast(page, text.loggedIn).last()).toBeVisible();
 });
+
+test('the super administrator turns passkeys off in the system settings; the sign-in page drops the button', async ({ page, browser }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await presetLanguageAndTheme(page, 'zh', 'light');
+  await signIn(page, ROOT.username, ROOT.password);
+  await page.goto('/setting?tab=system');
+  const card = page.getByTestId('system-passkey');
+  await expect(card.getByText('通行密钥设置')).toBeVisible();
+  const toggle = card.getByRole('switch', { name: '允许通行密钥登录' });
+  await expect(toggle).toBeChecked();
+  await toggle.click();
+  await card.getByRole('button', { name: '保存设置' }).click();
+  await expect(toast(page, '保存成功').last()).toBeVisible();
+  await card.screenshot({ path: '.tmp/screens/passkeys-system-zh-1440.png' });
+
+  const visitor = await browser.newContext();
+  const login = await visitor.newPage();
+  try {
+    await login.goto(`${LOCAL}/login`);
+    await expect(login.getByRole('button', { name: '登录', exact: true })).toBeVisible();
+    await expect(login.getByRole('button', { name: TEXTS.zh.passkeyLogin })).toHaveCount(0);
+    const begin = await login.request.post(`${LOCAL}/api/user/passkey/login/begin`, { data: {} });
+    expect(await begin.json()).toMatchObject({ success: false, message: '管理员未启用 Passkey 登录' });
+  } finally {
+    await visitor.close();
+    const root = await apiSession(ROOT.username, ROOT.password);
+    await apiCall(root, 'PUT', '/api/option/', { key: 'passkey.enabled', value: 'true' });
+    await root.api.dispose();
+  }
+});
