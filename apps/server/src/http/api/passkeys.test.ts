@@ -1,4 +1,4 @@
-import { ChannelType, Role } from '@modelgate/contract';
+import { ChannelType, passkeyCeremonySchema, passkeyStatusSchema, Role } from '@modelgate/contract';
 import type { InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
@@ -113,6 +113,9 @@ describe.each(dialects)('passkeys on %s', (dialect) => {
 
     const listed = await listOf(alice);
     expect(listed.enabled).toBe(true);
+    // The contract's strict schemas describe what the routes answer, rows included.
+    expect(passkeyStatusSchema.safeParse(listed).error).toBeUndefined();
+    expect(passkeyCeremonySchema.safeParse((await call('POST', '/api/user/passkey/login/begin')).body.data).error).toBeUndefined();
     expect(listed.passkeys.map((passkey) => passkey.name).sort()).toEqual(['laptop', 'phone']);
     const [laptop, phone] = authenticator.credentials;
 
