@@ -26,6 +26,7 @@ import zhSettingsNotify from './locales/zh/settings-notify.json';
 import zhMidjourney from './locales/zh/midjourney.json';
 import zhTasks from './locales/zh/tasks.json';
 import zhSecurity from './locales/zh/security.json';
+import zhPasskeys from './locales/zh/passkeys.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -51,6 +52,7 @@ import enSettingsNotify from './locales/en/settings-notify.json';
 import enMidjourney from './locales/en/midjourney.json';
 import enTasks from './locales/en/tasks.json';
 import enSecurity from './locales/en/security.json';
+import enPasskeys from './locales/en/passkeys.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
@@ -83,6 +85,7 @@ export const resources = {
     midjourney: zhMidjourney,
     tasks: zhTasks,
     security: zhSecurity,
+    passkeys: zhPasskeys,
   },
   en: {
     common: enCommon,
@@ -110,6 +113,7 @@ export const resources = {
     midjourney: enMidjourney,
     tasks: enTasks,
     security: enSecurity,
+    passkeys: enPasskeys,
   },
 } as const;
 

@@ -14,3 +14,4 @@ export * from './wallet.js';
 export * from './rate-limits.js';
 export * from './security.js';
 export * from './two-factor.js';
+export * from './passkeys.js';
