@@ -15,6 +15,8 @@ import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
 import { verifyRoutes } from './http/api/verify.js';
 import { twoFactorRoutes } from './http/api/two-factor.js';
+import { passkeyRoutes } from './http/api/passkeys.js';
+import type { PasskeyService } from './domain/passkeys/passkey-service.js';
 import { oauthRoutes } from './http/api/oauth.js';
 import { userRoutes } from './http/api/users.js';
 import { channelRoutes } from './http/api/channels.js';
@@ -73,9 +75,11 @@ export interface AppServices {
   tasks: TaskRuntime;
   /** The Realtime API's sessions (GET /v1/realtime). */
   realtime: RealtimeRelay;
+  /** Passkeys (WebAuthn): sign-in, registration, re-verification. */
+  passkeys: PasskeyService;
 }
 
-export async function buildApp({ context, relay, tasks, realtime }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ context, relay, tasks, realtime, passkeys }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -157,6 +161,7 @@ export async function buildApp({ context, relay, tasks, realtime }: AppServices)
   authRoutes(app, context, relay.balances);
   verifyRoutes(app, context);
   twoFactorRoutes(app, context);
+  passkeyRoutes(app, context, passkeys);
   userRoutes(app, context, relay.balances);
   oauthRoutes(app, context);
   optionRoutes(app, context);

@@ -27,6 +27,8 @@ import { RelayService } from './relay/relay-service.js';
 import { createTaskRuntime, type TaskRuntime } from './relay/tasks/task-runtime.js';
 import { RealtimeRelay } from './relay/realtime/realtime-relay.js';
 import { UpstreamClient } from './providers/upstream-client.js';
+import { PasskeyRepository } from './domain/passkeys/passkey-repository.js';
+import { PasskeyService } from './domain/passkeys/passkey-service.js';
 
 /** Everything one process runs: its services, and the HTTP app over them. */
 export interface Server {
@@ -55,6 +57,10 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   const context = await createAppContext({ config, db, logger, version });
   // Registered first among the closers, so it runs last: after every route and job that records.
   context.onClose(() => context.audit.flush());
+
+  // Passkeys: a second factor of re-verification for the users who have one.
+  const passkeys = new PasskeyService(new PasskeyRepository(db), context.options);
+  context.freshVerification.register(passkeys.secondFactor());
 
   // The ledger and the caches. This process holds slices of payers' balances (leases, one row
   // each in quota_leases); the ledger batches counters and logs; the relay cache keeps channels,
@@ -139,6 +145,6 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   if (config.isMaster) context.schedule(3600, () => context.audit.purge(context.options.number('AuditLogRetentionDays')), 'audit log retention');
 
   // HTTP: the console's API, the relay and the console itself.
-  const app = await buildApp({ context, relay, tasks, realtime });
+  const app = await buildApp({ context, relay, tasks, realtime, passkeys });
   return { context, relay, tasks, app };
 }

@@ -251,6 +251,16 @@ export const OPTION_DEFINITIONS = {
   'oidc.authorization_endpoint': httpUrl(),
   'oidc.token_endpoint': httpUrl(),
   'oidc.user_info_endpoint': httpUrl(),
+  // Passkeys (WebAuthn) under new-api's `passkey.*` keys (domain/passkeys/relying-party.ts): the
+  // relying party's id and origins default to ServerAddress, else to the address the console was
+  // reached at; an http:// origin other than localhost needs allow_insecure_origin.
+  'passkey.enabled': bool(true),
+  'passkey.rp_display_name': str(''),
+  'passkey.rp_id': str(''),
+  'passkey.origins': str(''),
+  'passkey.allow_insecure_origin': bool(false),
+  'passkey.user_verification': str('preferred', { oneOf: ['required', 'preferred', 'discouraged'] }),
+  'passkey.attachment_preference': str('', { oneOf: ['', 'platform', 'cross-platform'] }),
 
   // SMTP
   SMTPServer: str(''),

@@ -14,6 +14,7 @@ import { channelInfo } from './migrations/011-channel-info.js';
 import { taskKeys } from './migrations/012-task-keys.js';
 import { sessionVerification } from './migrations/013-session-verification.js';
 import { twoFactor } from './migrations/014-two-factor.js';
+import { passkeys } from './migrations/015-passkeys.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
@@ -32,6 +33,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '012-task-keys': taskKeys(),
   '013-session-verification': sessionVerification(),
   '014-two-factor': twoFactor(db.dialect),
+  '015-passkeys': passkeys(db.dialect),
   '016-audit-logs': auditLogs(db.dialect),
 });
 

@@ -319,6 +319,41 @@ export interface StoredResponsesTable {
   items: string;
 }
 
+/** A user's passkey (WebAuthn credential), migration 015. Booleans are 0/1. */
+export interface PasskeyCredentialsTable {
+  id: Id;
+  user_id: Int;
+  /** base64url of the credential id, unique. */
+  credential_id: string;
+  /** base64url of the COSE public key. */
+  public_key: string;
+  sign_count: ColumnType<Int, Int | undefined, Int>;
+  /** JSON array of transports ('' when the browser named none). */
+  transports: ColumnType<string, string | undefined, string>;
+  aaguid: ColumnType<string, string | undefined, string>;
+  attestation_type: ColumnType<string, string | undefined, string>;
+  user_verified: ColumnType<Int, Int | undefined, Int>;
+  backup_eligible: ColumnType<Int, Int | undefined, Int>;
+  backup_state: ColumnType<Int, Int | undefined, Int>;
+  attachment: ColumnType<string, string | undefined, string>;
+  name: ColumnType<string, string | undefined, string>;
+  created_at: Int;
+  /** Unix seconds of the last sign-in or verification with it (0: never). */
+  last_used_at: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** A passkey ceremony begun and not yet finished (migration 015): used once, expires. */
+export interface PasskeyChallengesTable {
+  challenge: string;
+  /** 'register' | 'login' | 'verify'. */
+  kind: string;
+  user_id: ColumnType<Int, Int | undefined, Int>;
+  session_id: ColumnType<Int, Int | undefined, Int>;
+  /** The name a registration gives the new passkey. */
+  name: ColumnType<string, string | undefined, string>;
+  expires_at: Int;
+}
+
 /**
  * What an administrator did (migration 016, domain/audit/): who, when, from where, to what, with
  * the before and after values (secrets masked). No route updates or deletes a row; only the
@@ -358,5 +393,7 @@ export interface Database {
   two_fas: TwoFasTable;
   two_fa_backup_codes: TwoFaBackupCodesTable;
   two_fa_logins: TwoFaLoginsTable;
+  passkey_credentials: PasskeyCredentialsTable;
+  passkey_challenges: PasskeyChallengesTable;
   audit_logs: AuditLogsTable;
 }

@@ -1,6 +1,8 @@
 import type { AuditAction } from '@modelgate/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditActor } from '../domain/audit/audit-log.js';
+import { isAdmin } from '@modelgate/contract';
+import type { AppContext } from '../app-context.js';
+import type { AuditActor, AuditRecord } from '../domain/audit/audit-log.js';
 import { currentUser, guardLevelOf, type RoleLevel } from '../middleware/auth.js';
 
 /** What a route declares about the audit log: the actions it records, or why it records none. */
@@ -53,4 +55,14 @@ export function trackAuditCoverage(app: FastifyInstance): void {
 export function auditCaller(request: FastifyRequest): { actor: AuditActor; ip: string } {
   const user = currentUser(request);
   return { actor: { id: Number(user.id), username: user.username, role: Number(user.role) }, ip: request.ip };
+}
+
+/**
+ * Records what the signed-in caller did to their own account (a second factor, a passkey) when
+ * the caller is an administrator: an admin's security is an admin action; a user's is not.
+ */
+export function auditOwnAccount(context: Pick<AppContext, 'audit'>, request: FastifyRequest, entry: Omit<AuditRecord, 'actor' | 'ip' | 'target'>): void {
+  const user = currentUser(request);
+  if (!isAdmin(Number(user.role))) return;
+  context.audit.record({ ...auditCaller(request), target: { type: 'user', id: Number(user.id) }, ...entry, summary: `${user.username} ${entry.summary}` });
 }

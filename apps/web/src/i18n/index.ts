@@ -27,6 +27,7 @@ import zhMidjourney from './locales/zh/midjourney.json';
 import zhTasks from './locales/zh/tasks.json';
 import zhAudit from './locales/zh/audit.json';
 import zhSecurity from './locales/zh/security.json';
+import zhPasskeys from './locales/zh/passkeys.json';
 import enCommon from './locales/en/common.json';
 import enLayout from './locales/en/layout.json';
 import enAuth from './locales/en/auth.json';
@@ -53,6 +54,7 @@ import enMidjourney from './locales/en/midjourney.json';
 import enTasks from './locales/en/tasks.json';
 import enAudit from './locales/en/audit.json';
 import enSecurity from './locales/en/security.json';
+import enPasskeys from './locales/en/passkeys.json';
 
 export const SUPPORTED_LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
@@ -86,6 +88,7 @@ export const resources = {
     tasks: zhTasks,
     audit: zhAudit,
     security: zhSecurity,
+    passkeys: zhPasskeys,
   },
   en: {
     common: enCommon,
@@ -114,6 +117,7 @@ export const resources = {
     tasks: enTasks,
     audit: enAudit,
     security: enSecurity,
+    passkeys: enPasskeys,
   },
 } as const;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * What an audit row records: one code per kind of admin or root action. The server records the
- * first group; the reserved codes are for the passkey feature to record.
+ * What an audit row records: one code per kind of admin or root action (an administrator's own
+ * sign-ins, password, second factors and passkeys included).
  */
 export const AUDIT_ACTIONS = [
   'user.create',
@@ -40,7 +40,6 @@ export const AUDIT_ACTIONS = [
   'user.2fa_enable',
   'user.2fa_disable',
   'user.2fa_admin_disable',
-  // Reserved: for the passkey feature (issue 28.2) to record.
   'user.passkey_register',
   'user.passkey_delete',
   'user.passkey_admin_reset',

@@ -15,3 +15,4 @@ export * from './rate-limits.js';
 export * from './audit.js';
 export * from './security.js';
 export * from './two-factor.js';
+export * from './passkeys.js';

@@ -46,6 +46,13 @@ export const siteStatusSchema = z.strictObject({
   demo_site_enabled: z.boolean(),
   self_use_mode_enabled: z.boolean(),
   enable_batch_update: z.boolean(),
+  passkey_login: z.boolean().describe('Whether passkeys are on (sign-in with a passkey and adding one).'),
+  passkey_display_name: z.string(),
+  passkey_rp_id: z.string(),
+  passkey_origins: z.string(),
+  passkey_allow_insecure: z.boolean(),
+  passkey_user_verification: z.string(),
+  passkey_attachment: z.string(),
 });
 export type SiteStatus = z.output<typeof siteStatusSchema>;
 

@@ -44,6 +44,8 @@ const PUBLIC = new Set([
   'GET /api/oauth/oidc',
   'GET /api/oauth/wechat',
   'GET /api/oauth/telegram/login',
+  'POST /api/user/passkey/login/begin',
+  'POST /api/user/passkey/login/finish',
   // Read by an sk- key in the query, not by a session (new-api's GetLogByKey).
   'GET /api/log/token',
   // The OpenAPI description of these routes (http/openapi/).
@@ -57,6 +59,7 @@ const ADMIN_ONLY = [
   /^POST \/api\/user\/manage$/,
   /^GET \/api\/user\/2fa\/stats$/,
   /^DELETE \/api\/user\/:id\/2fa$/,
+  /^DELETE \/api\/user\/:id\/reset_passkey$/,
   /^\w+ \/api\/channel\//,
   /^\w+ \/api\/redemption\//,
   /^GET \/api\/group\/$/,
@@ -76,6 +79,7 @@ const NEEDS_NO_PARAMETER = new Set([
   'POST /api/option/rest_model_ratio',
   'POST /api/channel/fix',
   'DELETE /api/channel/disabled',
+  'POST /api/user/passkey/login/begin', // a passkey sign-in names no one: the authenticator does
 ]);
 
 /** Answers meant for a payment provider, which reads the bare words success / fail. */

@@ -3,6 +3,7 @@ import { generate } from 'otplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../domain/users/password.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
+import { SoftAuthenticator } from '../../test-support/soft-authenticator.js';
 import { routesOf } from '../../test-support/route-walk.js';
 import { sessionCookieOf, startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { connectDb } from '../../db/index.js';
@@ -373,6 +374,40 @@ describe('the audit log', () => {
     // Neither the TOTP secret nor a backup code is in any row.
     const text = JSON.stringify(items);
     for (const secret of [setup.secret, ...setup.backup_codes]) expect(text).not.toContain(secret);
+  });
+
+  it('records an administrator’s passkeys added, used and removed, and an admin resetting another’s', async () => {
+    const { root, admin } = await startWithAdmin();
+    const alice = await test.login('alice', 'password123');
+    // The relying party is the address the console was reached at.
+    const onSite = (headers: Headers) => ({ ...headers, host: 'localhost:3000' });
+    const addPasskey = async (headers: Headers) => {
+      const authenticator = new SoftAuthenticator('http://localhost:3000');
+      await done(onSite(headers), 'POST', '/api/verify', { method: 'password', password: 'password123' });
+      const begun = await done(onSite(headers), 'POST', '/api/user/passkey/register/begin', { name: 'laptop' });
+      await done(onSite(headers), 'POST', '/api/user/passkey/register/finish', authenticator.register(begun.options.publicKey));
+      return authenticator;
+    };
+    const authenticator = await addPasskey(admin);
+    const verifying = await done(onSite(admin), 'POST', '/api/user/passkey/verify/begin', {});
+    await done(onSite(admin), 'POST', '/api/user/passkey/verify/finish', authenticator.assert(verifying.options.publicKey, {}));
+    await done(onSite(admin), 'DELETE', '/api/user/passkey');
+    // A common user's passkey is no admin action; an administrator resetting it is.
+    await addPasskey(alice);
+    await done(admin, 'DELETE', `/api/user/${alice['new-api-user']}/reset_passkey`);
+
+    const { items } = await audit(root);
+    const adminId = admin['new-api-user'];
+    expect(one(items, 'user.passkey_register')).toMatchObject({ actor_username: 'auditor', ip: ADMIN_IP, target_id: adminId });
+    expect(items.filter((row) => row.action === 'user.passkey_register')).toHaveLength(1);
+    expect(one(items, 'user.security_verify')).toMatchObject({ actor_username: 'auditor', details: { params: { method: 'passkey' } } });
+    expect(one(items, 'user.passkey_delete')).toMatchObject({ actor_username: 'auditor', target_id: adminId, details: { params: { count: 1 } } });
+    expect(one(items, 'user.passkey_admin_reset')).toMatchObject({
+      actor_username: 'auditor',
+      ip: ADMIN_IP,
+      target_id: alice['new-api-user'],
+      details: { params: { target_username: 'alice', count: 1 } },
+    });
   });
 
   it('writes queued rows at shutdown', async () => {

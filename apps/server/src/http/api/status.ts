@@ -70,6 +70,14 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       // new-api answers its BATCH_UPDATE_ENABLED here; modelgate always batches usage counters
       // (every BATCH_UPDATE_INTERVAL seconds, at least 1), so the answer is always true.
       enable_batch_update: context.config.batchUpdateIntervalSeconds > 0,
+      // new-api's passkey fields: the options as set (its defaults: ServerAddress for the origins).
+      passkey_login: options.bool('passkey.enabled'),
+      passkey_display_name: options.string('passkey.rp_display_name') || options.string('SystemName'),
+      passkey_rp_id: options.string('passkey.rp_id'),
+      passkey_origins: options.string('passkey.origins') || serverAddress,
+      passkey_allow_insecure: options.bool('passkey.allow_insecure_origin'),
+      passkey_user_verification: options.string('passkey.user_verification'),
+      passkey_attachment: options.string('passkey.attachment_preference'),
     });
   });
 

@@ -1,5 +1,5 @@
-import { isAdmin, type AuditAction, type TwoFactorBackupCodes, type TwoFactorSetup, type TwoFactorStats, type TwoFactorStatus } from '@modelgate/contract';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TwoFactorBackupCodes, TwoFactorSetup, TwoFactorStats, TwoFactorStatus } from '@modelgate/contract';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { badRequest, forbidden, notFound } from '../../errors/app-error.js';
@@ -7,7 +7,7 @@ import { outranks } from '../../domain/users/user-permissions.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
 import { ok } from '../envelope.js';
-import { auditCaller, audited } from '../audit-coverage.js';
+import { auditCaller, audited, auditOwnAccount } from '../audit-coverage.js';
 import { userId } from './users.js';
 
 export const twoFactorCode = z.string({ error: '验证码不能为空' }).trim().min(1, '验证码不能为空').max(64, '验证码格式错误');
@@ -19,12 +19,6 @@ export function twoFactorRoutes(app: FastifyInstance, context: AppContext): void
   const repository = context.users.repository;
   const signedIn = { preHandler: authGuard(repository, 'user') };
   const admin = { preHandler: authGuard(repository, 'admin') };
-  /** An administrator's own second factor is an admin action (issue 28's audit log); a user's is not. */
-  const auditOwn = (request: FastifyRequest, action: AuditAction, summary: string) => {
-    const user = currentUser(request);
-    if (!isAdmin(Number(user.role))) return;
-    context.audit.record({ ...auditCaller(request), action, target: { type: 'user', id: Number(user.id) }, summary: `${user.username} ${summary}` });
-  };
 
   app.get('/api/user/2fa/status', signedIn, async (request) => ok<TwoFactorStatus>(await twoFactor.status(Number(currentUser(request).id))));
 
@@ -40,14 +34,14 @@ export function twoFactorRoutes(app: FastifyInstance, context: AppContext): void
     await twoFactor.enable(Number(currentUser(request).id), body.code);
     // The first code proves the new factor: this session counts as verified with it.
     if (request.sessionId !== undefined) await freshVerification.mark(request, '2fa');
-    auditOwn(request, 'user.2fa_enable', '启用了两步验证');
+    auditOwnAccount(context, request, { action: 'user.2fa_enable', summary: '启用了两步验证' });
     return ok(undefined, '两步验证启用成功');
   });
 
   app.post('/api/user/2fa/disable', signedIn, async (request) => {
     const body = parseInput(twoFactorCodeBody, request.body);
     await twoFactor.disable(Number(currentUser(request).id), body.code);
-    auditOwn(request, 'user.2fa_disable', '关闭了两步验证');
+    auditOwnAccount(context, request, { action: 'user.2fa_disable', summary: '关闭了两步验证' });
     return ok(undefined, '两步验证已禁用');
   });
 

@@ -23,6 +23,7 @@ import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageB
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import { SECURITY_ROUTE_DOCS } from './route-docs-security.js';
+import { PASSKEY_ROUTE_DOCS } from './route-docs-passkeys.js';
 import type { RouteDocs } from './route-doc-types.js';
 import { pagingQuery } from './paging-query.js';
 
@@ -120,4 +121,4 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
 };
 
-export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...SECURITY_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };
+export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...SECURITY_ROUTE_DOCS, ...PASSKEY_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };

@@ -123,7 +123,7 @@ export function SecurityVerificationModal({ visible, onVerified, onCancel }: Sec
               disabled={!chosen}
               data-testid="security-verification-submit"
             >
-              {t('verify.submit')}
+              {chosen?.method === 'passkey' ? t('verify.run.passkey') : t('verify.submit')}
             </Button>
           </form>
         )}

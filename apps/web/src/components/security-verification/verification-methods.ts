@@ -14,6 +14,15 @@ export interface VerificationMethodUi {
 }
 
 export const VERIFICATION_METHOD_UIS: VerificationMethodUi[] = [
+  {
+    method: 'passkey',
+    input: 'none',
+    // The ceremony's code (and @simplewebauthn/browser) loads when a passkey is first used.
+    run: async () => {
+      const { verifyWithPasskey } = await import('../../features/passkeys/passkey-ceremonies');
+      await verifyWithPasskey();
+    },
+  },
   { method: '2fa', input: 'code' },
   { method: 'password', input: 'password' },
 ];

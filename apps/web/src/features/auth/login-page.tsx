@@ -9,6 +9,7 @@ import { loginWithPassword, needsSecondFactor, type UserInfo } from './api';
 import { AuthCard } from './components/auth-card';
 import { OAuthButtons } from './components/oauth-buttons';
 import { TwoFactorLoginForm } from './components/two-factor-login-form';
+import { PasskeyLoginButton } from '../passkeys/components/passkey-login-button';
 import { isDefaultRootLogin, startSession, warnAboutDefaultPassword } from './session-actions';
 import { useTurnstile } from './use-turnstile';
 
@@ -115,6 +116,7 @@ export default function LoginPage() {
       ) : (
         <Banner type="info" closeIcon={null} description={t('login.passwordDisabled')} className="mg-auth-banner" />
       )}
+      {!codeStep && status.passkey_login === true && <PasskeyLoginButton onSignedIn={onThirdPartySignIn} />}
       {!codeStep && <OAuthButtons status={status} withDivider={passwordLogin} onSignedIn={onThirdPartySignIn} />}
     </AuthCard>
   );

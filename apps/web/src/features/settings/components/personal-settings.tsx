@@ -6,6 +6,7 @@ import { BindingsCard } from './bindings-card';
 import { InvitationCard } from './invitation-card';
 import { ModelsCard } from './models-card';
 import { NotifySettingsCard } from './notify-settings-card';
+import { PasskeysCard } from '../../passkeys/components/passkeys-card';
 import { SecurityCard } from './security-card';
 import { TwoFactorCard } from './two-factor-card';
 
@@ -42,6 +43,7 @@ export function PersonalSettings() {
           <BindingsCard profile={user} />
           <SecurityCard profile={user} />
           <TwoFactorCard />
+          <PasskeysCard />
           <NotifySettingsCard profile={user} />
         </div>
       </div>

@@ -2,6 +2,7 @@ import { useOptionCard } from '../options/use-option-card';
 import { EmailWhitelistCard, LoginCard } from './login-cards';
 import { GitHubCard, LinuxDOCard, TelegramCard, TurnstileCard, WeChatCard } from './oauth-cards';
 import { OidcCard } from './oidc-card';
+import { PasskeyCard } from './passkey-card';
 import { GENERAL_KEYS, GeneralCard, PaymentCard, WorkerCard } from './server-cards';
 import { SmtpCard } from './smtp-card';
 import './system-settings.css';
@@ -24,6 +25,7 @@ export function SystemSettings() {
       <GitHubCard />
       <LinuxDOCard />
       <OidcCard />
+      <PasskeyCard />
       <WeChatCard />
       <TelegramCard />
       <TurnstileCard />

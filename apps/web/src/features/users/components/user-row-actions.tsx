@@ -3,6 +3,7 @@ import { UserStatus } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { disableUserTwoFactor, manageUser, type ManageAction, type ManagedUser } from '../api';
+import { ResetPasskeysAction } from '../../passkeys/components/reset-passkeys-action';
 import { useInvalidateUsers, usePatchUserRow } from '../queries';
 
 /** Spec 01 §4: the status after which enable is shown but cannot be used. */
@@ -100,6 +101,7 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
           </Button>
         </Popconfirm>
       )}
+      <ResetPasskeysAction userId={user.id} disabled={busy} />
       <Popconfirm title={t('confirm.deleteTitle')} content={t('confirm.deleteContent')} okType="danger" onConfirm={() => run('delete')} {...confirmProps}>
         <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
           {t('actions.delete')}
