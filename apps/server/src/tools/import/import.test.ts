@@ -7,6 +7,7 @@ import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../../db/index.js';
+import { testSecretKey } from '../../test-support/dialects.js';
 import { createFreshDb, TEST_MYSQL_URL, TEST_PG_URL } from '../../test-support/dialects.js';
 import { startTestApp } from '../../test-support/test-app.js';
 import { IMPORT_COLUMNS, IMPORT_TABLES } from './import-columns.js';
@@ -100,7 +101,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('import from a new-api SQLite database', () => {
   it('copies every table, and the app serves the imported users, keys, channels, options and logs', async () => {
     const targetPath = join(dir, 'modelgate.db');
-    const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true });
+    const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true, secretKey: testSecretKey });
     const first = await importInto(target, sqliteSource);
     const second = await importInto(target, sqliteSource);
     await target.close();
@@ -211,7 +212,7 @@ describe('import from a new-api SQLite database', () => {
     } finally {
       await first.close();
     }
-    const target = await connectDb({ sqlitePath: copy, sqlDsn: '', migrate: true });
+    const target = await connectDb({ sqlitePath: copy, sqlDsn: '', migrate: true, secretKey: testSecretKey });
     expect((await target.kysely.selectFrom('sessions').selectAll().where('user_id', '=', 1).execute()).length).toBe(1);
     const summary = await importInto(target, sqliteSource);
     expect(byTable(summary, 'users')).toMatchObject({ read: 3, inserted: 2, updated: 1, kept: 0 });
