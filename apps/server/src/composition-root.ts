@@ -49,7 +49,13 @@ export interface ComposeOptions {
  */
 export async function composeServer({ config, logger, version }: ComposeOptions): Promise<Server> {
   // The database: migrated by the master node only; its secrets unlocked with MODELGATE_SECRET_KEY or the key file.
-  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster, secretKey: config.secretKey });
+  const db = await connectDb({
+    sqlitePath: config.sqlitePath,
+    sqlDsn: config.sqlDsn,
+    migrate: config.isMaster,
+    secretKey: config.secretKey,
+    onKeyFileCreated: (path) => logger.warn(`wrote a new secret key to ${path}: back it up with the database, its secrets cannot be read without it`),
+  });
 
   // Shared services: options, users, Redis, change events between nodes, rate limits, verification codes.
   const context = await createAppContext({ config, db, logger, version });

@@ -65,6 +65,7 @@ export interface ConnectDbOptions extends OpenDbOptions {
   migrate: boolean;
   /** MODELGATE_SECRET_KEY; unset: a SQLite file's key file (db/secret-key.ts). */
   secretKey?: Buffer | undefined;
+  onKeyFileCreated?: ((path: string) => void) | undefined;
 }
 
 /**
@@ -78,7 +79,7 @@ export async function connectDb(options: ConnectDbOptions): Promise<Db> {
     await sql`select 1`.execute(opened.kysely);
     // Migrations read only the connection and the dialect, never a secret.
     if (options.migrate) await migrateToLatest(opened as Db);
-    const secrets = await unlockSecrets(opened, { secretKey: options.secretKey, sqlitePath: options.sqlitePath });
+    const secrets = await unlockSecrets(opened, options);
     return { ...opened, secrets };
   } catch (error) {
     await opened.close().catch(() => undefined);

@@ -18,8 +18,10 @@ const inMemory = (sqlitePath: string) => sqlitePath === '' || sqlitePath === ':m
 
 export interface SecretKeySource {
   /** MODELGATE_SECRET_KEY, when set. */
-  secretKey: Buffer | undefined;
+  secretKey?: Buffer | undefined;
   sqlitePath: string;
+  /** Told where a new key file was written (the operator must back it up). */
+  onKeyFileCreated?: ((path: string) => void) | undefined;
 }
 
 /** Refuses PostgreSQL and MySQL without MODELGATE_SECRET_KEY: nodes sharing a database must share its key. */
@@ -64,11 +66,14 @@ export function opensCheck(box: SecretBox, check: string): boolean {
  */
 export async function unlockSecrets(db: Pick<Db, 'kysely' | 'dialect'>, source: SecretKeySource): Promise<SecretBox> {
   requireSharedKey(db.dialect, source.secretKey);
-  const check = await readKeyCheck(db);
-  const key = source.secretKey ?? loadOrCreateKeyFile(source.sqlitePath, check !== undefined);
+  // A node that does not migrate may meet a database not created yet: nothing is sealed in it.
+  const tables = await db.kysely.introspection.getTables();
+  const migrated = tables.some((table) => table.name === 'options');
+  const check = migrated ? await readKeyCheck(db) : undefined;
+  const key = source.secretKey ?? loadOrCreateKeyFile(source, check !== undefined);
   const box = new SecretBox(key);
   if (check === undefined) {
-    await writeKeyCheck(db, box);
+    if (migrated) await writeKeyCheck(db, box);
     return box;
   }
   if (!opensCheck(box, check)) {
@@ -80,7 +85,8 @@ export async function unlockSecrets(db: Pick<Db, 'kysely' | 'dialect'>, source: 
   return box;
 }
 
-function loadOrCreateKeyFile(sqlitePath: string, databaseHasSecrets: boolean): Buffer {
+function loadOrCreateKeyFile(source: SecretKeySource, databaseHasSecrets: boolean): Buffer {
+  const { sqlitePath } = source;
   if (inMemory(sqlitePath)) return generateSecretKey();
   const path = keyFilePath(sqlitePath);
   if (existsSync(path)) {
@@ -99,7 +105,8 @@ function loadOrCreateKeyFile(sqlitePath: string, databaseHasSecrets: boolean): B
     writeFileSync(path, `${formatSecretKey(key)}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return loadOrCreateKeyFile(sqlitePath, databaseHasSecrets);
+    return loadOrCreateKeyFile(source, databaseHasSecrets);
   }
+  source.onKeyFileCreated?.(path);
   return key;
 }
