@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_OPTION_KEYS } from '../config/option-registry.js';
 import { ConfigError } from '../config/env.js';
@@ -177,6 +179,20 @@ describe('secrets at rest on SQLite, with the key file beside the database', () 
     } finally {
       await test.close();
     }
+  });
+
+  it('stops `npm start` with one line naming the variable when the key is wrong', async () => {
+    const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', main],
+        { env: { ...process.env, ...env(), MODELGATE_SECRET_KEY: generateSecretKey().toString('hex'), PORT: '0', LOG_LEVEL: 'silent' }, timeout: 60_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("modelgate: failed to start: MODELGATE_SECRET_KEY does not open this database's encrypted secrets");
   });
 
   it('refuses a MODELGATE_SECRET_KEY that is not 32 bytes of base64 or hex, naming the variable', async () => {
