@@ -38,7 +38,7 @@ export async function readKeyCheck(db: Pick<Db, 'kysely'>): Promise<string | und
   return row?.value ?? undefined;
 }
 
-/** Writes (or overwrites) the check row sealed with `box`. */
+/** Writes (or overwrites, when the key is rotated) the check row sealed with `box`. */
 export async function writeKeyCheck(db: Pick<Db, 'kysely' | 'dialect'>, box: SecretBox, executor = db.kysely): Promise<void> {
   const value = box.seal(CHECK_PLAINTEXT);
   const insert = executor.insertInto('options').values({ key: SECRET_KEY_CHECK, value });
@@ -46,6 +46,11 @@ export async function writeKeyCheck(db: Pick<Db, 'kysely' | 'dialect'>, box: Sec
     ? insert.onDuplicateKeyUpdate({ value })
     : insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
   ).execute();
+}
+
+async function insertKeyCheckIfAbsent(db: Pick<Db, 'kysely' | 'dialect'>, box: SecretBox): Promise<void> {
+  const insert = db.kysely.insertInto('options').values({ key: SECRET_KEY_CHECK, value: box.seal(CHECK_PLAINTEXT) });
+  await (db.dialect === 'mysql' ? insert.ignore() : insert.onConflict((conflict) => conflict.column('key').doNothing())).execute();
 }
 
 /** true when `box` opens the sealed check value. */
@@ -69,12 +74,15 @@ export async function unlockSecrets(db: Pick<Db, 'kysely' | 'dialect'>, source: 
   // A node that does not migrate may meet a database not created yet: nothing is sealed in it.
   const tables = await db.kysely.introspection.getTables();
   const migrated = tables.some((table) => table.name === 'options');
-  const check = migrated ? await readKeyCheck(db) : undefined;
+  let check = migrated ? await readKeyCheck(db) : undefined;
   const key = source.secretKey ?? loadOrCreateKeyFile(source, check !== undefined);
   const box = new SecretBox(key);
+  if (!migrated) return box;
   if (check === undefined) {
-    if (migrated) await writeKeyCheck(db, box);
-    return box;
+    // Never over another's: two nodes starting at once on a new database with different keys
+    // must not both succeed.
+    await insertKeyCheckIfAbsent(db, box);
+    check = (await readKeyCheck(db)) ?? '';
   }
   if (!opensCheck(box, check)) {
     const where = source.secretKey ? 'MODELGATE_SECRET_KEY' : `the key file ${keyFilePath(source.sqlitePath)}`;
