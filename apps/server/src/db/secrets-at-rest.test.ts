@@ -114,6 +114,12 @@ describe('secrets at rest on SQLite, with the key file beside the database', () 
       const group = unique('g');
       const model = unique('m');
       await writeSecrets(test, group, model);
+      // Root starts a two-factor setup: its TOTP secret is stored too.
+      const root = await test.login();
+      await test.app.inject({ method: 'POST', url: '/api/verify', headers: root, payload: { method: 'password', password: '123456' } });
+      const setup = (await test.app.inject({ method: 'POST', url: '/api/user/2fa/setup', headers: root })).json() as { data: { secret: string } };
+      const totpSecret = setup.data.secret;
+      expect(totpSecret).toMatch(/^[A-Z2-7]{16,}$/);
       const user = await seedUser(test.context, { group });
       const token = await seedToken(test.context, user.id);
       const usedKey = await relayCall(test, token.apiKey, model);
@@ -124,8 +130,10 @@ describe('secrets at rest on SQLite, with the key file beside the database', () 
       const files = [sqlitePath, `${sqlitePath}-wal`].filter((path) => existsSync(path)).map((path) => readFileSync(path));
       const bytes = Buffer.concat(files);
       expect(bytes.includes(CHANNEL_NAME), 'the scan reads the data the server wrote').toBe(true);
-      for (const plaintext of PLAINTEXTS) expect(bytes.includes(plaintext), plaintext).toBe(false);
+      for (const plaintext of [...PLAINTEXTS, totpSecret]) expect(bytes.includes(plaintext), plaintext).toBe(false);
       for (const stored of await storedSecretColumns(test)) expect(stored).toMatch(/enc:v1:/);
+      const totpRow = await test.context.db.kysely.selectFrom('two_fas').select('secret').executeTakeFirstOrThrow();
+      expect(totpRow.secret).toMatch(/^enc:v1:/);
     } finally {
       await test.close();
     }

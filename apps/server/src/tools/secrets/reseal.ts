@@ -10,6 +10,7 @@ export interface ResealCounts {
   channelKeys: number;
   options: number;
   userSettings: number;
+  twoFactorSecrets: number;
 }
 
 export interface ResealOptions {
@@ -32,7 +33,7 @@ const PAGE = 500;
  * wholly under the old key or wholly under the new one.
  */
 export async function resealSecrets(db: Db, { from, to, mode }: ResealOptions): Promise<ResealCounts> {
-  const counts: ResealCounts = { channelKeys: 0, options: 0, userSettings: 0 };
+  const counts: ResealCounts = { channelKeys: 0, options: 0, userSettings: 0, twoFactorSecrets: 0 };
   const reseal = (stored: string): string | undefined => {
     if (stored === '' || (mode === 'encrypt' && isSealed(stored))) return undefined;
     return to.seal(from.open(stored));
@@ -75,6 +76,13 @@ export async function resealSecrets(db: Db, { from, to, mode }: ResealOptions): 
         counts.userSettings += 1;
       }
     }
+    const totps = await trx.selectFrom('two_fas').select(['id', 'secret']).execute();
+    for (const row of totps) {
+      const secret = reseal(row.secret);
+      if (secret === undefined) continue;
+      await trx.updateTable('two_fas').set({ secret }).where('id', '=', row.id).execute();
+      counts.twoFactorSecrets += 1;
+    }
     if (mode === 'rotate') await writeKeyCheck(db, to, trx);
   });
   await forgetOldPages(db);
@@ -93,4 +101,4 @@ async function forgetOldPages(db: Db): Promise<void> {
 }
 
 export const formatCounts = (counts: ResealCounts): string =>
-  `channel keys: ${counts.channelKeys}\nsecret options: ${counts.options}\nuser settings (webhook secret, gotify token): ${counts.userSettings}\n`;
+  `channel keys: ${counts.channelKeys}\nsecret options: ${counts.options}\nuser settings (webhook secret, gotify token): ${counts.userSettings}\ntwo-factor secrets: ${counts.twoFactorSecrets}\n`;

@@ -32,7 +32,8 @@ const SMTP_TOKEN = 'smtp-plain-PASSWORD-0123456789';
 const EPAY_KEY = 'epay-plain-KEY-0123456789';
 const WEBHOOK_SECRET = 'whsec-plain-WEBHOOK-0123456789';
 const GOTIFY_TOKEN = 'gotify-plain-TOKEN-0123456789';
-const PLAINTEXTS = [CHANNEL_KEY, SMTP_TOKEN, EPAY_KEY, WEBHOOK_SECRET, GOTIFY_TOKEN];
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPTOTPPLAINSECRET7';
+const PLAINTEXTS = [CHANNEL_KEY, SMTP_TOKEN, EPAY_KEY, WEBHOOK_SECRET, GOTIFY_TOKEN, TOTP_SECRET];
 
 const fileBytes = (sqlitePath: string) => Buffer.concat([sqlitePath, `${sqlitePath}-wal`].filter((path) => existsSync(path)).map((path) => readFileSync(path)));
 
@@ -64,6 +65,7 @@ describe('npm run secrets:encrypt and secrets:rotate on a SQLite database', () =
     expect(first.stdout).toContain('channel keys: 1');
     expect(first.stdout).toContain('secret options: 2');
     expect(first.stdout).toContain('user settings (webhook secret, gotify token): 1');
+    expect(first.stdout).toContain('two-factor secrets: 1');
     expect(existsSync(keyFile)).toBe(true);
     const after = fileBytes(sqlitePath);
     expect(after.includes('plain-site-name')).toBe(true);
@@ -74,6 +76,7 @@ describe('npm run secrets:encrypt and secrets:rotate on a SQLite database', () =
     expect(second.stdout).toContain('channel keys: 0');
     expect(second.stdout).toContain('secret options: 0');
     expect(second.stdout).toContain('user settings (webhook secret, gotify token): 0');
+    expect(second.stdout).toContain('two-factor secrets: 0');
 
     const test = await startTestApp(env());
     try {
@@ -151,9 +154,14 @@ describe.each(['postgres', 'mysql'] as const)('re-sealing on %s', (dialect) => {
       const { db } = fresh;
       await seedPlaintextRows(db);
       const encrypted = await resealSecrets(db, { from: db.secrets, to: db.secrets, mode: 'encrypt' });
-      expect(encrypted).toEqual({ channelKeys: 1, options: 2, userSettings: 1 });
+      expect(encrypted).toEqual({ channelKeys: 1, options: 2, userSettings: 1, twoFactorSecrets: 1 });
       const next = new SecretBox(generateSecretKey());
-      expect(await resealSecrets(db, { from: db.secrets, to: next, mode: 'rotate' })).toEqual({ channelKeys: 1, options: 2, userSettings: 1 });
+      expect(await resealSecrets(db, { from: db.secrets, to: next, mode: 'rotate' })).toEqual({
+        channelKeys: 1,
+        options: 2,
+        userSettings: 1,
+        twoFactorSecrets: 1,
+      });
       const channel = await db.kysely.selectFrom('channels').select('key').where('name', '=', 'plain-channel').executeTakeFirstOrThrow();
       expect(next.open(channel.key)).toBe(CHANNEL_KEY);
       expect(() => db.secrets.open(channel.key)).toThrow(/does not open with this key/);
@@ -168,7 +176,14 @@ describe.each(['postgres', 'mysql'] as const)('re-sealing on %s', (dialect) => {
 /** Secrets in plain text, as a version before encryption at rest (or an import by hand) stored them. */
 async function seedPlaintextRows(db: Db): Promise<void> {
   const setting = { notify_type: 'webhook', webhook_url: 'https://hooks.example.com/q', webhook_secret: WEBHOOK_SECRET, gotify_token: GOTIFY_TOKEN };
-  await insertReturningId(db, 'users', { username: 'hooked', username_key: 'hooked', password: 'x', created_at: 1, setting: JSON.stringify(setting) });
+  const hooked = await insertReturningId(db, 'users', {
+    username: 'hooked',
+    username_key: 'hooked',
+    password: 'x',
+    created_at: 1,
+    setting: JSON.stringify(setting),
+  });
+  await db.kysely.insertInto('two_fas').values({ user_id: hooked, secret: TOTP_SECRET, is_enabled: 1, created_at: 1, updated_at: 1 }).execute();
   await insertReturningId(db, 'channels', { name: 'plain-channel', key: CHANNEL_KEY, created_time: 1, models: 'm', group: 'default' });
   await db.kysely
     .insertInto('options')
