@@ -90,6 +90,8 @@ export default defineConfig({
       // SQLite only: never pick up a SQL_DSN/REDIS_CONN_STRING from the shell.
       SQL_DSN: '',
       REDIS_CONN_STRING: '',
+      // The secrets at rest are sealed with the key file the server writes beside the database.
+      MODELGATE_SECRET_KEY: '',
       // One browser on one IP makes far more requests (and logins) in a few
       // minutes than the per-IP limits meant for humans allow; 0 disables them.
       GLOBAL_API_RATE_LIMIT: '0',

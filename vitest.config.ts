@@ -18,6 +18,9 @@ export default defineConfig({
     // flakiness in tests that hit PostgreSQL/MariaDB/Redis.
     fileParallelism: true,
     maxWorkers: 2,
+    // A fixed key for the secrets sealed at rest: PostgreSQL and MySQL refuse to start without one,
+    // and servers the tests spawn inherit it.
+    env: { MODELGATE_SECRET_KEY: 'bW9kZWxnYXRlLXRlc3Qtc2VjcmV0LWtleS0zMi1ieXQ=' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,

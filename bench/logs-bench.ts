@@ -34,6 +34,8 @@ export interface LogsBenchOptions {
 export const TARGET_P50_MS = 100;
 /** The PostgreSQL server the bench creates its database on (the tests' server by default). */
 const BENCH_PG_URL = process.env.MODELGATE_BENCH_PG ?? TEST_PG_URL;
+/** The key the seeding and the server share for the secrets sealed at rest (PostgreSQL refuses to start without one). */
+const BENCH_SECRET_KEY = randomBytes(32);
 
 interface Timing {
   p50Ms: number;
@@ -92,6 +94,7 @@ async function startServer(options: LogsBenchOptions, database: FreshDatabase, d
     PORT: String(port),
     SQLITE_PATH: database.sqlitePath === '' ? join(options.workDir, 'unused.db') : database.sqlitePath,
     SQL_DSN: database.sqlDsn,
+    MODELGATE_SECRET_KEY: BENCH_SECRET_KEY.toString('base64'),
     SESSION_SECRET: 'bench-session-secret-bench-session-secret',
     GLOBAL_API_RATE_LIMIT: '0',
     GLOBAL_WEB_RATE_LIMIT: '0',
@@ -160,7 +163,7 @@ async function measureDialect(
   const database = await freshDatabase(dialect, options.workDir);
   let server: Pinned | undefined;
   try {
-    const db = await connectDb({ sqlitePath: database.sqlitePath, sqlDsn: database.sqlDsn, migrate: true });
+    const db = await connectDb({ sqlitePath: database.sqlitePath, sqlDsn: database.sqlDsn, migrate: true, secretKey: BENCH_SECRET_KEY });
     let plan: SeedPlan;
     let chosen: LogCase[];
     let expectations: Expectations;

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { expect, request as playwrightRequest, test, type Locator, type Page } from '@playwright/test';
+import { isSealed, parseSecretKey, SecretBox } from '../apps/server/src/lib/secret-box';
 import { startSmtpCatcher, type SmtpCatcher } from '../apps/server/src/test-support/smtp-catcher';
 import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, toast, type ApiSession, presetLanguageAndTheme } from './wallet-helpers';
 
@@ -161,8 +163,14 @@ function withDatabase<T>(work: (database: Database.Database) => T): T {
   }
 }
 
-const storedValue = (key: string): string | undefined =>
-  withDatabase((database) => (database.prepare('SELECT value FROM options WHERE key = ?').get(key) as { value: string } | undefined)?.value);
+/** A stored option, opened with the key file the server wrote beside its database (secrets are sealed at rest). */
+const storedValue = (key: string): string | undefined => {
+  const value = withDatabase((database) => (database.prepare('SELECT value FROM options WHERE key = ?').get(key) as { value: string } | undefined)?.value);
+  if (value === undefined || !isSealed(value)) return value;
+  const secretKey = parseSecretKey(readFileSync(`${process.env.MODELGATE_E2E_SQLITE!}.key`, 'utf8'));
+  if (!secretKey) throw new Error('the server wrote no readable key file beside its database');
+  return new SecretBox(secretKey).open(value);
+};
 
 async function readableOptions(): Promise<Record<string, string>> {
   const entries = await apiCall<{ key: string; value: string }[]>(root, 'GET', '/api/option/');
@@ -351,6 +359,10 @@ for (const { language, theme } of VARIANTS) {
     expect(after).toMatchObject({ EpayId: '1001', Price: '7.5', MinTopUp: '2' });
     expect(after).not.toHaveProperty('EpayKey');
     expect(storedValue('EpayKey')).toBe(epayKey);
+    // On disk it is sealed: the plaintext is nowhere in the row.
+    const sealedEpayKey = withDatabase((database) => (database.prepare('SELECT value FROM options WHERE key = ?').get('EpayKey') as { value: string }).value);
+    expect(sealedEpayKey).toMatch(/^enc:v1:/);
+    expect(sealedEpayKey).not.toContain(epayKey);
 
     await page.reload();
     const reloaded = cardOf(page, 'payment');

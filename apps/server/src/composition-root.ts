@@ -50,8 +50,14 @@ export interface ComposeOptions {
  * the gateway through it, and so does every whole-app test (test-support/test-app.ts).
  */
 export async function composeServer({ config, logger, version }: ComposeOptions): Promise<Server> {
-  // The database: migrated by the master node only.
-  const db = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: config.isMaster });
+  // The database: migrated by the master node only; its secrets unlocked with MODELGATE_SECRET_KEY or the key file.
+  const db = await connectDb({
+    sqlitePath: config.sqlitePath,
+    sqlDsn: config.sqlDsn,
+    migrate: config.isMaster,
+    secretKey: config.secretKey,
+    onKeyFileCreated: (path) => logger.warn(`wrote a new secret key to ${path}: back it up with the database, its secrets cannot be read without it`),
+  });
 
   // Shared services: options, users, Redis, change events between nodes, rate limits, verification codes.
   const context = await createAppContext({ config, db, logger, version });

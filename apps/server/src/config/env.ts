@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { parseSecretKey } from '../lib/secret-box.js';
 
 /**
  * Process configuration from the environment, under the names one-api and new-api users know.
@@ -87,6 +88,22 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((raw) => raw ?? ''),
+  MODELGATE_SECRET_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw, ctx) => {
+      if (!raw) return undefined;
+      const key = parseSecretKey(raw);
+      if (!key) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be 32 bytes written as base64 (44 characters) or hex (64 characters), e.g. from `openssl rand -base64 32`',
+        });
+        return z.NEVER;
+      }
+      return key;
+    }),
   SYNC_FREQUENCY: intFrom(60, 1),
   NODE_TYPE: z
     .string()
@@ -145,6 +162,11 @@ export interface AppConfig {
   sessionSecret: string;
   /** true when SESSION_SECRET was unset and a random one was made for this boot. */
   sessionSecretGenerated: boolean;
+  /**
+   * MODELGATE_SECRET_KEY: the AES-256 key sealing the secrets stored in the database (db/secret-key.ts);
+   * unset: SQLite keeps one in a file beside the database, PostgreSQL and MySQL refuse to start.
+   */
+  secretKey: Buffer | undefined;
   syncFrequencySeconds: number;
   isMaster: boolean;
   rateLimits: { api: number; web: number; critical: number };
@@ -222,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: value.REDIS_CONN_STRING,
     sessionSecret: sessionSecretGenerated ? randomBytes(32).toString('hex') : value.SESSION_SECRET,
     sessionSecretGenerated,
+    secretKey: value.MODELGATE_SECRET_KEY,
     syncFrequencySeconds: value.SYNC_FREQUENCY,
     isMaster: value.NODE_TYPE === 'master',
     rateLimits: { api: value.GLOBAL_API_RATE_LIMIT, web: value.GLOBAL_WEB_RATE_LIMIT, critical: value.CRITICAL_RATE_LIMIT },

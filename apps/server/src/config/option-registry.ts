@@ -311,6 +311,12 @@ export const isOptionKey = (key: string): key is OptionKey => Object.hasOwn(OPTI
 
 const definitionOf = (key: OptionKey): OptionDefinition => OPTION_DEFINITIONS[key] as OptionDefinition;
 
+/** A secret option: never listed by GET /api/option/, and sealed in the options table (lib/secret-box.ts). */
+export const isSecretOption = (key: OptionKey): boolean => definitionOf(key).secret === true;
+
+/** The keys of the secret options. */
+export const SECRET_OPTION_KEYS: readonly OptionKey[] = (Object.keys(OPTION_DEFINITIONS) as OptionKey[]).filter(isSecretOption);
+
 export class OptionValidationError extends Error {}
 
 /** What the console calls each JSON option, for spec 01 §5's "… 不是合法的 JSON 字符串". */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OptionService } from '../domain/options/option-service.js';
+import { readKeyCheck } from './secret-key.js';
 import { UserService } from '../domain/users/user-service.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../test-support/dialects.js';
 import { insertReturningId } from './index.js';
@@ -21,8 +22,10 @@ describe.each(DIALECTS)('database on %s', (dialect) => {
     const { db } = fresh;
     for (const table of TABLES) {
       const row = await sql<{ total: number }>`select count(*) as total from ${sql.table(table)}`.execute(db.kysely);
-      expect(Number(row.rows[0]!.total), table).toBe(0);
+      // options holds one row from the start: the secret key's check (db/secret-key.ts).
+      expect(Number(row.rows[0]!.total), table).toBe(table === 'options' ? 1 : 0);
     }
+    expect(await readKeyCheck(db)).toMatch(/^enc:v1:/);
     expect(await migrateToLatest(db)).toEqual([]);
     const columns = await db.kysely.introspection.getTables();
     const logs = columns.find((table) => table.name === 'logs')!;

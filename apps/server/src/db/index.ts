@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Db, DialectName } from './db-types.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { requireSharedKey, unlockSecrets } from './secret-key.js';
 
 export type { Db, DialectName } from './db-types.js';
 
@@ -26,7 +27,10 @@ export interface OpenDbOptions {
   sqlDsn: string;
 }
 
-export function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): Db {
+/** A connection before its secret key is unlocked. */
+type OpenedDb = Omit<Db, 'secrets'>;
+
+function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): OpenedDb {
   const dialect = dialectOf(sqlDsn);
   if (dialect === 'sqlite') {
     if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
@@ -57,17 +61,30 @@ export function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): Db {
   return { kysely, dialect, close: () => kysely.destroy() };
 }
 
-/** Opens the database and brings its schema up to date (masters only migrate). */
-export async function connectDb(options: OpenDbOptions & { migrate: boolean }): Promise<Db> {
-  const db = openDb(options);
+export interface ConnectDbOptions extends OpenDbOptions {
+  migrate: boolean;
+  /** MODELGATE_SECRET_KEY; unset: a SQLite file's key file (db/secret-key.ts). */
+  secretKey?: Buffer | undefined;
+  onKeyFileCreated?: ((path: string) => void) | undefined;
+}
+
+/**
+ * Opens the database, brings its schema up to date (masters only migrate) and unlocks its
+ * secrets: a key that does not open them stops the start here, with a message saying why.
+ */
+export async function connectDb(options: ConnectDbOptions): Promise<Db> {
+  requireSharedKey(dialectOf(options.sqlDsn), options.secretKey);
+  const opened = openDb(options);
   try {
-    await sql`select 1`.execute(db.kysely);
-    if (options.migrate) await migrateToLatest(db);
+    await sql`select 1`.execute(opened.kysely);
+    // Migrations read only the connection and the dialect, never a secret.
+    if (options.migrate) await migrateToLatest(opened as Db);
+    const secrets = await unlockSecrets(opened, options);
+    return { ...opened, secrets };
   } catch (error) {
-    await db.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
     throw error;
   }
-  return db;
 }
 
 /**

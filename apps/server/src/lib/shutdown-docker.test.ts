@@ -98,6 +98,8 @@ describe('docker-compose.yml', () => {
     expect(compose).toMatch(/SQL_DSN: postgres:\/\/modelgate:[^@]+@postgres:5432\/modelgate/);
     expect(compose).toMatch(/REDIS_CONN_STRING: redis:\/\/redis:6379/);
     expect(compose).toMatch(/SESSION_SECRET: \$\{SESSION_SECRET:\?/);
+    // PostgreSQL does not start without the key that seals its secrets (db/secret-key.ts).
+    expect(compose).toMatch(/MODELGATE_SECRET_KEY: \$\{MODELGATE_SECRET_KEY:\?/);
     expect(compose).toMatch(/NODE_TYPE=slave|NODE_TYPE: slave/);
     const known = read('apps/server/src/config/env.ts') + read('apps/server/src/lib/shutdown.ts');
     const names = [...compose.matchAll(/^ {2,6}([A-Z][A-Z_]+): /gm)].map((match) => match[1]!).filter((name) => !name.startsWith('POSTGRES_') && name !== 'TZ');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectDb, insertReturningId, type Db } from '../db/index.js';
+import { testSecretKey } from '../test-support/dialects.js';
 import { randomAlphanumeric } from '../domain/users/user-service.js';
 import { chatChunk, usageChunk, MockUpstream } from '../relay/testing/mock-upstream.js';
 import { shutdownTimeoutFrom } from './shutdown.js';
@@ -152,7 +153,7 @@ describe('graceful shutdown of a server process', () => {
     });
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-shutdown-'));
     const sqlitePath = join(dir, 'modelgate.db');
-    const db = await connectDb({ sqlitePath, sqlDsn: '', migrate: true });
+    const db = await connectDb({ sqlitePath, sqlDsn: '', migrate: true, secretKey: testSecretKey });
     cleanups.push(async () => {
       await db.close();
       rmSync(dir, { recursive: true, force: true });

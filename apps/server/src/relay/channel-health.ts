@@ -264,7 +264,7 @@ export class ChannelHealth {
       const row = await trx.selectFrom('channels').select(['other_info', 'key']).where('id', '=', channelId).executeTakeFirst();
       if (!row) return false;
       // Reasons quote upstream answers, which may quote the key; other_info is shown to admins.
-      maskedReason = maskSecrets(reason, channelSecrets(row.key));
+      maskedReason = maskSecrets(reason, channelSecrets(db.secrets.open(row.key)));
       const otherInfo = mergeOtherInfo(row.other_info, { status_reason: maskedReason, status_time: Math.floor(Date.now() / 1000) });
       const result = await trx
         .updateTable('channels')
@@ -307,8 +307,9 @@ export class ChannelHealth {
 
   /** Tests one channel (with `model`, else its test model, else its first model) and applies the rules. */
   async test(channelId: number, model?: string): Promise<ChannelTestResult | undefined> {
-    const row = await this.context.db.kysely.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
-    if (!row) return undefined;
+    const stored = await this.context.db.kysely.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+    if (!stored) return undefined;
+    const row = { ...stored, key: this.context.db.secrets.open(stored.key) };
     const channel = toRelayChannel(row);
     const testModel = model?.trim() || channel.testModel || channel.models[0] || DEFAULT_TEST_MODEL;
     // A multi-key channel also tests its automatically disabled keys: a recovered one comes back (new-api #7040).

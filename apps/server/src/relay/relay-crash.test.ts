@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectDb, insertReturningId, type Db } from '../db/index.js';
+import { testSecretKey } from '../test-support/dialects.js';
 import { randomAlphanumeric } from '../domain/users/user-service.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
 import { startServerProcess, type ServerProcess } from '../test-support/server-process.js';
@@ -176,7 +177,7 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
     if (dialect === 'sqlite') {
       const dir = mkdtempSync(join(tmpdir(), 'modelgate-crash-'));
       env = { SQLITE_PATH: join(dir, 'modelgate.db') };
-      db = await connectDb({ sqlitePath: env.SQLITE_PATH!, sqlDsn: '', migrate: true });
+      db = await connectDb({ sqlitePath: env.SQLITE_PATH!, sqlDsn: '', migrate: true, secretKey: testSecretKey });
       cleanups.push(async () => {
         await db.close();
         rmSync(dir, { recursive: true, force: true });

@@ -163,7 +163,7 @@ describe('multi-key channels', () => {
     expect(appended.success, appended.message).toBe(true);
     expect((await keyStatus(channelId)).data).toMatchObject({ total: 2, enabled_count: 2, multi_key_mode: 'polling' });
     const row = await env.context.db.kysely.selectFrom('channels').select('key').where('id', '=', channelId).executeTakeFirstOrThrow();
-    expect(row.key).toBe(`${GOOD_A}\n${GOOD_B}`);
+    expect(env.context.db.secrets.open(row.key)).toBe(`${GOOD_A}\n${GOOD_B}`);
     await manage('disable_all_keys');
     expect((await api('GET', `/api/channel/${channelId}`)).data.status).toBe(ChannelStatus.ManuallyDisabled);
     const replaced = await api('PUT', '/api/channel/', { id: channelId, key: REVOKED, key_mode: 'replace' });

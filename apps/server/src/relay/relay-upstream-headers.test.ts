@@ -33,8 +33,8 @@ describe('headers to the upstream', () => {
     await seedChannel(env.context, { type: 14, key: CLAUDE_KEY, baseUrl: claude.url, models: [claudeModel], groups: [group] });
     await seedChannel(env.context, { type: 1, key: unique('openai-key'), baseUrl: env.upstream.url, models: [openaiModel], groups: [group] });
     const override = JSON.stringify({ 'X-Proxy-Key': 'proxy-{api_key}', 'User-Agent': 'modelgate-test/1.0', 'X-Trace-Id': '{client}' });
-    await seedChannel(env.context, { type: 1, key: overrideKey, baseUrl: env.upstream.url, models: [overriddenModel], groups: [group] });
-    await env.context.db.kysely.updateTable('channels').set({ header_override: override }).where('key', '=', overrideKey).execute();
+    const overridden = await seedChannel(env.context, { type: 1, key: overrideKey, baseUrl: env.upstream.url, models: [overriddenModel], groups: [group] });
+    await env.context.db.kysely.updateTable('channels').set({ header_override: override }).where('id', '=', overridden).execute();
     const claudeOverride = JSON.stringify({ 'anthropic-version': '2099-01-01' });
     await seedChannel(env.context, { type: 14, key: CLAUDE_KEY, baseUrl: claude.url, models: [overriddenClaude], groups: [group], name: 'claude-override' });
     await env.context.db.kysely.updateTable('channels').set({ header_override: claudeOverride }).where('name', '=', 'claude-override').execute();

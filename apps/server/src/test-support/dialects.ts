@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { connectDb, type Db, type DialectName } from '../db/index.js';
+import { parseSecretKey } from '../lib/secret-box.js';
+
+/** The fixed test key (vitest.config.ts): what the servers a test spawns use too, and PostgreSQL and MySQL need. */
+export const testSecretKey = parseSecretKey(process.env.MODELGATE_SECRET_KEY ?? '');
 
 /**
  * Fresh databases on each supported dialect, for the database-facing tests. PostgreSQL and
@@ -35,7 +39,7 @@ export async function createFreshDb(dialect: DialectName, { migrate = true } = {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-db-'));
     const sqlitePath = join(dir, 'test.db');
-    const db = await connectDb({ sqlitePath, sqlDsn: '', migrate });
+    const db = await connectDb({ sqlitePath, sqlDsn: '', migrate, secretKey: testSecretKey });
     return {
       db,
       sqlDsn: '',
@@ -54,7 +58,7 @@ export async function createFreshDb(dialect: DialectName, { migrate = true } = {
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
     const sqlDsn = withDatabase(TEST_PG_URL, name);
-    const db = await connectDb({ sqlitePath: '', sqlDsn, migrate });
+    const db = await connectDb({ sqlitePath: '', sqlDsn, migrate, secretKey: testSecretKey });
     return {
       db,
       sqlDsn,
@@ -74,7 +78,7 @@ export async function createFreshDb(dialect: DialectName, { migrate = true } = {
   await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   await admin.end();
   const sqlDsn = withDatabase(TEST_MYSQL_URL, name);
-  const db = await connectDb({ sqlitePath: '', sqlDsn, migrate });
+  const db = await connectDb({ sqlitePath: '', sqlDsn, migrate, secretKey: testSecretKey });
   return {
     db,
     sqlDsn,

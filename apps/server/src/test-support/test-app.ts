@@ -43,6 +43,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     GLOBAL_WEB_RATE_LIMIT: '0',
     CRITICAL_RATE_LIMIT: '0',
     LOG_LEVEL: 'silent',
+    // The fixed test key (vitest.config.ts): PostgreSQL and MySQL runs need one; '' in env tries the key file.
+    MODELGATE_SECRET_KEY: process.env.MODELGATE_SECRET_KEY ?? '',
     // Apps of one test process share a host and port name; a restart test passes its own.
     NODE_NAME: `test-${process.pid}-${(testAppCount += 1)}`,
     ...env,

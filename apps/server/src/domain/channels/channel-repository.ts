@@ -10,6 +10,8 @@ import type { ChannelRow, ChannelWritable } from './channel-fields.js';
 export interface ChannelFilter {
   /** Matches the id exactly, the name and base URL in part, or the whole key. */
   keyword?: string;
+  /** The channels whose whole key is the keyword (keys are sealed on disk, so SQL cannot compare them). */
+  keyMatches?: number[];
   /** One group the channel serves. */
   group?: string;
   /** Part of a model name in the channel's list. */
@@ -50,11 +52,8 @@ function filterBy(filter: ChannelFilter, { withType = true } = {}) {
     const conditions: Expression<SqlBool>[] = [];
     const keyword = filter.keyword?.trim();
     if (keyword) {
-      const alternatives: Expression<SqlBool>[] = [
-        likeIgnoreCase('name', likeContains(keyword)),
-        eb('key', '=', keyword),
-        likeIgnoreCase('base_url', likeContains(keyword)),
-      ];
+      const alternatives: Expression<SqlBool>[] = [likeIgnoreCase('name', likeContains(keyword)), likeIgnoreCase('base_url', likeContains(keyword))];
+      if (filter.keyMatches?.length) alternatives.push(eb('id', 'in', filter.keyMatches));
       if (/^\d{1,15}$/.test(keyword)) alternatives.push(eb('id', '=', Number(keyword)));
       conditions.push(eb.or(alternatives));
     }
@@ -85,7 +84,10 @@ interface SortKey {
 }
 const compareBy = (idSort: boolean) => (a: SortKey, b: SortKey) => (idSort ? b.id - a.id : b.priority - a.priority || b.id - a.id);
 
-/** Channel rows and their abilities. Every write that touches both does so in one transaction. */
+/**
+ * Channel rows and their abilities. Every write that touches both does so in one transaction.
+ * The key column is sealed on disk: rows come out of here with the key open, and go in sealed.
+ */
 export class ChannelRepository {
   constructor(private readonly db: Db) {}
 
@@ -93,11 +95,30 @@ export class ChannelRepository {
     return this.db.kysely;
   }
 
-  findById(id: number): Promise<ChannelRow | undefined> {
-    return this.kysely.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+  private opened(row: ChannelRow): ChannelRow;
+  private opened(row: ChannelRow | undefined): ChannelRow | undefined;
+  private opened(row: ChannelRow | undefined): ChannelRow | undefined {
+    return row && { ...row, key: this.db.secrets.open(row.key) };
   }
 
-  async list({ filter, idSort, tagMode, paging }: ChannelListOptions): Promise<ChannelList> {
+  private sealed<T extends Partial<ChannelWritable>>(columns: T): T {
+    return columns.key === undefined ? columns : { ...columns, key: this.db.secrets.seal(columns.key) };
+  }
+
+  async findById(id: number): Promise<ChannelRow | undefined> {
+    return this.opened(await this.kysely.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst());
+  }
+
+  /** Ids of the channels whose whole key is `keyword`. */
+  private async idsWithKey(keyword: string): Promise<number[]> {
+    const rows = await this.kysely.selectFrom('channels').select(['id', 'key']).execute();
+    return rows.filter((row) => this.db.secrets.open(row.key) === keyword).map((row) => Number(row.id));
+  }
+
+  async list(options: ChannelListOptions): Promise<ChannelList> {
+    const keyword = options.filter.keyword?.trim();
+    const filter = keyword ? { ...options.filter, keyMatches: await this.idsWithKey(keyword) } : options.filter;
+    const { idSort, tagMode, paging } = options;
     const typeRows = await this.kysely
       .selectFrom('channels')
       .select(['type', (eb) => eb.fn.countAll<number>().as('count')])
@@ -116,7 +137,7 @@ export class ChannelRepository {
       .executeTakeFirstOrThrow();
     let query = this.kysely.selectFrom('channels').selectAll().where(filterBy(filter));
     query = idSort ? query.orderBy('id', 'desc') : query.orderBy('priority', 'desc').orderBy('id', 'desc');
-    const items = await query.limit(paging.pageSize).offset(paging.offset).execute();
+    const items = (await query.limit(paging.pageSize).offset(paging.offset).execute()).map((row) => this.opened(row));
     return { items, total: Number(counted.total), typeCounts };
   }
 
@@ -144,7 +165,7 @@ export class ChannelRepository {
     const orderedIds = page.flatMap((entry) => entry.members.sort(compare).map((member) => member.id));
     if (orderedIds.length === 0) return { items: [], total: entries.size };
     const rows = await this.kysely.selectFrom('channels').selectAll().where('id', 'in', orderedIds).execute();
-    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    const byId = new Map(rows.map((row) => [Number(row.id), this.opened(row)]));
     const items = orderedIds.map((id) => byId.get(id)).filter((row): row is ChannelRow => row !== undefined);
     return { items, total: entries.size };
   }
@@ -153,7 +174,7 @@ export class ChannelRepository {
   async insertMany(channels: (ChannelWritable & { created_time: number })[]): Promise<number[]> {
     return this.kysely.transaction().execute(async (trx) => {
       const ids: number[] = [];
-      for (const channel of channels) ids.push(await insertReturningId(this.db, 'channels', channel as Insertable<ChannelsTable>, trx));
+      for (const channel of channels) ids.push(await insertReturningId(this.db, 'channels', this.sealed(channel) as Insertable<ChannelsTable>, trx));
       // Rows left under a reused id by an imported database would break the primary key.
       for (let start = 0; start < ids.length; start += 500) {
         await trx
@@ -172,10 +193,10 @@ export class ChannelRepository {
   /** Writes the given columns and rebuilds the channel's abilities from the stored row. */
   async update(id: number, columns: Partial<ChannelWritable>): Promise<ChannelRow | undefined> {
     return this.kysely.transaction().execute(async (trx) => {
-      if (Object.keys(columns).length > 0) await trx.updateTable('channels').set(columns).where('id', '=', id).execute();
+      if (Object.keys(columns).length > 0) await trx.updateTable('channels').set(this.sealed(columns)).where('id', '=', id).execute();
       const row = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
       if (row) await rewriteAbilities(trx, row);
-      return row;
+      return this.opened(row);
     });
   }
 
@@ -309,8 +330,9 @@ export class ChannelRepository {
   }
 
   /** Channels whose balance can be refreshed: enabled ones. */
-  enabledChannels(): Promise<ChannelRow[]> {
-    return this.kysely.selectFrom('channels').selectAll().where('status', '=', ChannelStatus.Enabled).orderBy('id').execute();
+  async enabledChannels(): Promise<ChannelRow[]> {
+    const rows = await this.kysely.selectFrom('channels').selectAll().where('status', '=', ChannelStatus.Enabled).orderBy('id').execute();
+    return rows.map((row) => this.opened(row));
   }
 
   /** type and models of every channel, for the model catalogue. */

@@ -40,7 +40,7 @@ export async function changeKeyStates(db: Db, channelId: number, change: (states
       .where('id', '=', channelId)
       .executeTakeFirst();
     if (!row) return { missing: true };
-    const keys = channelKeys(row.key, Number(row.type));
+    const keys = channelKeys(db.secrets.open(row.key), Number(row.type));
     const before: KeyStates = { keys, info: parseChannelInfo(row.channel_info, keys.length), status: Number(row.status) };
     const outcome = change(before);
     if ('refused' in outcome) return { refused: outcome.refused, before };
@@ -62,8 +62,9 @@ export async function changeKeyStates(db: Db, channelId: number, change: (states
     const written = await db.kysely.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('channels')
-        .set({ key: outcome.keys.join('\n'), channel_info: serializeChannelInfo(info), status, other_info: otherInfo })
+        .set({ key: db.secrets.seal(outcome.keys.join('\n')), channel_info: serializeChannelInfo(info), status, other_info: otherInfo })
         .where('id', '=', channelId)
+        // The sealed text as read: a fresh IV per write makes every rewrite of the keys a new value.
         .where('key', '=', row.key)
         .where('channel_info', '=', row.channel_info)
         .executeTakeFirst();

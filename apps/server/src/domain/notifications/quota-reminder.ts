@@ -209,7 +209,7 @@ export class QuotaReminders {
         email: user.email,
         balance: Number(user.quota) + (leased.get(id) ?? 0) - this.deps.unflushedCharges(id),
         remindedAt: Number(user.quota_reminded_at),
-        preference: quotaWarningPreference(user.setting),
+        preference: quotaWarningPreference(user.setting, this.deps.db.secrets),
       };
     });
   }

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import {
   OPTION_DEFINITIONS,
   isOptionKey,
-  type OptionDefinition,
+  isSecretOption,
   normaliseOptionValue,
   type BoolOptionKey,
   type JsonOptionKey,
@@ -42,7 +42,7 @@ export class OptionService {
       if ((this.writtenAt.get(row.key) ?? 0) > before) continue;
       let value: string;
       try {
-        value = normaliseOptionValue(row.key, row.value);
+        value = normaliseOptionValue(row.key, isSecretOption(row.key) ? this.db.secrets.open(row.value) : row.value);
       } catch {
         continue;
       }
@@ -54,11 +54,13 @@ export class OptionService {
   async set(key: string, raw: unknown): Promise<void> {
     const value = normaliseOptionValue(key, raw);
     const optionKey = key as OptionKey;
-    const insert = this.db.kysely.insertInto('options').values({ key: optionKey, value });
+    // Secrets are sealed on disk and held open in memory, so reading one costs nothing.
+    const stored = isSecretOption(optionKey) ? this.db.secrets.seal(value) : value;
+    const insert = this.db.kysely.insertInto('options').values({ key: optionKey, value: stored });
     // MySQL has no ON CONFLICT; the other two have no ON DUPLICATE KEY.
     await (this.db.dialect === 'mysql'
-      ? insert.onDuplicateKeyUpdate({ value })
-      : insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+      ? insert.onDuplicateKeyUpdate({ value: stored })
+      : insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value: stored }))
     ).execute();
     this.writes += 1;
     this.writtenAt.set(optionKey, this.writes);
@@ -98,9 +100,7 @@ export class OptionService {
 
   /** Every option that may be shown to a root user: secrets are left out. */
   listPublic(): { key: OptionKey; value: string }[] {
-    return (Object.keys(OPTION_DEFINITIONS) as OptionKey[])
-      .filter((key) => !(OPTION_DEFINITIONS[key] as OptionDefinition).secret)
-      .map((key) => ({ key, value: this.raw(key) }));
+    return (Object.keys(OPTION_DEFINITIONS) as OptionKey[]).filter((key) => !isSecretOption(key)).map((key) => ({ key, value: this.raw(key) }));
   }
 
   private apply(key: OptionKey, value: string): void {

@@ -52,7 +52,8 @@ export class ChannelCache {
       this.db.kysely.selectFrom('abilities').select(['group', 'model', 'channel_id']).where('enabled', '=', 1).execute(),
     ]);
     const byId = new Map<number, RelayChannel>();
-    for (const row of rows) byId.set(Number(row.id), toRelayChannel(row));
+    // Keys are opened here, once per rebuild: the relay's calls read them from memory as they are.
+    for (const row of rows) byId.set(Number(row.id), toRelayChannel({ ...row, key: this.db.secrets.open(row.key) }));
     return new ChannelIndex(byId, abilities);
   }
 }

@@ -12,8 +12,10 @@ export type TwoFactorRow = Selectable<TwoFasTable>;
 export class TwoFactorRepository {
   constructor(private readonly db: Db) {}
 
-  find(userId: number): Promise<TwoFactorRow | undefined> {
-    return this.db.kysely.selectFrom('two_fas').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  /** The user's TOTP row, its secret opened (it is stored sealed: db/secret-key.ts). */
+  async find(userId: number): Promise<TwoFactorRow | undefined> {
+    const row = await this.db.kysely.selectFrom('two_fas').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    return row && { ...row, secret: this.db.secrets.open(row.secret) };
   }
 
   async isEnabled(userId: number): Promise<boolean> {
@@ -28,7 +30,10 @@ export class TwoFactorRepository {
       if (existing && Number(existing.is_enabled) === 1) return false;
       await trx.deleteFrom('two_fas').where('user_id', '=', userId).execute();
       await trx.deleteFrom('two_fa_backup_codes').where('user_id', '=', userId).execute();
-      await trx.insertInto('two_fas').values({ user_id: userId, secret, is_enabled: 0, created_at: now, updated_at: now }).execute();
+      await trx
+        .insertInto('two_fas')
+        .values({ user_id: userId, secret: this.db.secrets.seal(secret), is_enabled: 0, created_at: now, updated_at: now })
+        .execute();
       if (codeHashes.length > 0) {
         await trx
           .insertInto('two_fa_backup_codes')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { badRequest } from '../../errors/app-error.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /**
  * A user's own settings, stored as new-api stores them: one JSON object in users.setting (new-api's
@@ -127,6 +128,35 @@ export function publicUserSetting(stored: string): string {
 /** Secrets a setting may hold (gotify_token from a database new-api wrote). */
 const WRITE_ONLY_KEYS = ['webhook_secret', 'gotify_token'] as const;
 
+/** The setting as it is stored: its secrets sealed (those already sealed are kept as they are). */
+export function sealUserSetting(setting: UserSetting, box: SecretBox): UserSetting {
+  const sealed: UserSetting = { ...setting };
+  for (const key of WRITE_ONLY_KEYS) {
+    const value = sealed[key];
+    if (typeof value === 'string' && value !== '') sealed[key] = box.sealOnce(value);
+  }
+  return sealed;
+}
+
+/** A stored setting column with its secrets open (as JSON.stringify writes it when it holds any). */
+export function openStoredUserSetting(stored: string, box: SecretBox): string {
+  if (!stored || !WRITE_ONLY_KEYS.some((key) => stored.includes(`"${key}"`))) return stored;
+  const setting = parseUserSetting(stored);
+  for (const key of WRITE_ONLY_KEYS) {
+    const value = setting[key];
+    if (typeof value === 'string') setting[key] = box.open(value);
+  }
+  return JSON.stringify(setting);
+}
+
+/** A stored setting column with its secrets sealed; unchanged when it holds none in plain text. */
+export function sealStoredUserSetting(stored: string, box: SecretBox): string {
+  if (!stored || !WRITE_ONLY_KEYS.some((key) => stored.includes(`"${key}"`))) return stored;
+  const setting = parseUserSetting(stored);
+  const sealed = sealUserSetting(setting, box);
+  return WRITE_ONLY_KEYS.some((key) => sealed[key] !== setting[key]) ? JSON.stringify(sealed) : stored;
+}
+
 /** The quota warning a user asked for, read from the stored setting. */
 export interface QuotaWarningPreference {
   type: NotifyType;
@@ -137,7 +167,7 @@ export interface QuotaWarningPreference {
   notificationEmail: string;
 }
 
-export function quotaWarningPreference(stored: string | null | undefined): QuotaWarningPreference {
+export function quotaWarningPreference(stored: string | null | undefined, box: SecretBox): QuotaWarningPreference {
   const setting = parseUserSetting(stored);
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
   const threshold = Number(setting.quota_warning_threshold);
@@ -145,7 +175,7 @@ export function quotaWarningPreference(stored: string | null | undefined): Quota
     type: setting.notify_type === 'webhook' ? 'webhook' : 'email',
     threshold: Number.isFinite(threshold) && threshold > 0 ? threshold : 0,
     webhookUrl: text(setting.webhook_url),
-    webhookSecret: text(setting.webhook_secret),
+    webhookSecret: box.open(text(setting.webhook_secret)),
     notificationEmail: text(setting.notification_email),
   };
 }

@@ -48,7 +48,12 @@ async function abilities(channelId?: number) {
   }));
 }
 
-const storedKey = async (id: number) => (await test.context.db.kysely.selectFrom('channels').select('key').where('id', '=', id).executeTakeFirstOrThrow()).key;
+/** The stored key, opened: the column holds it sealed (lib/secret-box.ts). */
+const storedKey = async (id: number) => {
+  const { key } = await test.context.db.kysely.selectFrom('channels').select('key').where('id', '=', id).executeTakeFirstOrThrow();
+  expect(key).toMatch(/^enc:v1:/);
+  return test.context.db.secrets.open(key);
+};
 
 async function registerAndLogin(username: string) {
   await test.app.inject({ method: 'POST', url: '/api/user/register', payload: { username, password: 'password123' } });

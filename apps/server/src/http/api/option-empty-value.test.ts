@@ -13,7 +13,11 @@ afterAll(async () => test.close());
 
 const put = (payload: string) => test.app.inject({ method: 'PUT', url: '/api/option/', headers: { ...root, 'content-type': 'application/json' }, payload });
 
-const storedRow = async (key: string) => (await test.context.db.kysely.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
+/** The stored value, opened when sealed (secret options are, lib/secret-box.ts). */
+const storedRow = async (key: string) => {
+  const value = (await test.context.db.kysely.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
+  return value === undefined || value === null ? value : test.context.db.secrets.open(value);
+};
 
 const listed = async (key: string) => {
   const body = (await test.app.inject({ method: 'GET', url: '/api/option/', headers: root })).json() as { data: { key: string; value: string }[] };

@@ -23,8 +23,14 @@ const selfSetting = async (headers = user) => {
   expect(typeof body.data.setting).toBe('string');
   return body.data.setting === '' ? {} : JSON.parse(body.data.setting);
 };
-const stored = async () =>
-  JSON.parse((await test.context.db.kysely.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow()).setting);
+const storedColumn = async () =>
+  (await test.context.db.kysely.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow()).setting;
+/** The stored setting with its webhook secret opened (it is sealed in the column). */
+const stored = async () => {
+  const setting = JSON.parse(await storedColumn()) as Record<string, unknown>;
+  if (typeof setting.webhook_secret === 'string') setting.webhook_secret = test.context.db.secrets.open(setting.webhook_secret);
+  return setting;
+};
 
 const SECRET = 'whsec-0123456789-abcdef';
 
@@ -54,6 +60,7 @@ describe('PUT /api/user/setting', () => {
         .success,
     ).toBe(true);
     expect(await stored()).toMatchObject({ notify_type: 'webhook', webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret: SECRET });
+    expect(await storedColumn()).not.toContain(SECRET);
     const shown = await selfSetting();
     expect(shown).toMatchObject({ notify_type: 'webhook', webhook_url: 'https://hooks.example.com/q?token=abc', webhook_secret_set: true });
     expect(shown).not.toHaveProperty('webhook_secret');
@@ -67,6 +74,7 @@ describe('PUT /api/user/setting', () => {
     expect(await stored()).toMatchObject({ quota_warning_threshold: 2000, webhook_url: 'https://hooks.example.com/other', webhook_secret: SECRET });
     await put({ notify_type: 'webhook', quota_warning_threshold: 2000, webhook_url: 'https://hooks.example.com/other' });
     expect((await stored()).webhook_secret).toBe(SECRET);
+    expect(await storedColumn()).not.toContain(SECRET);
 
     await put({ notify_type: 'webhook', quota_warning_threshold: 2000, webhook_url: 'https://hooks.example.com/other', webhook_secret: null });
     expect(await stored()).not.toHaveProperty('webhook_secret');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import { applyUserSettingUpdate, parseUserSetting } from '../../domain/users/user-setting.js';
+import { applyUserSettingUpdate, parseUserSetting, sealUserSetting } from '../../domain/users/user-setting.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
 
@@ -16,7 +16,7 @@ export function userSettingRoutes(app: FastifyInstance, context: AppContext): vo
     const next = applyUserSettingUpdate(parseUserSetting(user.setting), request.body);
     await context.db.kysely
       .updateTable('users')
-      .set({ setting: JSON.stringify(next) })
+      .set({ setting: JSON.stringify(sealUserSetting(next, context.db.secrets)) })
       .where('id', '=', Number(user.id))
       .execute();
     context.changes.emit('user', Number(user.id));

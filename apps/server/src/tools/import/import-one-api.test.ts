@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { connectDb } from '../../db/index.js';
+import { testSecretKey } from '../../test-support/dialects.js';
 import { startTestApp } from '../../test-support/test-app.js';
 import { importDatabase } from './import-runner.js';
 import { openImportSource } from './import-source.js';
@@ -34,7 +35,7 @@ INSERT INTO logs (id, user_id, created_at, type, content, username, token_name, 
  (1, 2, 1700000100, 2, '', 'dave', 'dave-limited', 'gpt-4o-mini', 300, 10, 20, 1, 'req-1', 2500, 1);`);
       database.close();
 
-      const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true });
+      const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true, secretKey: testSecretKey });
       const source = await openImportSource(sourcePath);
       const summary = await importDatabase({ source, target });
       await source.close();

@@ -1,8 +1,9 @@
 import { DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME } from '@modelgate/contract';
 import { sql } from 'kysely';
-import { isOptionKey, normaliseOptionValue } from '../../config/option-registry.js';
+import { isOptionKey, isSecretOption, normaliseOptionValue } from '../../config/option-registry.js';
 import type { Db } from '../../db/index.js';
 import { verifyPassword } from '../../domain/users/password.js';
+import { openStoredUserSetting, sealStoredUserSetting } from '../../domain/users/user-setting.js';
 import { usernameKey } from '../../lib/username.js';
 import { IMPORT_COLUMNS, IMPORT_TABLES, mapSourceRow, sameRow, unmappedColumns, type ImportTable, type TargetRow } from './import-columns.js';
 import { emptyTableSummary, silentProgress, type ImportProgress, type ImportSummary, type TableSummary } from './import-report.js';
@@ -119,7 +120,7 @@ async function copyById(context: BatchContext, table: IdTable, rows: Record<stri
   for (const row of mapped) {
     const stored = existing.get(Number(row.id));
     if (!stored) fresh.push(row);
-    else if (sameRow(table, row, stored)) summary.unchanged += 1;
+    else if (sameRow(table, openSecrets(target, table, row), openSecrets(target, table, stored))) summary.unchanged += 1;
     else if (table === 'users' && (await isUntouchedDefaultRoot(stored))) {
       try {
         await replaceDefaultRoot(target, row);
@@ -135,7 +136,28 @@ async function copyById(context: BatchContext, table: IdTable, rows: Record<stri
     }
   }
   if (table === 'users') await assignUsernameKeys(target, fresh);
-  await insertRows(context, table, fresh);
+  await insertRows(
+    context,
+    table,
+    fresh.map((row) => sealSecrets(target, table, row)),
+  );
+}
+
+/**
+ * The row with its secrets sealed, as they are stored: channel keys, and the webhook secret and
+ * gotify token in a user's setting.
+ */
+function sealSecrets(target: Db, table: IdTable, row: TargetRow): TargetRow {
+  if (table === 'channels' && typeof row.key === 'string') return { ...row, key: target.secrets.sealOnce(row.key) };
+  if (table === 'users' && typeof row.setting === 'string') return { ...row, setting: sealStoredUserSetting(row.setting, target.secrets) };
+  return row;
+}
+
+/** The row with its secrets open (and a setting holding any written alike), to compare a stored row with the source's. */
+function openSecrets<Row extends Record<string, unknown>>(target: Db, table: IdTable, row: Row): Row {
+  if (table === 'channels' && typeof row.key === 'string') return { ...row, key: target.secrets.open(row.key) };
+  if (table === 'users' && typeof row.setting === 'string') return { ...row, setting: openStoredUserSetting(row.setting, target.secrets) };
+  return row;
 }
 
 /**
@@ -149,7 +171,7 @@ async function isUntouchedDefaultRoot(stored: Record<string, unknown>): Promise<
 
 async function replaceDefaultRoot(target: Db, row: TargetRow): Promise<void> {
   const id = Number(row.id);
-  const values: TargetRow = { ...row };
+  const values: TargetRow = { ...sealSecrets(target, 'users', row) };
   delete values.id;
   await target.kysely.transaction().execute(async (transaction) => {
     await transaction
@@ -265,10 +287,13 @@ async function copyOptions(context: BatchContext, rows: Record<string, unknown>[
       continue;
     }
     const stored = existing.get(key);
-    if (!stored) fresh.push({ key, value });
-    else if (String(stored.value ?? '') === value) summary.unchanged += 1;
+    const secret = isSecretOption(key);
+    const storedValue = secret ? target.secrets.open(String(stored?.value ?? '')) : String(stored?.value ?? '');
+    const written = secret ? target.secrets.seal(value) : value;
+    if (!stored) fresh.push({ key, value: written });
+    else if (storedValue === value) summary.unchanged += 1;
     else {
-      await target.kysely.updateTable('options').set({ value }).where('key', '=', key).execute();
+      await target.kysely.updateTable('options').set({ value: written }).where('key', '=', key).execute();
       summary.updated += 1;
     }
   }

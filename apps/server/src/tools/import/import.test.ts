@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -7,6 +7,7 @@ import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../../db/index.js';
+import { testSecretKey } from '../../test-support/dialects.js';
 import { createFreshDb, TEST_MYSQL_URL, TEST_PG_URL } from '../../test-support/dialects.js';
 import { startTestApp } from '../../test-support/test-app.js';
 import { IMPORT_COLUMNS, IMPORT_TABLES } from './import-columns.js';
@@ -19,6 +20,9 @@ const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`,
 // new-api keys: 48 characters, stored without `sk-` (model/token.go GenerateKey).
 const ALICE_KEY = 'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0hIj3kLm6n';
 const BOB_KEY = 'Zy1xWv2uTs3rQp4oNm5lKj6iHg7fEd8cBa9zYx0wVu1tSr2q';
+const SMTP_SECRET = 'smtp-imported-PASSWORD-0123';
+const WEBHOOK_SECRET = 'whsec-imported-0123456789';
+const ALICE_SETTING = JSON.stringify({ notify_type: 'webhook', webhook_url: 'https://hooks.example.com/alice', webhook_secret: WEBHOOK_SECRET });
 
 interface SourceDialect {
   yes: string;
@@ -40,7 +44,7 @@ function sourceRows(passwordHash: string, { yes, no, q, deletedAt }: SourceDiale
   return `
 INSERT INTO users (id, username, password, display_name, role, status, email, access_token, quota, used_quota, request_count, ${group}, aff_code, aff_count, inviter_id, deleted_at, setting, stripe_customer) VALUES
  (1, 'root', '${passwordHash}', 'Root User', 100, 1, 'root@example.com', NULL, 500000000, 1200, 12, 'default', 'rA1b', 0, 0, NULL, '', ''),
- (2, 'alice', '${passwordHash}', 'Alice', 1, 1, 'alice@example.com', '', 250000, 4000, 3, 'vip', 'aL2c', 1, 1, NULL, NULL, 'cus_123'),
+ (2, 'alice', '${passwordHash}', 'Alice', 1, 1, 'alice@example.com', '', 250000, 4000, 3, 'vip', 'aL2c', 1, 1, NULL, '${ALICE_SETTING}', 'cus_123'),
  (5, 'gone', '${passwordHash}', 'Gone', 1, 2, '', NULL, 0, 0, 0, 'default', NULL, 0, 0, '${deletedAt}', NULL, NULL);
 INSERT INTO tokens (id, user_id, ${key}, status, name, created_time, accessed_time, expired_time, remain_quota, unlimited_quota, model_limits_enabled, model_limits, allow_ips, used_quota, ${group}, cross_group_retry) VALUES
  (1, 2, '${ALICE_KEY}', 1, 'alice-key', 1714550000, 1714551000, -1, 0, ${yes}, ${no}, '', NULL, 4000, '', ${no}),
@@ -52,7 +56,7 @@ INSERT INTO abilities (${group}, model, channel_id, enabled, priority, weight, t
  ('default', 'gpt-4o-mini', 4, ${yes}, 10, 0, 'main'), ('vip', 'gpt-4o-mini', 4, ${yes}, 10, 0, 'main'),
  ('default', 'gpt-4o', 4, ${yes}, 10, 0, 'main'), ('vip', 'gpt-4o', 4, ${yes}, 10, 0, 'main'),
  ('default', 'claude-3-5-haiku-latest', 7, ${no}, NULL, 0, NULL);
-INSERT INTO options (${key}, value) VALUES ('QuotaForNewUser', '1234'), ('RetryTimes', '3'), ('GroupRatio', '{"default":1,"vip":1.5}'),
+INSERT INTO options (${key}, value) VALUES ('QuotaForNewUser', '1234'), ('RetryTimes', '3'), ('GroupRatio', '{"default":1,"vip":1.5}'), ('SMTPToken', '${SMTP_SECRET}'),
  ('SomeFutureNewApiSetting', 'x'), ('QuotaPerUnit', 'not a number');
 INSERT INTO redemptions (id, user_id, ${key}, status, name, quota, created_time, redeemed_time, used_user_id, deleted_at, expired_time) VALUES
  (1, 1, '0123456789abcdef0123456789abcdef', 1, 'welcome', 500000, 1714540000, 0, 0, NULL, 0),
@@ -100,7 +104,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('import from a new-api SQLite database', () => {
   it('copies every table, and the app serves the imported users, keys, channels, options and logs', async () => {
     const targetPath = join(dir, 'modelgate.db');
-    const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true });
+    const target = await connectDb({ sqlitePath: targetPath, sqlDsn: '', migrate: true, secretKey: testSecretKey });
     const first = await importInto(target, sqliteSource);
     const second = await importInto(target, sqliteSource);
     await target.close();
@@ -112,7 +116,7 @@ describe('import from a new-api SQLite database', () => {
       tokens: [2, 2, 0, 0, 0],
       channels: [2, 2, 0, 0, 0],
       abilities: [5, 5, 0, 0, 0],
-      options: [5, 3, 0, 1, 1],
+      options: [6, 4, 0, 1, 1],
       redemptions: [2, 2, 0, 0, 0],
       logs: [3, 3, 0, 0, 0],
     });
@@ -126,13 +130,17 @@ describe('import from a new-api SQLite database', () => {
       tokens: [2, 0, 2, 0, 0],
       channels: [2, 0, 2, 0, 0],
       abilities: [5, 0, 5, 0, 0],
-      options: [5, 0, 3, 1, 1],
+      options: [6, 0, 4, 1, 1],
       redemptions: [2, 0, 2, 0, 0],
       logs: [3, 0, 3, 0, 0],
     });
     expect(second.tables.every((table) => table.kept === 0 && table.updated === 0)).toBe(true);
     expect(JSON.stringify([first, second])).not.toContain(ALICE_KEY);
     expect(JSON.stringify([first, second])).not.toContain('upstream-secret');
+    // What it copied is sealed at rest: the file holds no channel key, secret option or webhook secret.
+    const bytes = Buffer.concat([targetPath, `${targetPath}-wal`].filter((path) => existsSync(path)).map((path) => readFileSync(path)));
+    expect(bytes.includes('openai-main')).toBe(true);
+    for (const secret of ['sk-upstream-secret-1', 'sk-ant-upstream-2', SMTP_SECRET, WEBHOOK_SECRET]) expect(bytes.includes(secret), secret).toBe(false);
 
     const test = await startTestApp({ SQLITE_PATH: targetPath });
     try {
@@ -160,6 +168,10 @@ describe('import from a new-api SQLite database', () => {
       expect(option('QuotaForNewUser')).toBe('1234');
       expect(option('RetryTimes')).toBe('3');
       expect(JSON.parse(option('GroupRatio') ?? '{}')).toEqual({ default: 1, vip: 1.5 });
+      expect(option('SMTPToken')).toBeUndefined();
+      expect(test.context.options.raw('SMTPToken')).toBe(SMTP_SECRET);
+      const alice = await test.context.db.kysely.selectFrom('users').select('setting').where('id', '=', 2).executeTakeFirstOrThrow();
+      expect(test.context.db.secrets.open(JSON.parse(alice.setting).webhook_secret)).toBe(WEBHOOK_SECRET);
 
       const logs = (await test.app.inject({ method: 'GET', url: '/api/log/?p=1&page_size=10', headers: root })).json() as {
         data: { items: { id: number; model_name: string; quota: number; is_stream: boolean; channel: number; channel_name: string }[]; total: number };
@@ -211,7 +223,7 @@ describe('import from a new-api SQLite database', () => {
     } finally {
       await first.close();
     }
-    const target = await connectDb({ sqlitePath: copy, sqlDsn: '', migrate: true });
+    const target = await connectDb({ sqlitePath: copy, sqlDsn: '', migrate: true, secretKey: testSecretKey });
     expect((await target.kysely.selectFrom('sessions').selectAll().where('user_id', '=', 1).execute()).length).toBe(1);
     const summary = await importInto(target, sqliteSource);
     expect(byTable(summary, 'users')).toMatchObject({ read: 3, inserted: 2, updated: 1, kept: 0 });
@@ -265,7 +277,7 @@ describe('import from a new-api PostgreSQL database', () => {
         ['tokens', 2],
         ['channels', 2],
         ['abilities', 5],
-        ['options', 3],
+        ['options', 4],
         ['redemptions', 2],
         ['logs', 3],
       ]);
@@ -304,7 +316,7 @@ describe('import from a new-api MySQL database', () => {
         ['tokens', 2, 0],
         ['channels', 2, 0],
         ['abilities', 5, 0],
-        ['options', 3, 1],
+        ['options', 4, 1],
         ['redemptions', 2, 0],
         ['logs', 3, 0],
       ]);

@@ -59,7 +59,7 @@ async function main(): Promise<number> {
     }
     throw error;
   }
-  const target = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: true });
+  const target = await connectDb({ sqlitePath: config.sqlitePath, sqlDsn: config.sqlDsn, migrate: true, secretKey: config.secretKey });
   try {
     const destination = config.sqlDsn === '' ? config.sqlitePath : redactDsn(config.sqlDsn);
     process.stderr.write(`importing ${source.label} into ${destination}\n`);
