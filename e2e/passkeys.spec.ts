@@ -89,7 +89,7 @@ async function addPasskey(page: Page, language: Language, name: string, proof: '
   await page.getByRole('button', { name: text.next }).click();
   if (proof === 'password') {
     await page.getByPlaceholder(text.verifyPassword).fill(USER_PASSWORD);
-    await page.getByRole('button', { name: text.verifySubmit }).click();
+    await page.getByTestId('security-verification').getByRole('button', { name: text.verifySubmit }).click();
   } else if (proof === 'passkey') {
     await page.getByRole('button', { name: text.verifyPasskey }).click();
   }
@@ -216,7 +216,7 @@ test('the super administrator turns passkeys off in the system settings; the sig
   const login = await visitor.newPage();
   try {
     await login.goto(`${LOCAL}/login`);
-    await expect(login.getByRole('button', { name: '登录', exact: true })).toBeVisible();
+    await expect(login.getByRole('main').getByRole('button', { name: '登录', exact: true })).toBeVisible();
     await expect(login.getByRole('button', { name: TEXTS.zh.passkeyLogin })).toHaveCount(0);
     const begin = await login.request.post(`${LOCAL}/api/user/passkey/login/begin`, { data: {} });
     expect(await begin.json()).toMatchObject({ success: false, message: '管理员未启用 Passkey 登录' });
