@@ -83,7 +83,8 @@ test('a user creates a token, copies its key, spends it through the relay and se
   const tokenAnswers: Promise<string>[] = [];
   page.on('response', (response) => {
     const path = new URL(response.url()).pathname;
-    if (path.startsWith('/api/token') && !path.endsWith('/key')) tokenAnswers.push(response.text().catch(() => ''));
+    // The key routes (one token, or a batch) are the ones meant to answer it.
+    if (path.startsWith('/api/token') && !/\/keys?$/.test(path)) tokenAnswers.push(response.text().catch(() => ''));
   });
   // The real login form: once /token exists it is where a password login lands.
   await page.goto('/login');
@@ -100,9 +101,20 @@ test('a user creates a token, copies its key, spends it through the relay and se
   await drawer.getByRole('button', { name: '$10.00' }).click();
   await expect(drawer.getByTestId('token-form-quota')).toHaveValue('5000000');
   await drawer.getByTestId('token-form-submit').click();
-  await expect(toast(page, '令牌创建成功，请在列表页面点击复制获取令牌！')).toBeVisible();
+  // The new key is shown once, whole, with a copy button (issue 29: as new-api's console does).
+  const createdModal = page.getByTestId('created-keys');
+  await expect(createdModal).toBeVisible();
+  await expect(page.getByText('令牌已创建')).toBeVisible();
+  const shownKey = (await createdModal.getByTestId('created-key-value').textContent()) ?? '';
+  expect(shownKey).toMatch(/^sk-[A-Za-z0-9]{48}$/);
+  await createdModal.getByRole('button', { name: '复制' }).click();
+  await expect(toast(page, '已复制到剪贴板')).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shownKey);
+  await page.getByTestId('created-keys-close').click();
+  await expect(createdModal).toBeHidden();
 
   const [token] = await myTokens(page, `relay-key-${run}`);
+  expect(shownKey).toBe(`sk-${await fullKeyOf(page, token!.id)}`);
   expect(token).toMatchObject({ name: `relay-key-${run}`, remain_quota: 5_000_000, expired_time: -1, status: 1 });
   const row = page.getByTestId(`token-row-${token!.id}`);
   await expect(row).toContainText('已启用');
@@ -155,7 +167,8 @@ test('a user creates a token, copies its key, spends it through the relay and se
   expect(self.quota).toBe(10_000_000 - spent!.used_quota);
 });
 
-test('batch creation names the extra tokens with a random suffix and checks the expiry format', async ({ page }) => {
+test('batch creation names the extra tokens with a random suffix and checks the expiry format', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await signInBrowser(page, username, password);
   await page.goto('/token');
   await page.getByTestId('token-add').click();
@@ -184,7 +197,17 @@ test('batch creation names the extra tokens with a random suffix and checks the 
   await expect(drawer.getByTestId('token-form-group')).toContainText('vip');
   await expect(drawer.getByTestId('token-form-count')).toHaveValue('10');
   await drawer.getByTestId('token-form-submit').click();
-  await expect(toast(page, '成功创建 10 个令牌，请在列表页面点击复制获取令牌！')).toBeVisible();
+  const createdModal = page.getByTestId('created-keys');
+  await expect(page.getByText('已创建 10 个令牌')).toBeVisible();
+  await expect(createdModal.getByTestId('created-key-value')).toHaveCount(10);
+  await page.screenshot({ path: '.tmp/screens/tokens-created-batch-zh-1440.png' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: '.tmp/screens/tokens-created-batch-zh-390.png' });
+  await page.getByTestId('created-keys-copy-all').click();
+  const copiedAll = (await page.evaluate(() => navigator.clipboard.readText())).split('\n');
+  expect(copiedAll).toHaveLength(10);
+  for (const line of copiedAll) expect(line).toMatch(new RegExp(`^${name}(-[A-Za-z0-9]{6})?    sk-[A-Za-z0-9]{48}$`));
+  await page.getByTestId('created-keys-close').click();
 
   const created = await myTokens(page, name);
   expect(created).toHaveLength(10);

@@ -12,6 +12,7 @@ import { useStatus } from '../status/queries';
 import { deleteToken, fetchTokenKey, fetchTokenKeys, rethrowUnlessApiError, setTokenStatus, type Token } from './api';
 import { chatMenu } from './chat-menu';
 import { tokenColumns } from './components/token-columns';
+import { CreatedKeysModal, type CreatedKeys } from './components/created-keys-modal';
 import { TokenDrawer } from './components/token-drawer';
 import { useRefreshTokens, useTokenList } from './queries';
 import { tokensAsText } from './token-rules';
@@ -25,6 +26,7 @@ export default function TokensPage() {
   const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(readFilters);
   const [drawer, setDrawer] = useState<'add' | Token | null>(null);
   const [selected, setSelected] = useState<Token[]>([]);
+  const [created, setCreated] = useState<CreatedKeys | null>(null);
   // Full keys the user chose to view: component state, gone on hide or when the page closes.
   const [revealedKeys, setRevealedKeys] = useState<ReadonlyMap<number, string>>(new Map());
   const refresh = useRefreshTokens();
@@ -170,7 +172,8 @@ export default function TokensPage() {
           onPageSizeChange: setPageSize,
         }}
       />
-      <TokenDrawer target={drawer} onClose={() => setDrawer(null)} onSaved={refresh} />
+      <TokenDrawer target={drawer} onClose={() => setDrawer(null)} onSaved={refresh} onCreated={setCreated} />
+      <CreatedKeysModal created={created} onClose={() => setCreated(null)} />
     </div>
   );
 }

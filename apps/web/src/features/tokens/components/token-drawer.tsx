@@ -8,7 +8,8 @@ import { formatDateTime, formatTimestamp, parseDateTime } from '../../../lib/dat
 import { formatQuota, quotaToCurrency } from '../../../lib/quota';
 import { rateLimitFormValues, rateLimitInput, type RateLimitFormValues } from '../../../lib/rate-limits';
 import { useStatus } from '../../status/queries';
-import { createToken, rethrowUnlessApiError, updateToken, type Token, type TokenInput } from '../api';
+import { createToken, fetchTokenKeys, rethrowUnlessApiError, updateToken, type Token, type TokenInput } from '../api';
+import type { CreatedKeys } from './created-keys-modal';
 import { useUsableGroups, useUserModels } from '../queries';
 import {
   batchNames,
@@ -85,10 +86,12 @@ interface TokenDrawerProps {
   target: 'add' | Token | null;
   onClose: () => void;
   onSaved: () => Promise<void>;
+  /** New tokens with their full keys, to be shown once. */
+  onCreated: (created: CreatedKeys) => void;
 }
 
 /** Create (one or a batch) and edit tokens with the fields and presets of spec 02 §5 and §9. */
-export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
+export function TokenDrawer({ target, onClose, onSaved, onCreated }: TokenDrawerProps) {
   const { t } = useTranslation('tokens');
   const status = useStatus();
   const visible = target !== null;
@@ -108,6 +111,7 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
   const submit = async (values: FormValues) => {
     const name = values.name.trim();
     setProgress({ done: 0, total: editing ? 1 : values.count });
+    let shown: CreatedKeys | undefined;
     try {
       if (editing) {
         await updateToken({ ...toInput(values, name), id: editing.id });
@@ -115,14 +119,21 @@ export function TokenDrawer({ target, onClose, onSaved }: TokenDrawerProps) {
       } else {
         // Spec 02 §5: a batch is N single creations, the names after the first with a random suffix.
         const names = batchNames(name, values.count);
+        const made: Token[] = [];
         for (const [index, tokenName] of names.entries()) {
-          await createToken(toInput(values, tokenName));
+          made.push(await createToken(toInput(values, tokenName)));
           setProgress({ done: index + 1, total: names.length });
         }
-        Toast.success(names.length === 1 ? t('form.created') : t('form.createdMany', { count: names.length }));
+        // Answers carry masked keys: the full ones are read once and shown for the creator to copy
+        // now. Should that read fail, the list's copy button still has them: say so instead.
+        const keys = await fetchTokenKeys(made.map((token) => token.id)).catch(() => undefined);
+        if (keys) shown = { tokens: made, keys };
+        else Toast.success(names.length === 1 ? t('form.created') : t('form.createdMany', { count: names.length }));
       }
       await onSaved();
       onClose();
+      // The keys open once the drawer has closed, over the refreshed list.
+      if (shown) onCreated(shown);
     } catch (error) {
       // Tokens created before a failure stay: show them.
       await onSaved();
