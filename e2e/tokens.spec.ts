@@ -111,6 +111,8 @@ test('a user creates a token, copies its key, spends it through the relay and se
   await expect(toast(page, '已复制到剪贴板')).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shownKey);
   await page.getByTestId('created-keys-close').click();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: '.tmp/screens/tokens-list-zh-1440.png' });
   await expect(createdModal).toBeHidden();
 
   const [token] = await myTokens(page, `relay-key-${run}`);
@@ -200,6 +202,7 @@ test('batch creation names the extra tokens with a random suffix and checks the 
   const createdModal = page.getByTestId('created-keys');
   await expect(page.getByText('已创建 10 个令牌')).toBeVisible();
   await expect(createdModal.getByTestId('created-key-value')).toHaveCount(10);
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.screenshot({ path: '.tmp/screens/tokens-created-batch-zh-1440.png' });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: '.tmp/screens/tokens-created-batch-zh-390.png' });
@@ -208,6 +211,8 @@ test('batch creation names the extra tokens with a random suffix and checks the 
   expect(copiedAll).toHaveLength(10);
   for (const line of copiedAll) expect(line).toMatch(new RegExp(`^${name}(-[A-Za-z0-9]{6})?    sk-[A-Za-z0-9]{48}$`));
   await page.getByTestId('created-keys-close').click();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: '.tmp/screens/tokens-list-zh-1440.png' });
 
   const created = await myTokens(page, name);
   expect(created).toHaveLength(10);
