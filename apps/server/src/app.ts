@@ -171,7 +171,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys }: Ap
   redemptionRoutes(app, context);
   walletRoutes(app, context);
   pricingRoutes(app, context);
-  dataRoutes(app, context);
+  dataRoutes(app, context, relay.usageExport);
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);

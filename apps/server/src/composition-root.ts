@@ -95,7 +95,7 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   };
   const charges = new ChargeService(leaseStore, ledger, views, context.options, config.quotaWaitSeconds * 1000);
   const balances = new SpendableQuota(db, ledger, leaseStore.holder, (kind, entityId) => charges.giveBackFree(kind, entityId));
-  // The master's dashboard sums. Its closer is registered before the relay's, so at shutdown it
+  // The dashboard's sums of this node's calls. Its closer is registered before the relay's, so at shutdown it
   // runs after the last calls have queued their logs.
   const usageExport = startQuotaDataExport(context, ledger.logs);
 

@@ -32,7 +32,7 @@ export interface RelayRuntime {
   /** The low-balance mails, checked after each flush for the users it charged. */
   reminders: QuotaReminders;
   /** The master's dashboard sums (quota_data); undefined on other nodes. */
-  usageExport: QuotaDataExport | undefined;
+  usageExport: QuotaDataExport;
   /** The sensitive-word checks, rebuilt when their options change. */
   sensitive: SensitiveFilter;
   /** Fetches addresses callers name (images), through the worker when WorkerUrl is set. */

@@ -87,12 +87,12 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
 
     await callRelay(relay, calls(40));
     await relay.runtime.drain();
-    await relay.runtime.usageExport!.flush();
+    await relay.runtime.usageExport.flush();
     // A second export with nothing new adds nothing; later calls add to the same rows.
-    await relay.runtime.usageExport!.flush();
+    await relay.runtime.usageExport.flush();
     await callRelay(relay, calls(25));
     await relay.runtime.drain();
-    await relay.runtime.usageExport!.flush();
+    await relay.runtime.usageExport.flush();
 
     const { logs, quotaData, hoursTruncated } = await sumsOf(relay, ids);
     expect(Object.keys(logs)).toHaveLength(6);
@@ -113,7 +113,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
     const { kysely } = relay.context.db;
     // A sum no database accepts (NULL into a NOT NULL column), written after the real ones: the
     // batch fails half-way and must leave nothing behind.
-    const exporter = relay.runtime.usageExport!;
+    const exporter = relay.runtime.usageExport;
     const poisoned = {
       type: 2,
       user_id: user.id,
@@ -140,7 +140,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
       const { user, token } = (await payers(1))[0]!;
       await callRelay(relay, [{ apiKey: token.apiKey, model: 'qd-b' }]);
       await relay.runtime.drain();
-      await relay.runtime.usageExport!.flush();
+      await relay.runtime.usageExport.flush();
       expect((await sumsOf(relay, [user.id])).quotaData).toEqual({});
     } finally {
       await setOption(relay.context, 'DataExportEnabled', true);
@@ -148,8 +148,46 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
   });
 });
 
+describe('the dashboard before the export', () => {
+  it('shows a call at once from the node’s memory, and the same figures once exported (never twice)', async () => {
+    const relay = await startRelayTestEnv();
+    try {
+      const model = unique('live');
+      await setOption(relay.context, 'ModelRatio', JSON.stringify({ [model]: 0.5 }));
+      const token = await seedToken(relay.context, 1);
+      await seedChannel(relay.context, { key: unique('key'), baseUrl: relay.upstream.url, models: [model], groups: ['default'] });
+      await callRelay(
+        relay,
+        Array.from({ length: 3 }, () => ({ apiKey: token.apiKey, model })),
+      );
+      await relay.runtime.drain();
+      const root = await relay.test.login();
+      const now = Math.floor(Date.now() / 1000);
+      const range = `start_timestamp=${now - 7200}&end_timestamp=${now + 3600}`;
+      const read = async (url: string) => {
+        const answer = (await relay.test.app.inject({ method: 'GET', url, headers: root })).json() as {
+          data: { model_name: string; count: number; quota: number; token_used: number }[];
+        };
+        return answer.data.filter((row) => row.model_name === model).map(({ count, quota, token_used }) => ({ count, quota, token_used }));
+      };
+      const { logs } = await sumsOf(relay, [1]);
+      const expected = [{ count: 3, quota: logs[`1/${model}`]!.quota, token_used: logs[`1/${model}`]!.tokens }];
+      expect(await relay.context.db.kysely.selectFrom('quota_data').selectAll().where('model_name', '=', model).execute()).toEqual([]);
+      expect(await read(`/api/data/self?${range}`)).toEqual(expected);
+      expect(await read(`/api/data/?${range}`)).toEqual(expected);
+      expect(await read(`/api/data/?${range}&username=root`)).toEqual(expected);
+
+      await relay.runtime.usageExport.flush();
+      expect(await read(`/api/data/self?${range}`)).toEqual(expected);
+      expect(await read(`/api/data/?${range}`)).toEqual(expected);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 describe('usage data export at shutdown', () => {
-  it('writes what was summed when the app closes cleanly, and only the master sums', async () => {
+  it('writes what was summed when the app closes cleanly, on every node', async () => {
     const fresh = await createFreshDb('sqlite');
     try {
       const relay = await startRelayTestEnv({ SQLITE_PATH: fresh.sqlitePath });
@@ -169,9 +207,23 @@ describe('usage data export at shutdown', () => {
         ['qd-a', 7, logs.reduce((total, log) => total + Number(log.quota), 0)],
       ]);
 
+      // A second node's calls count too: it sums and writes its own, adding to the same rows.
       const slave = await startRelayTestEnv({ SQLITE_PATH: fresh.sqlitePath, NODE_TYPE: 'slave' });
-      expect(slave.runtime.usageExport).toBeUndefined();
+      await setOption(slave.context, 'ModelRatio', JSON.stringify({ 'qd-a': 0.5, 'qd-b': 0.25 }));
+      await seedChannel(slave.context, { key: unique('key'), baseUrl: slave.upstream.url, models: ['qd-b'], groups: [user.group] });
+      await callRelay(
+        slave,
+        Array.from({ length: 3 }, () => ({ apiKey: token.apiKey, model: 'qd-b' })),
+      );
       await slave.close();
+      const both = await fresh.db.kysely.selectFrom('quota_data').selectAll().where('user_id', '=', user.id).execute();
+      const allLogs = await fresh.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', user.id).execute();
+      expect(allLogs).toHaveLength(10);
+      const quotaOf = (model: string) => allLogs.filter((log) => log.model_name === model).reduce((total, log) => total + Number(log.quota), 0);
+      expect(both.map((row) => [row.model_name, Number(row.count), Number(row.quota)]).sort()).toEqual([
+        ['qd-a', 7, quotaOf('qd-a')],
+        ['qd-b', 3, quotaOf('qd-b')],
+      ]);
     } finally {
       await fresh.drop();
     }

@@ -8,7 +8,7 @@ const HOUR_SECONDS = 3600;
 /** How often the export checks whether DataExportInterval has passed (the option may change at run time). */
 const CHECK_SECONDS = 60;
 
-interface HourTotals {
+export interface HourTotals {
   userId: number;
   username: string;
   modelName: string;
@@ -63,6 +63,11 @@ export class QuotaDataAccumulator {
   get size(): number {
     return this.totals.size;
   }
+
+  /** The sums not yet handed to a write (copies), for the dashboard's current period. */
+  snapshot(): HourTotals[] {
+    return [...this.totals.values()].map((entry) => ({ ...entry }));
+  }
 }
 
 /**
@@ -110,19 +115,25 @@ export interface QuotaDataExport {
   accumulator: QuotaDataAccumulator;
   /** Writes what has been summed so far (tests, shutdown). */
   flush(): Promise<void>;
+  /**
+   * This node's sums not yet in quota_data: still summing, or in a write not yet committed. The
+   * dashboard adds them to the stored rows, so a call shows there at once instead of after the
+   * next export.
+   */
+  unexported(): HourTotals[];
 }
 
 /**
  * Feeds every consume log queued in `logs` into the accumulator while DataExportEnabled is on and
- * writes it every DataExportInterval minutes and at a clean shutdown. Only the master exports
- * (as new-api does); other nodes do not sum at all, so their memory does not grow.
+ * writes it every DataExportInterval minutes and at a clean shutdown. Every node sums and writes
+ * its own calls (the writes add up: writeQuotaData), so the dashboard counts the calls of every
+ * node; until its export a node's sums are read from its memory (`unexported`).
  *
  * A crash loses the sums since the last export (at most DataExportInterval minutes of dashboard
  * data; the consume logs stay the record of what was charged). It cannot count twice: sums leave
  * memory only for a transaction that commits or gives them back.
  */
-export function startQuotaDataExport(context: AppContext, logs: LogBuffer): QuotaDataExport | undefined {
-  if (!context.config.isMaster) return undefined;
+export function startQuotaDataExport(context: AppContext, logs: LogBuffer): QuotaDataExport {
   const { options, db } = context;
   const accumulator = new QuotaDataAccumulator();
   logs.onPush((row) => {
@@ -130,11 +141,14 @@ export function startQuotaDataExport(context: AppContext, logs: LogBuffer): Quot
   });
 
   let running: Promise<void> | undefined;
+  // The sums of the write under way, counted by the dashboard until it commits.
+  let writing: readonly HourTotals[] = [];
   const flush = async (): Promise<void> => {
     // One write at a time: a second would add sums the first may still give back.
     while (running) await running.catch(() => undefined);
     const entries = accumulator.take();
     if (entries.length === 0) return;
+    writing = entries;
     running = writeQuotaData(db, entries).catch((error: unknown) => {
       accumulator.restore(entries);
       throw error;
@@ -143,8 +157,10 @@ export function startQuotaDataExport(context: AppContext, logs: LogBuffer): Quot
       await running;
     } finally {
       running = undefined;
+      writing = [];
     }
   };
+  const unexported = (): HourTotals[] => [...accumulator.snapshot(), ...writing.map((entry) => ({ ...entry }))];
 
   let lastExport = Date.now();
   context.schedule(
@@ -164,5 +180,5 @@ export function startQuotaDataExport(context: AppContext, logs: LogBuffer): Quot
       context.logger.error({ err: error }, 'final usage data export failed: the dashboard misses the calls since the last export');
     }
   });
-  return { accumulator, flush };
+  return { accumulator, flush, unexported };
 }

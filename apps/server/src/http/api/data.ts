@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { ok } from '../envelope.js';
+import type { HourTotals, QuotaDataExport } from '../../domain/usage/quota-data-export.js';
 
 /** new-api's limit on the span a user may ask for its own usage. */
 const SELF_MAX_SPAN_SECONDS = 30 * 24 * 3600;
@@ -30,9 +31,49 @@ const toItem = (row: Record<string, unknown>): QuotaDataRow => ({
   quota: Number(row.quota),
 });
 
-/** The dashboard's usage data (quota_data, filled by domain/usage/quota-data-export.ts). */
-export function dataRoutes(app: FastifyInstance, context: AppContext): void {
+/**
+ * Adds this node's sums not yet exported (QuotaDataExport.unexported) to the stored rows: a row of
+ * the same key grows, a new key is a new row. `keyOf` names a row by what it is summed over.
+ */
+function withUnexported(rows: QuotaDataRow[], pending: HourTotals[], keyOf: (row: QuotaDataRow) => string, summed: boolean): QuotaDataRow[] {
+  if (pending.length === 0) return rows;
+  const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+  for (const entry of pending) {
+    const extra: QuotaDataRow = {
+      id: 0,
+      user_id: summed ? 0 : entry.userId,
+      username: summed ? '' : entry.username,
+      model_name: entry.modelName,
+      created_at: entry.createdAt,
+      token_used: entry.tokenUsed,
+      count: entry.count,
+      quota: entry.quota,
+    };
+    const row = byKey.get(keyOf(extra));
+    if (row) {
+      row.token_used += extra.token_used;
+      row.count += extra.count;
+      row.quota += extra.quota;
+    } else {
+      byKey.set(keyOf(extra), extra);
+      rows.push(extra);
+    }
+  }
+  return rows.sort((a, b) => a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : a.model_name > b.model_name ? 1 : 0));
+}
+
+const perModelHour = (row: QuotaDataRow) => `${row.model_name}\u0000${row.created_at}`;
+const perUserModelHour = (row: QuotaDataRow) => `${row.user_id}\u0000${row.model_name}\u0000${row.created_at}`;
+
+/**
+ * The dashboard's usage data: quota_data (filled by domain/usage/quota-data-export.ts) plus this
+ * node's sums not yet exported, so a call shows within seconds rather than after the next export.
+ * The stored rows are read first: sums written meanwhile leave memory only after their write commits.
+ */
+export function dataRoutes(app: FastifyInstance, context: AppContext, usage: QuotaDataExport): void {
   const { db, users } = context;
+  const pendingIn = (start: number, end: number, keep: (entry: HourTotals) => boolean) =>
+    usage.unexported().filter((entry) => entry.createdAt >= start && entry.createdAt <= end && keep(entry));
 
   // Everyone's usage summed per model and hour, or one user's rows when `username` is given.
   app.get('/api/data/', { preHandler: authGuard(users.repository, 'admin') }, async (request) => {
@@ -43,7 +84,15 @@ export function dataRoutes(app: FastifyInstance, context: AppContext): void {
     const inRange = db.kysely.selectFrom('quota_data').where('created_at', '>=', start).where('created_at', '<=', end);
     if (username !== '') {
       const rows = await inRange.selectAll().where('username', '=', username).orderBy('created_at').orderBy('model_name').execute();
-      return ok(rows.map((row) => toItem(row)));
+      const pending = pendingIn(start, end, (entry) => entry.username === username);
+      return ok(
+        withUnexported(
+          rows.map((row) => toItem(row)),
+          pending,
+          perUserModelHour,
+          false,
+        ),
+      );
     }
     const rows = await inRange
       .select((eb) => [
@@ -57,7 +106,14 @@ export function dataRoutes(app: FastifyInstance, context: AppContext): void {
       .orderBy('created_at')
       .orderBy('model_name')
       .execute();
-    return ok(rows.map((row) => toItem(row)));
+    return ok(
+      withUnexported(
+        rows.map((row) => toItem(row)),
+        pendingIn(start, end, () => true),
+        perModelHour,
+        true,
+      ),
+    );
   });
 
   app.get('/api/data/self', { preHandler: authGuard(users.repository, 'user') }, async (request) => {
@@ -73,6 +129,15 @@ export function dataRoutes(app: FastifyInstance, context: AppContext): void {
       .orderBy('created_at')
       .orderBy('model_name')
       .execute();
-    return ok(rows.map((row) => toItem(row)));
+    const userId = Number(currentUser(request).id);
+    const pending = pendingIn(start, end, (entry) => entry.userId === userId);
+    return ok(
+      withUnexported(
+        rows.map((row) => toItem(row)),
+        pending,
+        perUserModelHour,
+        false,
+      ),
+    );
   });
 }
