@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { QuotaDataRow } from './api';
 import {
+  type ChartData,
+  axisDigits,
+  maxBucketQuota,
   bucketLabel,
   bucketStart,
   buildChartData,
@@ -149,5 +152,39 @@ describe('chart data', () => {
 
   it('gives models Semi’s 20 data colours in turn', () => {
     expect([0, 1, 19, 20].map(modelColourVariable)).toEqual(['--semi-color-data-0', '--semi-color-data-1', '--semi-color-data-19', '--semi-color-data-0']);
+  });
+});
+
+describe('the quota axis', () => {
+  const dollars = (quota: number, digits: number) => {
+    const amount = quota / 500_000;
+    const fixed = amount.toFixed(digits);
+    return Number(fixed) === 0 && quota !== 0 ? `≈$${(1 / 10 ** digits).toFixed(digits)}` : `$${fixed}`;
+  };
+
+  it('keeps two decimals when they tell the ticks apart', () => {
+    expect(axisDigits(500_000 * 40, dollars)).toBe(2);
+  });
+
+  it('takes more decimals for a range of fractions of a cent, so no two ticks read the same', () => {
+    // The highest bucket is $0.012: ticks of $0.003, $0.006, $0.009, $0.012.
+    const digits = axisDigits(6_000, dollars);
+    expect(digits).toBe(3);
+    const labels = [1, 2, 3, 4].map((step) => dollars((6_000 * step) / 4, digits));
+    expect(new Set(labels).size).toBe(4);
+    expect(axisDigits(60, dollars)).toBe(5);
+  });
+
+  it('finds the largest bucket over all its models', () => {
+    const data: ChartData = {
+      buckets: [
+        { start: 0, label: 'a', tokens: 0, quota: { m1: 3, m2: 4 } },
+        { start: 1, label: 'b', tokens: 0, quota: { m1: 5 } },
+      ],
+      models: [],
+      calls: [],
+    };
+    expect(maxBucketQuota(data)).toBe(7);
+    expect(axisDigits(0, dollars)).toBe(2);
   });
 });

@@ -178,3 +178,29 @@ export function buildChartData(rows: readonly QuotaDataRow[], range: TimeRange, 
 export function modelColourVariable(index: number): string {
   return `--semi-color-data-${((index % 20) + 20) % 20}`;
 }
+
+/**
+ * Decimal places for the quota axis: the fewest (from 2, at most 6) that give the axis's ticks
+ * distinct labels. A week of cheap calls has ticks of fractions of a cent, which two decimals all
+ * print as "$0.01". `format(quota, digits)` is the console's money format.
+ */
+export function axisDigits(maxBucketQuota: number, format: (quota: number, digits: number) => string): number {
+  if (!(maxBucketQuota > 0)) return 2;
+  const ticks = [1, 2, 3, 4].map((step) => (maxBucketQuota * step) / 4);
+  for (let digits = 2; digits < 6; digits += 1) {
+    const labels = ticks.map((tick) => format(tick, digits));
+    if (new Set(labels).size === labels.length && !labels.some((label) => label.startsWith('≈'))) return digits;
+  }
+  return 6;
+}
+
+/** The largest quota of one bucket (all its models together). */
+export const maxBucketQuota = (data: ChartData): number =>
+  data.buckets.reduce(
+    (max, bucket) =>
+      Math.max(
+        max,
+        Object.values(bucket.quota).reduce((sum, quota) => sum + quota, 0),
+      ),
+    0,
+  );

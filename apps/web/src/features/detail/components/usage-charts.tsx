@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { abbreviateNumber } from '../../../lib/quota';
 import type { ChartPalette } from '../chart-palette';
-import type { ChartData } from '../detail-rules';
+import { axisDigits, maxBucketQuota, type ChartData } from '../detail-rules';
 import { ChartCard } from './chart-card';
 
 const HEIGHT = 320;
@@ -32,13 +32,17 @@ interface QuotaChartProps extends ChartProps {
 export function QuotaChart({ data, palette, total, formatQuota }: QuotaChartProps) {
   const { t } = useTranslation('detail');
   const axisTick = { fill: palette.text, fontSize: 12 };
+  const highest = maxBucketQuota(data);
+  const digits = axisDigits(highest, formatQuota);
+  // Wide enough for the longest label (about 8 px a character at 12 px).
+  const axisWidth = Math.max(72, 16 + 8 * formatQuota(highest, digits).length);
   return (
     <ChartCard title={t('charts.quota')} subtitle={t('charts.total', { value: formatQuota(total) })} testId="detail-chart-quota">
       <ResponsiveContainer width="100%" height={HEIGHT}>
         <BarChart data={data.buckets} margin={{ top: 8, right: 8, left: 8, bottom: 0 }}>
           <CartesianGrid stroke={palette.grid} vertical={false} />
           <XAxis dataKey="label" tick={axisTick} stroke={palette.grid} minTickGap={16} />
-          <YAxis tick={axisTick} stroke={palette.grid} tickFormatter={(value: number) => formatQuota(value)} width={72} />
+          <YAxis tick={axisTick} stroke={palette.grid} tickFormatter={(value: number) => formatQuota(value, digits)} width={axisWidth} />
           <Tooltip
             cursor={{ fill: palette.grid }}
             contentStyle={tooltipStyle}
