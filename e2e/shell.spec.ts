@@ -75,6 +75,17 @@ test('a protected route sends a signed-out visitor to /login', async ({ page }) 
   await expect(page.getByPlaceholder('请输入用户名或邮箱')).toBeVisible();
 });
 
+test('a console path with a trailing slash serves the console; the API answers either form', async ({ page, request }) => {
+  await page.goto('/token/');
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByPlaceholder('请输入用户名或邮箱')).toBeVisible();
+  for (const path of ['/api/status', '/api/status/']) {
+    const response = await request.get(path);
+    expect(response.status(), path).toBe(200);
+    expect(await response.json(), path).toMatchObject({ success: true, data: { version: expect.any(String) } });
+  }
+});
+
 test('an expired session is explained on the login page', async ({ page }) => {
   await page.goto('/login?expired=true');
   await expect(page.getByText('未登录或登录已过期，请重新登录')).toBeVisible();

@@ -41,6 +41,7 @@ import { isMjModePath, isRelayPath, protocolOfPath } from './http/caller-protoco
 import { clientErrorHandler } from './http/client-errors.js';
 import { BodyRateGuard, hasRequestBody, installRequestBodyHook } from './http/request-body.js';
 import { RouteMethods } from './http/route-methods.js';
+import { apiTrailingSlash } from './http/trailing-slash.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { isMetricsPath, metricsRoutes } from './http/metrics-routes.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
@@ -90,7 +91,11 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys }: Ap
     // Per-request access logs would cost the relay more than they tell; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
+    // Routes are matched as registered (the printed routes, the route walks and the OpenAPI keys
+    // are those paths); an /api path with or without its trailing slash is mapped to its route
+    // before routing (trailing-slash.ts), as new-api serves both.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    rewriteUrl: apiTrailingSlash,
     // A path that does not decode (/api/token/%zz) never reaches a route or the error handler.
     frameworkErrors: (error, request, reply) => sendFailure(request, reply, toAppError(error)),
     // Node's own 431/408/400 for a request it could not read, in the caller's shape.

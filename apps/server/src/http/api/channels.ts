@@ -160,7 +160,6 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
     return ok(undefined, '删除成功');
   };
   app.delete('/api/channel/:id', { ...guarded, ...audited('channel.delete') }, async (request) => remove(request));
-  app.delete('/api/channel/:id/', { ...guarded, ...audited('channel.delete') }, async (request) => remove(request));
 
   app.delete('/api/channel/disabled', { ...guarded, ...audited('channel.delete_disabled') }, async (request) => {
     const count = await channels.removeDisabled();
@@ -223,7 +222,6 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
     return { ...ok(balance), balance };
   };
   app.get('/api/channel/update_balance/:id', guarded, async (request) => refreshBalance(request.params));
-  app.get('/api/channel/update_balance/:id/', guarded, async (request) => refreshBalance(request.params));
   app.get('/api/channel/update_balance', guarded, async () => ok<BalanceRefresh>(await channels.refreshAllBalances()));
 
   app.get('/api/channel/fetch_models/:id', guarded, async (request) => {

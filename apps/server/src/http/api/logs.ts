@@ -59,7 +59,6 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   };
   app.get('/api/log/', admin, async (request) => page(request.query));
   app.get('/api/log/self', signedIn, async (request) => page(request.query, ownId(request)));
-  app.get('/api/log/self/', signedIn, async (request) => page(request.query, ownId(request)));
 
   const search = async (query: unknown, ownerId?: number) => {
     const rows = await logs.search(queryText((query ?? {}) as Query, 'keyword'), ownerId);

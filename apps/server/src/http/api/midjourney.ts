@@ -77,5 +77,4 @@ export function midjourneyApiRoutes(app: FastifyInstance, context: AppContext, t
   };
   app.get('/api/mj/', admin, async (request) => page(request.query));
   app.get('/api/mj/self', signedIn, async (request) => page(request.query, ownId(request)));
-  app.get('/api/mj/self/', signedIn, async (request) => page(request.query, ownId(request)));
 }

@@ -141,6 +141,5 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
     });
     return ok();
   };
-  app.delete('/api/redemption/:id/', { preHandler: admin, ...audited('redemption.delete') }, remove);
   app.delete('/api/redemption/:id', { preHandler: admin, ...audited('redemption.delete') }, remove);
 }

@@ -75,5 +75,4 @@ export function taskRoutes(app: FastifyInstance, context: AppContext, runtime: T
   };
   app.get('/api/task/', admin, async (request) => page(request.query));
   app.get('/api/task/self', signedIn, async (request) => page(request.query, ownId(request)));
-  app.get('/api/task/self/', signedIn, async (request) => page(request.query, ownId(request)));
 }

@@ -95,5 +95,4 @@ export function tokenRoutes(app: FastifyInstance, context: AppContext, balances:
     return ok(undefined, '删除成功');
   };
   app.delete('/api/token/:id', signedIn, async (request) => remove(Number(currentUser(request).id), request.params));
-  app.delete('/api/token/:id/', signedIn, async (request) => remove(Number(currentUser(request).id), request.params));
 }

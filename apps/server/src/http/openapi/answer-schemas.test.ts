@@ -19,7 +19,6 @@ import { ROUTE_DOCS } from './route-docs.js';
 const NOT_WALKED: Record<string, string> = {
   'GET /api/channel/update_balance': 'asks each upstream for its balance',
   'GET /api/channel/update_balance/:id': 'asks the upstream for its balance',
-  'GET /api/channel/update_balance/:id/': 'asks the upstream for its balance',
   'GET /api/channel/fetch_models/:id': 'asks the upstream for its models',
   'GET /api/oauth/github': 'a third-party sign-in (oauth.test.ts)',
   'GET /api/oauth/linuxdo': 'a third-party sign-in (oauth.test.ts)',

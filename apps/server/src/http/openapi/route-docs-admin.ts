@@ -130,7 +130,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: tokenKeySchema },
   'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema, data: tokenKeysSchema },
   'DELETE /api/token/:id': { summary: 'Delete a token', auth: 'user', params: numericId },
-  'DELETE /api/token/:id/': { summary: 'Delete a token', auth: 'user', params: numericId },
 
   'GET /api/channel/': { summary: 'List channels (keys masked)', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
   'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
@@ -152,7 +151,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'POST /api/channel/copy/:id': { summary: 'Copy a channel', auth: 'admin', params: numericId, data: wireChannelSchema },
   'PUT /api/channel/': { summary: 'Update a channel', auth: 'admin', body: channelInputSchema, data: wireChannelSchema },
   'DELETE /api/channel/:id': { summary: 'Delete a channel', auth: 'admin', params: numericId },
-  'DELETE /api/channel/:id/': { summary: 'Delete a channel', auth: 'admin', params: numericId },
   'DELETE /api/channel/disabled': { summary: 'Delete every disabled channel', auth: 'admin', data: z.number().int() },
   'POST /api/channel/batch': { summary: 'Delete channels by id', auth: 'admin', body: batchIdsSchema, data: changedCount },
   'POST /api/channel/batch/tag': { summary: 'Set the tag of channels', auth: 'admin', body: batchTagSchema, data: changedCount },
@@ -178,13 +176,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     beside: z.object({ time: z.number().describe('Seconds the test took.') }),
   },
   'GET /api/channel/update_balance/:id': {
-    summary: "Refresh a channel's upstream balance",
-    auth: 'admin',
-    params: numericId,
-    data: balance,
-    beside: besideBalance,
-  },
-  'GET /api/channel/update_balance/:id/': {
     summary: "Refresh a channel's upstream balance",
     auth: 'admin',
     params: numericId,
@@ -217,7 +208,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     data: redemptionSchema,
   },
   'DELETE /api/redemption/:id': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
-  'DELETE /api/redemption/:id/': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
 
   'GET /api/option/': { summary: 'Every option (secrets left out)', auth: 'root', data: z.array(optionEntrySchema) },
   'PUT /api/option/': { summary: 'Set one option', auth: 'root', body: putOptionBody },
@@ -244,7 +234,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'GET /api/log/search': { summary: 'Search usage logs', auth: 'admin', query: logFilter, data: logRows },
   'GET /api/log/stat': { summary: 'Quota, RPM and TPM over the filtered logs', auth: 'admin', query: logFilter, data: logStatSchema },
   'GET /api/log/self': { summary: "The user's own logs", auth: 'user', query: logFilter, data: logPage },
-  'GET /api/log/self/': { summary: "The user's own logs", auth: 'user', query: logFilter, data: logPage },
   'GET /api/log/self/search': { summary: "Search the user's own logs", auth: 'user', query: logFilter, data: logRows },
   'GET /api/log/self/stat': { summary: "Quota, RPM and TPM over the user's own logs", auth: 'user', query: logFilter, data: logStatSchema },
   'GET /api/log/token': {
@@ -265,8 +254,6 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
 
   'GET /api/task/': { summary: 'List async tasks (Suno and others)', auth: 'admin', query: taskQuery, data: taskPage },
   'GET /api/task/self': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: taskPage },
-  'GET /api/task/self/': { summary: "The user's own tasks", auth: 'user', query: taskQuery.omit({ channel_id: true }), data: taskPage },
   'GET /api/mj/': { summary: 'List Midjourney tasks', auth: 'admin', query: mjQuery, data: drawingPage },
   'GET /api/mj/self': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: drawingPage },
-  'GET /api/mj/self/': { summary: "The user's own Midjourney tasks", auth: 'user', query: mjQuery.omit({ channel_id: true }), data: drawingPage },
 };
