@@ -34,6 +34,8 @@ test('a user redeems a code, sees the balance change, and a second redemption fa
   await page.getByTestId('redeem-submit').dblclick();
   const success = page.getByRole('dialog').filter({ hasText: '成功兑换额度：$2.00' });
   await expect(success).toBeVisible();
+  // One confirmation only: the modal with the amount, no toast saying the same beside it.
+  await expect(toast(page, '兑换成功')).toHaveCount(0);
   await expect(balance).toHaveText('$2.00');
   await expect(page.getByPlaceholder('兑换码')).toHaveValue('');
   await success.locator('button', { hasText: /确定|OK/ }).click();

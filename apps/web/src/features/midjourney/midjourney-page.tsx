@@ -19,8 +19,8 @@ export default function MidjourneyPage() {
   const { t } = useTranslation('midjourney');
   const { admin } = useSessionRoles();
   const status = useStatus();
-  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('drawing');
-  const list = useDrawingList({ ...filters, page, pageSize, admin });
+  const { filters, query, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('drawing');
+  const list = useDrawingList({ ...query, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
 

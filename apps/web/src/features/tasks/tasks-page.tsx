@@ -18,8 +18,8 @@ import './tasks.css';
 export default function TasksPage() {
   const { t } = useTranslation('tasks');
   const { admin } = useSessionRoles();
-  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('task');
-  const list = useTaskList({ ...filters, page, pageSize, admin });
+  const { filters, query, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('task');
+  const list = useTaskList({ ...query, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [suno, setSuno] = useState<SunoResult | null>(null);
 
