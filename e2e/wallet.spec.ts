@@ -153,3 +153,23 @@ test.describe('with Epay configured', () => {
     expect(gatewayHit).toBe(false);
   });
 });
+
+test('the wallet, settings and about pages are as wide as the list screens', async ({ page }) => {
+  await freshUser(page);
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    const widths: Record<string, number> = {};
+    for (const path of ['/token', '/log', '/topup', '/setting', '/about']) {
+      await page.goto(path);
+      const root = page.locator('.mg-page').first();
+      await expect(root).toBeVisible();
+      widths[path] = Math.round((await root.boundingBox())!.width);
+      if (path === '/topup') await page.screenshot({ path: `.tmp/screens/wallet-zh-${viewport.width}.png`, fullPage: true });
+      if (path === '/about') await page.screenshot({ path: `.tmp/screens/about-zh-${viewport.width}.png`, fullPage: true });
+    }
+    expect(new Set(Object.values(widths)), JSON.stringify(widths)).toHaveLength(1);
+  }
+});

@@ -27,7 +27,7 @@ export default function MidjourneyPage() {
   const columns = useMemo(() => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }), [t, admin]);
 
   return (
-    <div className="mg-task-page" data-testid="mj-page">
+    <div className="mg-page mg-task-page" data-testid="mj-page">
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>

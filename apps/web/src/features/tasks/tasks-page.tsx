@@ -26,7 +26,7 @@ export default function TasksPage() {
   const columns = useMemo(() => taskColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin]);
 
   return (
-    <div className="mg-task-page" data-testid="task-page">
+    <div className="mg-page mg-task-page" data-testid="task-page">
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>
