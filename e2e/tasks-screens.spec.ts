@@ -310,7 +310,7 @@ test('the default range ends now, and a refresh lists a drawing submitted after 
   await expect(page.getByTestId(`mj-row-${drawing.id}`)).toBeVisible();
   // The range shown ends at the moment the screen opened, not an hour later.
   const shownEnd = await page.getByTestId('mj-filter-range').locator('input').last().inputValue();
-  const endMs = new Date(shownEnd.replace(' ', 'T')).getTime();
+  const endMs = new Date(`${shownEnd.replace(' ', 'T')}Z`).getTime(); // the browser runs in UTC
   expect(Math.abs(endMs - Date.now())).toBeLessThan(10 * 60_000);
 
   const later = await relayPost('/mj/submit/imagine', userKey, { prompt: `a second lighthouse ${run}` });

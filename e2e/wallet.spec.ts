@@ -170,6 +170,6 @@ test('the wallet, settings and about pages are as wide as the list screens', asy
       if (path === '/topup') await page.screenshot({ path: `.tmp/screens/wallet-zh-${viewport.width}.png`, fullPage: true });
       if (path === '/about') await page.screenshot({ path: `.tmp/screens/about-zh-${viewport.width}.png`, fullPage: true });
     }
-    expect(new Set(Object.values(widths)), JSON.stringify(widths)).toHaveLength(1);
+    expect(new Set(Object.values(widths)).size, JSON.stringify(widths)).toBe(1);
   }
 });

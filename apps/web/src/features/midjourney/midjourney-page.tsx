@@ -32,7 +32,16 @@ export default function MidjourneyPage() {
         {t('title')}
       </Typography.Title>
       {admin && status.mj_notify_enabled !== true && <Banner type="info" className="mg-task-banner" description={t('notifyOff')} data-testid="mj-notify-off" />}
-      <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="mj" onSubmit={applyFilters} onReset={reset} />
+      <TaskFilterBar
+        filters={filters}
+        admin={admin}
+        searching={list.isFetching}
+        testIdPrefix="mj"
+        onSubmit={(next) => {
+          if (!applyFilters(next)) void list.refetch();
+        }}
+        onReset={reset}
+      />
       <Table<DrawingTask>
         rowKey="id"
         columns={columns}

@@ -30,7 +30,16 @@ export default function TasksPage() {
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>
-      <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="task" onSubmit={applyFilters} onReset={reset} />
+      <TaskFilterBar
+        filters={filters}
+        admin={admin}
+        searching={list.isFetching}
+        testIdPrefix="task"
+        onSubmit={(next) => {
+          if (!applyFilters(next)) void list.refetch();
+        }}
+        onReset={reset}
+      />
       <Table<AsyncTask>
         rowKey="id"
         columns={columns}

@@ -13,7 +13,20 @@ export function useTaskSearch(kind: RangeKind) {
   const read = useCallback((params: URLSearchParams) => filtersFromParams(params, defaults), [defaults]);
   const { filters, page, pageSize, setFilters, setPage, setPageSize } = useUrlFilters(read);
 
-  const applyFilters = useCallback((next: TaskFilters) => setFilters(filterParamChanges(next, defaults)), [setFilters, defaults]);
+  /**
+   * Shows `next` from page 1. Returns false when that is what is shown already (the address would
+   * not change), so the screen fetches the list again itself: 查询 then also refreshes.
+   */
+  const applyFilters = useCallback(
+    (next: TaskFilters): boolean => {
+      const changes = filterParamChanges(next, defaults);
+      const unchanged = page === 1 && JSON.stringify(changes) === JSON.stringify(filterParamChanges(filters, defaults));
+      if (unchanged) return false;
+      setFilters(changes);
+      return true;
+    },
+    [setFilters, defaults, filters, page],
+  );
   /** Back to the screen's defaults, with a fresh "now". */
   const reset = useCallback(() => {
     setDefaults(defaultRange(kind, new Date()));
