@@ -329,6 +329,7 @@ test('with drawing turned off the drawing screen leaves the navigation and says 
     const off = page.getByTestId('feature-off');
     await expect(off).toContainText('此功能未开启');
     await expect(off).toContainText('绘图功能目前已关闭。');
+    await page.screenshot({ path: '.tmp/screens/midjourney-off-zh-light.png' });
     // A user is not told where the switch is; that is for administrators.
     await expect(page.getByTestId('feature-off-where')).toHaveCount(0);
     await expect(page.getByText('页面不存在')).toHaveCount(0);
@@ -354,6 +355,8 @@ test('with tasks turned off /task tells root where to turn them on', async ({ pa
     );
     await page.screenshot({ path: '.tmp/screens/task-off-en-dark.png' });
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(off).toBeVisible();
     await page.screenshot({ path: '.tmp/screens/task-off-en-dark-390.png' });
     await off.getByRole('button', { name: 'Open the operation settings' }).click();
     await expect(page).toHaveURL(/\/setting\?tab=operation$/);

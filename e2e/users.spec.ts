@@ -120,6 +120,8 @@ test("root's own row offers no action the server refuses; each says why", async 
   await expect(toast(page, '无法禁用超级管理员用户')).toHaveCount(0);
   await expect(row.locator('td').nth(5)).toHaveText('已激活');
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(row.getByRole('button', { name: '禁用' })).toBeDisabled();
   await page.screenshot({ path: '.tmp/screens/users-root-row-zh-390.png', fullPage: true });
 });
 

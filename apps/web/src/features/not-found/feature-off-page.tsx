@@ -1,12 +1,15 @@
+import { IconPause } from '@douyinfe/semi-icons';
 import { Button, Empty, Typography } from '@douyinfe/semi-ui';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useSessionRoles } from '../../lib/session';
 import type { StatusFlag } from '../status/types';
-import { LostIllustration } from './components/lost-illustration';
 
 /** Where each screen's switch lives: a card of 设置 → 运营设置 and the switch's own name there. */
-const SWITCHES: Record<StatusFlag, { feature: 'task' | 'drawing' | 'dashboard'; card: 'drawing' | 'dashboard'; option: 'TaskEnabled' | 'DrawingEnabled' | 'DataExportEnabled' }> = {
+const SWITCHES: Record<
+  StatusFlag,
+  { feature: 'task' | 'drawing' | 'dashboard'; card: 'drawing' | 'dashboard'; option: 'TaskEnabled' | 'DrawingEnabled' | 'DataExportEnabled' }
+> = {
   enable_task: { feature: 'task', card: 'drawing', option: 'TaskEnabled' },
   enable_drawing: { feature: 'drawing', card: 'drawing', option: 'DrawingEnabled' },
   enable_data_export: { feature: 'dashboard', card: 'dashboard', option: 'DataExportEnabled' },
@@ -22,7 +25,7 @@ export default function FeatureOffPage({ flag }: { flag: StatusFlag }) {
   const { feature, card, option } = SWITCHES[flag];
   return (
     <div className="mg-centered-page" data-testid="feature-off">
-      <Empty image={<LostIllustration />} title={t('not-found:off.title')} description={t(`not-found:off.${feature}`)}>
+      <Empty image={<IconPause className="mg-feature-off-icon" />} title={t('not-found:off.title')} description={t(`not-found:off.${feature}`)}>
         {admin && (
           <Typography.Paragraph type="tertiary" className="mg-feature-off-where" data-testid="feature-off-where">
             {t('not-found:off.where', {
