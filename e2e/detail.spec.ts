@@ -283,7 +283,7 @@ test('relay calls reach the dashboard within seconds, before any export; the cal
   await screenshot(page, 'detail-caller-zh-dark');
 });
 
-test('with data export off the dashboard leaves the side nav and its address (zh, light)', async ({ page }) => {
+test('with data export off the dashboard leaves the side nav, and its address says it is off (zh, light)', async ({ page }) => {
   await openDetail(page, caller, password, 'zh', 'light');
   const nav = page.locator('.mg-side-nav');
   await expect(nav.getByText('数据看板')).toBeVisible();
@@ -292,7 +292,9 @@ test('with data export off the dashboard leaves the side nav and its address (zh
     await page.reload();
     await expect(nav).toContainText('日志');
     await expect(nav.getByText('数据看板')).toHaveCount(0);
-    await expect(page.getByText('页面不存在')).toBeVisible();
+    // The address says the dashboard is off rather than that the page does not exist.
+    await expect(page.getByTestId('feature-off')).toContainText('数据看板目前已关闭。');
+    await expect(page.getByText('页面不存在')).toHaveCount(0);
     await expect(page.getByRole('heading', { name: '数据看板' })).toHaveCount(0);
     await screenshot(page, 'detail-off-zh-light');
   } finally {

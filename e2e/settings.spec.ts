@@ -29,6 +29,7 @@ const TEXTS = {
     original: '请输入原密码',
     newPassword: '输入新密码，最短 8 位，最长 20 位',
     confirmPassword: '请再次输入新密码',
+    requiredPasswordLabels: ['新密码', '确认新密码'],
     submitPassword: '确认修改',
     mismatch: '两次输入的密码不一致！',
     passwordChanged: '密码修改成功！',
@@ -56,6 +57,7 @@ const TEXTS = {
     original: 'Enter your current password',
     newPassword: '8 to 20 characters',
     confirmPassword: 'Enter the new password again',
+    requiredPasswordLabels: ['New password', 'Confirm new password'],
     submitPassword: 'Change password',
     mismatch: 'The passwords do not match',
     passwordChanged: 'Password changed',
@@ -115,6 +117,8 @@ for (const language of ['zh', 'en'] as const) {
     // Change password: the confirmation must match, the old password must be right.
     await page.getByRole('button', { name: text.changePassword }).click();
     const dialog = page.getByRole('dialog');
+    // Both new-password fields carry the required mark (the original may be empty for OAuth accounts).
+    await expect(dialog.locator('.semi-form-field-label-required')).toHaveText([...text.requiredPasswordLabels]);
     await dialog.getByPlaceholder(text.original).fill(firstPassword);
     await dialog.getByPlaceholder(text.newPassword).fill(secondPassword);
     await dialog.getByPlaceholder(text.confirmPassword).fill('something-else');

@@ -106,6 +106,13 @@ test('register validates username, password length and confirmation', async ({ p
   await expect(page.getByText('邀请码：INV1')).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('aff'))).toBe('INV1');
 
+  // Every field the form needs carries the required mark, 确认密码 included.
+  const required = page.locator('form .semi-form-field-label-required');
+  await expect(required).toHaveText(['用户名', '密码', '确认密码']);
+  await page.getByPlaceholder('输入密码，最短 8 位，最长 20 位').fill('correct-horse');
+  await page.locator('form').getByRole('button', { name: '注册', exact: true }).click();
+  await expect(page.getByText('请再次输入密码！')).toBeVisible();
+
   await page.getByPlaceholder('请输入用户名，最长 12 位').fill('a-very-long-username');
   await page.getByPlaceholder('输入密码，最短 8 位，最长 20 位').fill('short');
   await page.getByPlaceholder('请再次输入密码').fill('different');

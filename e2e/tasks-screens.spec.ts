@@ -52,6 +52,7 @@ let drawing: WireDrawing;
 let failedDrawing: WireDrawing;
 let song: WireTask;
 let lyrics: WireTask;
+let userKey: string;
 
 async function setOption(key: string, value: string): Promise<void> {
   await dataOf(await root.put('/api/option/', { data: { key, value } }));
@@ -118,6 +119,7 @@ test.beforeAll(async () => {
   user = (await apiSession(username, password)).api;
   const token = await dataOf<{ id: number }>(await user.post('/api/token/', { data: { name: 'tasks', unlimited_quota: true, expired_time: -1 } }));
   const { key } = await dataOf<{ key: string }>(await user.post(`/api/token/${token.id}/key`));
+  userKey = key;
 
   const imagine = await relayPost('/mj/submit/imagine', key, { prompt: PROMPT });
   expect(imagine.code).toBe(1);
@@ -303,15 +305,64 @@ test('root filters by channel and task id, kept in the URL; a filter that matche
   await expect(page.getByTestId(`task-row-${song.id}`)).toBeVisible();
 });
 
-test('with drawing turned off the drawing screen leaves the navigation and answers not found', async ({ page }) => {
+test('the default range ends now, and a refresh lists a drawing submitted after the screen opened', async ({ page }) => {
+  await open(page, '/midjourney', 'zh', 'light');
+  await expect(page.getByTestId(`mj-row-${drawing.id}`)).toBeVisible();
+  // The range shown ends at the moment the screen opened, not an hour later.
+  const shownEnd = await page.getByTestId('mj-filter-range').locator('input').last().inputValue();
+  const endMs = new Date(`${shownEnd.replace(' ', 'T')}Z`).getTime(); // the browser runs in UTC
+  expect(Math.abs(endMs - Date.now())).toBeLessThan(10 * 60_000);
+
+  const later = await relayPost('/mj/submit/imagine', userKey, { prompt: `a second lighthouse ${run}` });
+  expect(later.code).toBe(1);
+  const [added] = await waitForDrawings([String(later.result)]);
+  await page.getByTestId('mj-filter-submit').click();
+  await expect(page.getByTestId(`mj-row-${added.id}`)).toBeVisible();
+  // The default end stays open in the URL, so a reload still reaches "now".
+  expect(new URL(page.url()).searchParams.has('end')).toBe(false);
+});
+
+test('with drawing turned off the drawing screen leaves the navigation and says it is off', async ({ page }) => {
   await setOption('DrawingEnabled', 'false');
   try {
     await open(page, '/midjourney', 'zh', 'light');
-    await expect(page.getByText('页面不存在')).toBeVisible();
+    const off = page.getByTestId('feature-off');
+    await expect(off).toContainText('此功能未开启');
+    await expect(off).toContainText('绘图功能目前已关闭。');
+    await page.screenshot({ path: '.tmp/screens/midjourney-off-zh-light.png' });
+    // A user is not told where the switch is; that is for administrators.
+    await expect(page.getByTestId('feature-off-where')).toHaveCount(0);
+    await expect(page.getByText('页面不存在')).toHaveCount(0);
     await expect(page.getByTestId('mj-page')).toHaveCount(0);
     await expect(page.locator('.mg-side-nav')).not.toContainText('绘图');
     await expect(page.locator('.mg-side-nav')).toContainText('异步任务');
   } finally {
     await setOption('DrawingEnabled', 'true');
+  }
+});
+
+test('with tasks turned off /task tells root where to turn them on', async ({ page }) => {
+  const sunoChannel = channelIds[1];
+  // An enabled Suno channel also turns the screen on: switch both off.
+  await setOption('TaskEnabled', 'false');
+  await dataOf(await root.put('/api/channel/', { data: { id: sunoChannel, status: 2 } }));
+  try {
+    await open(page, '/task', 'en', 'dark', 'root', '123456');
+    const off = page.getByTestId('feature-off');
+    await expect(off).toContainText('This feature is turned off');
+    await expect(page.getByTestId('feature-off-where')).toHaveText(
+      'The super administrator can turn on “Enable async tasks” under Settings → Operation → Drawing.',
+    );
+    await page.screenshot({ path: '.tmp/screens/task-off-en-dark.png' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(off).toBeVisible();
+    await page.screenshot({ path: '.tmp/screens/task-off-en-dark-390.png' });
+    await off.getByRole('button', { name: 'Open the operation settings' }).click();
+    await expect(page).toHaveURL(/\/setting\?tab=operation$/);
+    await expect(page.getByTestId('op-card-drawing')).toContainText('Enable async tasks');
+  } finally {
+    await dataOf(await root.put('/api/channel/', { data: { id: sunoChannel, status: 1 } }));
+    await setOption('TaskEnabled', 'true');
   }
 });

@@ -104,29 +104,56 @@ for (const language of ['zh', 'en'] as const) {
   });
 }
 
-test('the super administrator cannot be disabled; the refusal is shown and the row stays', async ({ page }) => {
+test("root's own row offers no action the server refuses; each says why", async ({ page }) => {
   await signIn(page, ROOT.username, ROOT.password);
   await page.goto('/user?keyword=root');
   const row = rowOf(page, 'root');
-  await row.getByRole('button', { name: '禁用' }).click();
-  await expect(toast(page, '无法禁用超级管理员用户')).toBeVisible();
+  for (const name of ['提升', '降级', '禁用', '注销']) await expect(row.getByRole('button', { name })).toBeDisabled();
+  await expect(row.getByRole('button', { name: '编辑' })).toBeEnabled();
+  await row.getByTestId('user-action-denied-disable').hover();
+  await expect(page.locator('.semi-tooltip-content')).toHaveText('无法禁用超级管理员用户');
+  await page.screenshot({ path: '.tmp/screens/users-root-row-zh-1440.png' });
+  await row.getByTestId('user-action-denied-delete').hover();
+  await expect(page.locator('.semi-tooltip-content').filter({ hasText: '无法删除超级管理员用户' })).toBeVisible();
+  // A click on a disabled action sends nothing: no refusal pops up and the row stays.
+  await row.getByTestId('user-action-denied-disable').click({ force: true });
+  await expect(toast(page, '无法禁用超级管理员用户')).toHaveCount(0);
   await expect(row.locator('td').nth(5)).toHaveText('已激活');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(row.getByRole('button', { name: '禁用' })).toBeDisabled();
+  await page.screenshot({ path: '.tmp/screens/users-root-row-zh-390.png', fullPage: true });
 });
 
-test('a regular admin may not promote; the server says so', async ({ page }) => {
+test('a regular admin cannot promote, nor act on another admin or root; the rows say why', async ({ page }) => {
   const admin = await registerUser('adm');
+  const otherAdmin = await registerUser('adm2');
   const target = await registerUser('tgt');
   const root = await apiSession(ROOT.username, ROOT.password);
-  const found = await apiCall<{ items: Array<{ id: number }> }>(root, 'GET', `/api/user/search?keyword=${admin}`);
-  await apiCall(root, 'POST', '/api/user/manage', { id: found.items[0]!.id, action: 'promote' });
+  for (const name of [admin, otherAdmin]) {
+    const found = await apiCall<{ items: Array<{ id: number }> }>(root, 'GET', `/api/user/search?keyword=${name}`);
+    await apiCall(root, 'POST', '/api/user/manage', { id: found.items[0]!.id, action: 'promote' });
+  }
   await root.api.dispose();
 
+  await page.addInitScript(() => localStorage.setItem('i18nextLng', 'en'));
   await signIn(page, admin, USER_PASSWORD);
   await page.goto(`/user?keyword=${target}`);
-  await rowOf(page, target).getByRole('button', { name: '提升' }).click();
-  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
-  await expect(toast(page, '普通管理员用户无法提升其他用户为管理员')).toBeVisible();
-  await expect(rowOf(page, target).locator('td').nth(4)).toHaveText('普通用户');
+  const common = rowOf(page, target);
+  await expect(common.getByRole('button', { name: 'Promote' })).toBeDisabled();
+  await common.getByTestId('user-action-denied-promote').hover();
+  await expect(page.locator('.semi-tooltip-content')).toHaveText('Only the super administrator can promote users to administrator');
+  // What the admin may do stays available, and works.
+  await common.getByRole('button', { name: 'Disable' }).click();
+  await expect(common.locator('td').nth(5)).toHaveText('Banned');
+
+  for (const name of [otherAdmin, 'root']) {
+    await page.goto(`/user?keyword=${name}`);
+    const row = rowOf(page, name);
+    for (const action of ['Promote', 'Demote', 'Disable', 'Edit', 'Delete']) await expect(row.getByRole('button', { name: action })).toBeDisabled();
+    await row.getByTestId('user-action-denied-edit').hover();
+    await expect(page.locator('.semi-tooltip-content')).toHaveText('You cannot change users at your own level or above');
+  }
 });
 
 test('the add-user drawer validates and creates the user', async ({ page }) => {

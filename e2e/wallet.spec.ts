@@ -34,6 +34,8 @@ test('a user redeems a code, sees the balance change, and a second redemption fa
   await page.getByTestId('redeem-submit').dblclick();
   const success = page.getByRole('dialog').filter({ hasText: '成功兑换额度：$2.00' });
   await expect(success).toBeVisible();
+  // One confirmation only: the modal with the amount, no toast saying the same beside it.
+  await expect(toast(page, '兑换成功')).toHaveCount(0);
   await expect(balance).toHaveText('$2.00');
   await expect(page.getByPlaceholder('兑换码')).toHaveValue('');
   await success.locator('button', { hasText: /确定|OK/ }).click();
@@ -150,4 +152,24 @@ test.describe('with Epay configured', () => {
     await expect(page).toHaveURL(/\/topup$/);
     expect(gatewayHit).toBe(false);
   });
+});
+
+test('the wallet, settings and about pages are as wide as the list screens', async ({ page }) => {
+  await freshUser(page);
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    const widths: Record<string, number> = {};
+    for (const path of ['/token', '/log', '/topup', '/setting', '/about']) {
+      await page.goto(path);
+      const root = page.locator('.mg-page').first();
+      await expect(root).toBeVisible();
+      widths[path] = Math.round((await root.boundingBox())!.width);
+      if (path === '/topup') await page.screenshot({ path: `.tmp/screens/wallet-zh-${viewport.width}.png`, fullPage: true });
+      if (path === '/about') await page.screenshot({ path: `.tmp/screens/about-zh-${viewport.width}.png`, fullPage: true });
+    }
+    expect(new Set(Object.values(widths)).size, JSON.stringify(widths)).toBe(1);
+  }
 });

@@ -281,7 +281,7 @@ export const OPTION_DEFINITIONS = {
   CheckSensitiveOnCompletionEnabled: bool(false),
   StopOnSensitiveEnabled: bool(false),
   DrawingEnabled: bool(true),
-  TaskEnabled: bool(false),
+  TaskEnabled: bool(true), // on by default, as in new-api
   MjNotifyEnabled: bool(false),
   MjAccountFilterEnabled: bool(false),
   MjModeClearEnabled: bool(false),

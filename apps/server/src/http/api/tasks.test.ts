@@ -43,7 +43,12 @@ afterAll(async () => {
 });
 
 describe('enable_task in /api/status', () => {
+  it('is on by default, as in new-api', async () => {
+    expect(await statusTask()).toBe(true);
+  });
+
   it('is true when the admin turned tasks on or an enabled Suno channel exists', async () => {
+    await setOption(env.context, 'TaskEnabled', false);
     expect(await statusTask()).toBe(false);
     const disabled = await seedChannel(env.context, { type: 36, key: mock.key, baseUrl: mock.url, models: ['suno_music'], groups: ['nobody'], status: 2 });
     expect(await statusTask()).toBe(false);

@@ -1,6 +1,7 @@
 import { Suspense, type ComponentType } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useStatus } from '../../features/status/queries';
+import FeatureOffPage from '../../features/not-found/feature-off-page';
 import NotFoundPage from '../../features/not-found/not-found-page';
 import { useSessionRoles } from '../../lib/session';
 import { canSee, isProtectedPath, type ConsoleRoute } from '../../route-table';
@@ -16,12 +17,18 @@ interface ConsolePageProps {
   page: ComponentType;
 }
 
-/** Renders a console screen only for a signed-in user allowed to see it; others get the not-found page, not a hint that it exists. */
+/**
+ * Renders a console screen only for a signed-in user allowed to see it; others get the not-found
+ * page, not a hint that it exists. A screen switched off in the settings says so instead.
+ */
 export function ConsolePage({ route, page: Page }: ConsolePageProps) {
   const roles = useSessionRoles();
   const status = useStatus();
   if (!roles.signedIn) return <RedirectToLogin />;
-  if (!canSee(route, roles, status)) return <NotFoundPage />;
+  if (!canSee(route, roles, status)) {
+    const switchedOff = route.requiresStatusFlag !== undefined && canSee({ ...route, requiresStatusFlag: undefined }, roles, status);
+    return switchedOff && route.requiresStatusFlag ? <FeatureOffPage flag={route.requiresStatusFlag} /> : <NotFoundPage />;
+  }
   return (
     <Suspense fallback={<PageLoading />}>
       <Page />

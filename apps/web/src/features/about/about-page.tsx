@@ -17,7 +17,7 @@ export default function AboutPage() {
   if (source) return <RichContent source={source} title={t('title')} />;
 
   return (
-    <div className="mg-about">
+    <div className="mg-page mg-about">
       <Card bordered className="mg-about-card">
         <Typography.Title heading={2}>{t('heading', { name: systemName })}</Typography.Title>
         <Typography.Paragraph className="mg-about-lead">{t('body', { name: systemName })}</Typography.Paragraph>

@@ -45,7 +45,7 @@ export default function AuditPage() {
   const columns = useMemo(() => auditColumns({ t, formatQuota }), [t, formatQuota]);
 
   return (
-    <div className="mg-audit-page">
+    <div className="mg-page mg-audit-page">
       <div className="mg-audit-header">
         <Typography.Title heading={4}>{t('title')}</Typography.Title>
         <Typography.Text type="tertiary">{t('description')}</Typography.Text>

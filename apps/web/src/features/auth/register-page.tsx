@@ -138,6 +138,7 @@ export default function RegisterPage() {
           size="large"
           trigger="blur"
           rules={[
+            { required: true, message: t('register.password2Required') },
             {
               validator: (_rule: unknown, value: unknown) => (value ?? '') === (formApi.current?.getValue('password') ?? ''),
               message: t('register.passwordMismatch'),

@@ -119,7 +119,7 @@ export default function ChannelsPage() {
   );
 
   return (
-    <div className="mg-channel-page">
+    <div className="mg-page mg-channel-page">
       <Typography.Title heading={4} className="mg-page-title">
         {t('title')}
       </Typography.Title>

@@ -63,7 +63,7 @@ export default function DetailPage() {
   const emptyImage = <IconBarChartHStroked className="mg-detail-empty-icon" />;
 
   return (
-    <div className="mg-detail-page">
+    <div className="mg-page mg-detail-page">
       <div className="mg-detail-header">
         <Typography.Title heading={4}>{t('title')}</Typography.Title>
         <Tag size="large" color="blue" data-testid="detail-scope">

@@ -54,7 +54,7 @@ export default function LogsPage() {
   const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
 
   return (
-    <div className="mg-log-page">
+    <div className="mg-page mg-log-page">
       <div className="mg-log-header">
         <Typography.Title heading={4}>{t('title')}</Typography.Title>
         <Space wrap spacing={8} data-testid="log-stat">

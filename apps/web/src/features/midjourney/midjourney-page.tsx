@@ -19,20 +19,29 @@ export default function MidjourneyPage() {
   const { t } = useTranslation('midjourney');
   const { admin } = useSessionRoles();
   const status = useStatus();
-  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('drawing');
-  const list = useDrawingList({ ...filters, page, pageSize, admin });
+  const { filters, query, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('drawing');
+  const list = useDrawingList({ ...query, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
 
   const columns = useMemo(() => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }), [t, admin]);
 
   return (
-    <div className="mg-task-page" data-testid="mj-page">
+    <div className="mg-page mg-task-page" data-testid="mj-page">
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>
       {admin && status.mj_notify_enabled !== true && <Banner type="info" className="mg-task-banner" description={t('notifyOff')} data-testid="mj-notify-off" />}
-      <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="mj" onSubmit={applyFilters} onReset={reset} />
+      <TaskFilterBar
+        filters={filters}
+        admin={admin}
+        searching={list.isFetching}
+        testIdPrefix="mj"
+        onSubmit={(next) => {
+          if (!applyFilters(next)) void list.refetch();
+        }}
+        onReset={reset}
+      />
       <Table<DrawingTask>
         rowKey="id"
         columns={columns}

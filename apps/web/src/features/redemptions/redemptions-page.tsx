@@ -78,7 +78,7 @@ export default function RedemptionsPage() {
   };
 
   return (
-    <div className="mg-redemptions">
+    <div className="mg-page mg-redemptions">
       <Card bordered className="mg-page-card">
         <div className="mg-page-heading">
           <div>

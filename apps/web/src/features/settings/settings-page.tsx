@@ -40,7 +40,7 @@ export default function SettingsPage() {
   const select = (key: string) => update({ tab: key });
 
   return (
-    <div className="mg-settings">
+    <div className="mg-page mg-settings">
       <Tabs type="line" activeKey={active.key} onChange={select} lazyRender keepDOM={false}>
         {tabs.map(({ key, component: Content }) => (
           <TabPane key={key} itemKey={key} tab={t(`tabs.${key}`)}>

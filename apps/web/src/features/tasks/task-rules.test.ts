@@ -6,6 +6,7 @@ import {
   durationSeconds,
   filterParamChanges,
   filtersFromParams,
+  requestFilters,
   progressPercent,
   statusTag,
   TASK_STATUSES,
@@ -64,16 +65,29 @@ describe('default ranges (spec 02 §9)', () => {
   const seconds = Math.floor(now.getTime() / 1000);
 
   it('covers the last 30 days for drawings', () => {
-    expect(defaultRange('drawing', now)).toEqual({ start: seconds - 30 * 86_400, end: seconds + 3600 });
+    expect(defaultRange('drawing', now)).toEqual({ start: seconds - 30 * 86_400, end: seconds });
   });
 
   it('starts at today 00:00 for async tasks', () => {
-    expect(defaultRange('task', now)).toEqual({ start: Math.floor(new Date(2026, 10, 25).getTime() / 1000), end: seconds + 3600 });
+    expect(defaultRange('task', now)).toEqual({ start: Math.floor(new Date(2026, 10, 25).getTime() / 1000), end: seconds });
   });
 });
 
 describe('filters in the URL', () => {
   const defaults = { start: 100, end: 200 };
+
+  it('asks the server for an open end while the range ends at the default "now"', () => {
+    const shown = filtersFromParams(new URLSearchParams(''), defaults);
+    expect(shown.end).toBe(200);
+    expect(requestFilters(shown, defaults)).toEqual({ start: 100, end: 0, taskId: '', channel: '' });
+    // A chosen end is kept as chosen.
+    expect(requestFilters({ ...shown, end: 150 }, defaults).end).toBe(150);
+  });
+
+  it('leaves an end at the default out of the URL, so a refresh still reaches "now"', () => {
+    expect(filterParamChanges({ start: 100, end: 200, taskId: '', channel: '' }, defaults)).toMatchObject({ start: '100', end: null });
+    expect(filterParamChanges({ start: 100, end: 150, taskId: '', channel: '' }, defaults)).toMatchObject({ end: '150' });
+  });
 
   it('takes the default range when the URL names none', () => {
     expect(filtersFromParams(new URLSearchParams(''), defaults)).toEqual({ start: 100, end: 200, taskId: '', channel: '' });

@@ -133,12 +133,13 @@ export type RangeKind = 'drawing' | 'task';
 const DAY = 24 * 60 * 60;
 
 /**
- * Spec 02 §9: the drawing range covers the last 30 days, the task range starts today; both end an
- * hour from now so tasks submitted while the page is open still show (new-api's defaults).
+ * Spec 02 §9: the drawing range covers the last 30 days, the task range starts today; both end now
+ * (not an hour in the future as new-api's do). The default end is shown as "now" but asked of the
+ * server as open (see `requestFilters`), so tasks submitted while the page is open still show.
  */
 export function defaultRange(kind: RangeKind, now: Date): { start: number; end: number } {
   const seconds = Math.floor(now.getTime() / 1000);
-  const end = seconds + 3600;
+  const end = seconds;
   switch (kind) {
     case 'drawing':
       return { start: seconds - 30 * DAY, end };
@@ -170,12 +171,24 @@ export function filtersFromParams(params: URLSearchParams, defaults: { start: nu
   };
 }
 
-/** The URL changes that show `filters` from page 1. */
-export function filterParamChanges(filters: TaskFilters): Record<string, string | null> {
+/**
+ * What is asked of the server: the default end ("now" when the screen opened) is sent as no end at
+ * all, so a refresh also lists what was submitted after the screen opened.
+ */
+export function requestFilters(filters: TaskFilters, defaults: { end: number }): TaskFilters {
+  return filters.end === defaults.end ? { ...filters, end: 0 } : filters;
+}
+
+/**
+ * The URL changes that show `filters` from page 1. An end left at the default is not written, so
+ * it stays open ("now") on every refresh rather than frozen at the moment the screen opened.
+ */
+export function filterParamChanges(filters: TaskFilters, defaults?: { end: number }): Record<string, string | null> {
+  const openEnd = !filters.end || (defaults !== undefined && filters.end === defaults.end);
   return {
     p: null,
     [FILTER_PARAMS.start]: filters.start ? String(filters.start) : null,
-    [FILTER_PARAMS.end]: filters.end ? String(filters.end) : null,
+    [FILTER_PARAMS.end]: openEnd ? null : String(filters.end),
     [FILTER_PARAMS.taskId]: filters.taskId.trim() || null,
     [FILTER_PARAMS.channel]: filters.channel.replace(/\D/g, '') || null,
   };

@@ -18,19 +18,28 @@ import './tasks.css';
 export default function TasksPage() {
   const { t } = useTranslation('tasks');
   const { admin } = useSessionRoles();
-  const { filters, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('task');
-  const list = useTaskList({ ...filters, page, pageSize, admin });
+  const { filters, query, page, pageSize, applyFilters, setPage, setPageSize, reset } = useTaskSearch('task');
+  const list = useTaskList({ ...query, page, pageSize, admin });
   const [content, setContent] = useState<DialogContent | null>(null);
   const [suno, setSuno] = useState<SunoResult | null>(null);
 
   const columns = useMemo(() => taskColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin]);
 
   return (
-    <div className="mg-task-page" data-testid="task-page">
+    <div className="mg-page mg-task-page" data-testid="task-page">
       <Typography.Title heading={4} className="mg-task-title">
         {t('title')}
       </Typography.Title>
-      <TaskFilterBar filters={filters} admin={admin} searching={list.isFetching} testIdPrefix="task" onSubmit={applyFilters} onReset={reset} />
+      <TaskFilterBar
+        filters={filters}
+        admin={admin}
+        searching={list.isFetching}
+        testIdPrefix="task"
+        onSubmit={(next) => {
+          if (!applyFilters(next)) void list.refetch();
+        }}
+        onReset={reset}
+      />
       <Table<AsyncTask>
         rowKey="id"
         columns={columns}

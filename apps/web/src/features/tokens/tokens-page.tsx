@@ -107,7 +107,7 @@ export default function TokensPage() {
   );
 
   return (
-    <div className="mg-token-page">
+    <div className="mg-page mg-token-page">
       <Typography.Title heading={4} className="mg-token-title">
         {t('title')}
       </Typography.Title>

@@ -44,7 +44,7 @@ export default function UsersPage() {
   const closeEdit = useCallback(() => navigate(`/user${search}`), [navigate, search]);
 
   return (
-    <div className="mg-users">
+    <div className="mg-page mg-users">
       <div className="mg-page-heading">
         <Typography.Title heading={4}>{t('title')}</Typography.Title>
         <Button theme="solid" type="primary" icon={<IconPlus />} onClick={() => setAdding(true)}>

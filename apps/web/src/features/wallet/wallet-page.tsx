@@ -9,7 +9,7 @@ import './wallet.css';
 export default function WalletPage() {
   const { t } = useTranslation('wallet');
   return (
-    <div className="mg-wallet">
+    <div className="mg-page mg-wallet">
       <Typography.Title heading={4} className="mg-wallet-title">
         {t('title')}
       </Typography.Title>

@@ -91,6 +91,7 @@ export function PasswordModal({ visible, onClose }: PasswordModalProps) {
           placeholder={t('password.confirmPlaceholder')}
           autoComplete="new-password"
           rules={[
+            { required: true, message: t('password.confirmRequired') },
             {
               validator: (_rule: unknown, value: unknown) => value === (formApi.current?.getValue('password') ?? ''),
               message: t('password.mismatch'),

@@ -31,7 +31,7 @@ export function RedeemCard() {
       },
       onSuccess: (added) => {
         setCode('');
-        Toast.success(t('redeem.success'));
+        // One confirmation, the modal with the amount (new-api shows a toast and this modal together).
         Modal.success({
           title: t('redeem.success'),
           content: t('redeem.successContent', { amount: formatQuota(added) }),
