@@ -59,6 +59,11 @@ function expectedOther(r: ConsumeRecord): Record<string, unknown> {
     }
   }
   if (r.upstreamModel !== r.model) other.upstream_model_name = r.upstreamModel;
+  if (r.sensitiveWords?.length) other.sensitive_words = r.sensitiveWords;
+  if (r.task) {
+    other.task_action = r.task.action;
+    if (r.task.detail) other.task_detail = r.task.detail;
+  }
   return other;
 }
 
@@ -77,6 +82,9 @@ describe('consume log row', () => {
     ['cache writes for an hour only', { cacheCreationTokens: 600, cacheCreation1hTokens: 600 }],
     ['a mapped model whose name needs escaping', { upstreamModel: 'vendor/"quoted"\\模型\n' }],
     ['fractional ratios', { pricing: { modelRatio: 1 / 3, completionRatio: 1e-7, groupRatio: 1e21, modelPrice: -1 } }],
+    ['listed words in the answer', { sensitiveWords: ['foo', '"bar"'] }],
+    ['a Midjourney submit', { task: { action: 'IMAGINE', detail: 'ID 1712345' } }],
+    ['a task submit without an upstream id', { task: { action: 'MUSIC' } }],
     ['everything at once', { triedChannelIds: [9, 3], unpaidQuota: 1, cachedTokens: 4, cacheCreationTokens: 2, upstreamModel: 'gpt-4o-mini-2024-07-18' }],
   ];
 
@@ -93,6 +101,7 @@ describe('consume log row', () => {
       '模型价格 0.02，分组倍率 0.8',
     );
     expect(consumeLogRow(record({ sensitiveWords: ['foo', 'bar'] })).content).toBe('模型倍率 0.075，补全倍率 4，分组倍率 1，敏感词：foo, bar');
+    expect(consumeLogRow(record({ task: { action: 'IMAGINE', detail: 'ID 17' } })).content).toBe('模型倍率 0.075，补全倍率 4，分组倍率 1，操作 IMAGINE，ID 17');
   });
 
   it('keeps each call its own values when calls share a pricing', () => {

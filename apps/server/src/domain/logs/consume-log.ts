@@ -48,6 +48,8 @@ export interface ConsumeRecord {
   sensitiveWords?: readonly string[] | undefined;
   /** The caller's IP, recorded only for users whose setting asks for it (record_ip_log); else empty. */
   ip?: string;
+  /** An async task's submit: its action (IMAGINE, MUSIC…) and the upstream's id (`ID …`, Midjourney); named in the content. */
+  task?: { action: string; detail?: string | undefined } | undefined;
 }
 
 const formatRatio = (value: number): string => String(Math.round(value * 1e6) / 1e6);
@@ -99,7 +101,9 @@ export function consumeContent(pricing: ModelPricing): string {
  * cache_creation_ratio (only when the upstream reported a cache write; new-api writes both cache
  * token keys on every text call, 0 included), with cache_creation_tokens_5m / _ratio_5m and
  * cache_creation_tokens_1h / _ratio_1h when some writes were for an hour, and upstream_model_name
- * (only for a mapped model).
+ * (only for a mapped model), then ours (packages/contract's log contract): sensitive_words (the
+ * listed words found in the answer) and task_action / task_detail (an async task's submit), each
+ * only when it applies, so a console can word the row without reading its Chinese content.
  * Written as text, not through JSON.stringify of an object built per call: every relayed call
  * builds one, and the pricing's part is the same for all of its calls.
  */
@@ -128,6 +132,11 @@ function otherJson(record: ConsumeRecord, text: PricingText, mapped: boolean): s
     }
   }
   if (mapped) other += `,"upstream_model_name":${JSON.stringify(record.upstreamModel)}`;
+  if (record.sensitiveWords?.length) other += `,"sensitive_words":${JSON.stringify(record.sensitiveWords)}`;
+  if (record.task !== undefined) {
+    other += `,"task_action":${JSON.stringify(record.task.action)}`;
+    if (record.task.detail) other += `,"task_detail":${JSON.stringify(record.task.detail)}`;
+  }
   return `${other}}`;
 }
 
@@ -135,6 +144,7 @@ function contentOf(record: ConsumeRecord, priced: string): string {
   let content = priced;
   if (record.outputCap !== undefined) content += `，余额不足，输出上限降为 ${record.outputCap} tokens`;
   if (record.sensitiveWords?.length) content += `，敏感词：${record.sensitiveWords.join(', ')}`;
+  if (record.task !== undefined) content += `，操作 ${record.task.action}${record.task.detail ? `，${record.task.detail}` : ''}`;
   return content;
 }
 

@@ -1,4 +1,4 @@
-import { LogType, RedemptionStatus } from '@modelgate/contract';
+import { LogKind, LogType, RedemptionStatus } from '@modelgate/contract';
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
@@ -127,7 +127,14 @@ export class RedemptionService {
         .set((eb) => ({ quota: eb('quota', '+', quota) }))
         .where('id', '=', user.id)
         .execute();
-      await recordUserLog(trx, { userId: user.id, username: user.username, type: LogType.TopUp, quota, content: describe(quota) });
+      await recordUserLog(trx, {
+        userId: user.id,
+        username: user.username,
+        type: LogType.TopUp,
+        quota,
+        content: describe(quota),
+        other: { kind: LogKind.Redeem, quota: Number(quota) },
+      });
       return { quota: Number(quota) };
     });
   }

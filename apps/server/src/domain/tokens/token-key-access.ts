@@ -1,4 +1,4 @@
-import { isRoot, LogType } from '@modelgate/contract';
+import { isRoot, LogKind, LogType } from '@modelgate/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { notFound } from '../../errors/app-error.js';
@@ -62,6 +62,7 @@ export class TokenKeyAccess {
         content: `超级管理员查看了用户 ${ownerName || '(未知)'}（ID ${ownerId}）的令牌「${token.name}」（ID ${Number(token.id)}）的密钥`,
         ip: reader.ip,
         other: JSON.stringify({
+          kind: LogKind.TokenKeyView,
           admin_info: { admin_id: Number(reader.user.id), admin_username: reader.user.username },
           op: { action: ADMIN_KEY_VIEW_ACTION, params },
         }),

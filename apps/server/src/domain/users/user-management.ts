@@ -1,4 +1,4 @@
-import { LogType, type ManageResult } from '@modelgate/contract';
+import { LogKind, LogType, type ManageResult } from '@modelgate/contract';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/schema.js';
@@ -62,7 +62,7 @@ export async function adjustQuota(context: AppContext, balances: SpendableQuota,
       username: target.username,
       type: LogType.Manage,
       content: delta > 0 ? `管理员增加用户额度 ${amount}` : `管理员减少用户额度 ${amount}`,
-      other: adminInfo(actor),
+      other: { kind: delta > 0 ? LogKind.AdminAdd : LogKind.AdminSubtract, quota: Math.abs(delta), ...adminInfo(actor) },
     });
   if (delta > 0) {
     const added = await context.db.kysely.transaction().execute(async (trx) => {
@@ -97,7 +97,7 @@ export async function replaceQuota(context: AppContext, actor: UserRow, target: 
       username: target.username,
       type: LogType.Manage,
       content: `管理员将用户额度从 ${formatLogQuota(context.options, before)}修改为 ${formatLogQuota(context.options, next)}`,
-      other: adminInfo(actor),
+      other: { kind: LogKind.AdminSet, quota_before: before, quota_after: next, ...adminInfo(actor) },
     });
   });
   if (replaced === undefined) throw notFound('用户不存在', 'user:not_found');

@@ -1,4 +1,4 @@
-import { LogType, Role, UserStatus } from '@modelgate/contract';
+import { LogKind, type LogKindValue, LogType, Role, UserStatus } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
 import { insertReturningId } from '../../db/index.js';
 import { AppError, badRequest } from '../../errors/app-error.js';
@@ -75,15 +75,20 @@ export async function createUser(context: AppContext, input: NewUser): Promise<U
           },
           trx,
         );
-        const log = (target: { id: number; username: string }, content: string) =>
-          recordUserLog(trx, { userId: target.id, username: target.username, type: LogType.System, content });
+        const log = (target: { id: number; username: string }, content: string, kind: LogKindValue, quota: number) =>
+          recordUserLog(trx, { userId: target.id, username: target.username, type: LogType.System, content, other: { kind, quota } });
         const created = { id: userId, username: input.username };
-        if (newUserQuota > 0) await log(created, `新用户注册赠送 ${formatLogQuota(options, newUserQuota)}`);
+        if (newUserQuota > 0) await log(created, `新用户注册赠送 ${formatLogQuota(options, newUserQuota)}`, LogKind.RegisterGift, newUserQuota);
         if (inviter) {
-          if (inviteeQuota > 0) await log(created, `使用邀请码赠送 ${formatLogQuota(options, inviteeQuota)}`);
+          if (inviteeQuota > 0) await log(created, `使用邀请码赠送 ${formatLogQuota(options, inviteeQuota)}`, LogKind.InviteeGift, inviteeQuota);
           await repository.creditInviter(Number(inviter.id), inviterQuota, trx);
           if (inviterQuota > 0) {
-            await log({ id: Number(inviter.id), username: inviter.username }, `邀请用户赠送 ${formatLogQuota(options, inviterQuota)}`);
+            await log(
+              { id: Number(inviter.id), username: inviter.username },
+              `邀请用户赠送 ${formatLogQuota(options, inviterQuota)}`,
+              LogKind.InviterReward,
+              inviterQuota,
+            );
           }
         }
         return userId;

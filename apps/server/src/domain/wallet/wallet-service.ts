@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/contract';
+import { LogKind, LogType } from '@modelgate/contract';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
@@ -108,6 +108,7 @@ export class WalletService {
         type: LogType.TopUp,
         quota,
         content: `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+        other: { kind: LogKind.OnlineTopUp, quota, money: Number(order.money) },
       });
       return true;
     });

@@ -95,6 +95,10 @@ describe('password registration', () => {
     const guest = (await userByName(test, 'guest'))!;
     expect(guest).toMatchObject({ quota: 120, inviter_id: host.id });
     expect((await logsOf(test, guest.id)).map((log) => log.content)).toEqual(['新用户注册赠送 100 点额度', '使用邀请码赠送 20 点额度']);
+    expect((await logsOf(test, guest.id)).map((log) => JSON.parse(log.other))).toEqual([
+      { kind: 'register_gift', quota: 100 },
+      { kind: 'invitee_gift', quota: 20 },
+    ]);
     expect(await userByName(test, 'host')).toMatchObject({ quota: 100, aff_count: 2, aff_quota: 60, aff_history: 60 });
     expect((await logsOf(test, host.id)).map((log) => log.content)).toEqual(['新用户注册赠送 100 点额度', '邀请用户赠送 30 点额度', '邀请用户赠送 30 点额度']);
     expect(await userByName(test, 'stranger')).toMatchObject({ quota: 100, inviter_id: 0 });

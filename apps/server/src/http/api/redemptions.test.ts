@@ -92,6 +92,7 @@ describe('redemption codes', () => {
     const logs = await test.context.db.kysely.selectFrom('logs').selectAll().where('type', '=', 1).execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ username: 'lucky', quota: 250000, content: '通过兑换码充值 $0.50' });
+    expect(JSON.parse(logs[0]!.other)).toEqual({ kind: 'redeem', quota: 250000 });
 
     const row = (await test.app.inject({ method: 'GET', url: '/api/redemption/search?keyword=gift', headers: root })).json().data.items[0];
     expect(row).toMatchObject({ status: 3, used_user_id: Number(user['new-api-user']) });

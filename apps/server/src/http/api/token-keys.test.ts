@@ -121,6 +121,7 @@ describe('GET and POST /api/token/{id}/key', () => {
     expect(log!.content).toContain('alice-prod');
     expect(log!.content).toContain(`ID ${token.id}`);
     expect(JSON.parse(log!.other)).toEqual({
+      kind: 'token_key_view',
       admin_info: { admin_id: 1, admin_username: 'root' },
       op: {
         action: 'token.admin_key_view',

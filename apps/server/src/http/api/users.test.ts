@@ -215,7 +215,7 @@ describe('creating, reading and editing users', () => {
     const logs = await test.context.db.kysely.selectFrom('logs').selectAll().where('user_id', '=', id).execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ type: LogType.Manage, content: '管理员将用户额度从 1000 点额度修改为 4000 点额度', username: 'edited' });
-    expect(JSON.parse(logs[0]!.other)).toEqual({ admin_id: adminId, admin_username: 'boss' });
+    expect(JSON.parse(logs[0]!.other)).toEqual({ kind: 'admin_set', quota_before: 1000, quota_after: 4000, admin_id: adminId, admin_username: 'boss' });
 
     // Only the fields sent change; a new password replaces the old one.
     await call(test, { method: 'PUT', url: '/api/user/', headers: admin, payload: { id, password: 'brand-new-pass' } });

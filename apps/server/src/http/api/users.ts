@@ -1,4 +1,4 @@
-import { isAdmin, LogType, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH } from '@modelgate/contract';
+import { isAdmin, LogKind, LogType, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, Role, USERNAME_MAX_LENGTH } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -252,6 +252,7 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
       username: user.username,
       type: LogType.System,
       content: `邀请奖励划转到余额 ${formatLogQuota(options, amount)}`,
+      other: { kind: LogKind.AffTransfer, quota: amount },
     });
     context.changes.emit('user', Number(user.id));
     return ok(undefined, '划转成功');

@@ -42,7 +42,7 @@ describe('task billing', () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 50 }, async () => {
         const hold = await env.tasks.billing.hold(caller, 'mj_imagine');
-        return env.tasks.billing.charge(hold, { id: channelId, name: 'mj' }, 'imagine');
+        return env.tasks.billing.charge(hold, { id: channelId, name: 'mj' }, { action: 'IMAGINE' });
       }),
     );
     const charged = outcomes.filter((outcome) => outcome.status === 'fulfilled');
@@ -54,7 +54,11 @@ describe('task billing', () => {
     const after = await totals(env.context, { userId: user.id, tokenId: token.id, channelIds: [channelId] });
     expect(after.userQuota).toBe(price / 2);
     expect(after.logQuotaSum).toBe(price * 20);
-    expect(after.logs.every((log) => log.model_name === 'mj_imagine' && String(log.content).endsWith('，imagine'))).toBe(true);
+    expect(
+      after.logs.every(
+        (log) => log.model_name === 'mj_imagine' && String(log.content).endsWith('，操作 IMAGINE') && JSON.parse(String(log.other)).task_action === 'IMAGINE',
+      ),
+    ).toBe(true);
   });
 
   it('gives a failed task’s quota back exactly once, to the user, the token and the channel counter', async () => {

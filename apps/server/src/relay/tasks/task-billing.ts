@@ -1,4 +1,4 @@
-import { LogType, TokenStatus } from '@modelgate/contract';
+import { LogKind, LogType, TokenStatus } from '@modelgate/contract';
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.js';
 import { DEFAULT_MODEL_PRICE } from '../../config/default-prices.js';
@@ -98,7 +98,7 @@ export class TaskBilling {
    * The upstream accepted the task: it is charged and logged (model = the price key, as new-api
    * logs `mj_imagine`). Returns what was charged, for the task's `quota` column.
    */
-  async charge(hold: TaskHold, channel: { id: number; name: string }, content?: string): Promise<number> {
+  async charge(hold: TaskHold, channel: { id: number; name: string }, task?: { action: string; detail?: string | undefined }): Promise<number> {
     const settled = await this.charges.settle(hold.reservation, hold.quota, channel.id);
     this.metrics.charged(hold.priceKey, channel.id, settled.charged);
     const { caller } = hold;
@@ -124,8 +124,8 @@ export class TaskBilling {
         triedChannelIds: [channel.id],
         unpaidQuota: settled.unpaid,
         ip: caller.user.recordIpLog ? caller.clientIp : '',
+        task,
       });
-      if (content) row.content = `${row.content}，${content}`;
       this.ledger.logs.push(row);
     }
     return settled.charged;
@@ -200,7 +200,15 @@ export class TaskBilling {
         type: LogType.System,
         content: `${what} ${row.taskId}，补偿 ${formatLogQuota(options, quota)}`,
         quota,
-        other: { task_refund: true, task_table: table, task_id: row.taskId, action: row.action, channel_id: Number(row.channel_id) },
+        other: {
+          kind: LogKind.TaskRefund,
+          quota,
+          task_refund: true,
+          task_table: table,
+          task_id: row.taskId,
+          action: row.action,
+          channel_id: Number(row.channel_id),
+        },
       });
       return { userId, tokenId, quota };
     });

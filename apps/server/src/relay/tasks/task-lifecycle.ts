@@ -71,7 +71,7 @@ export class TaskLifecycle {
     // Once settle has begun the hold is spent: nothing after this line releases it.
     let quota = 0;
     if (hold && submitted.accepted) {
-      quota = await billing.charge(hold, channel, `操作 ${plan.action}${submitted.logDetail ? `，${submitted.logDetail}` : ''}`);
+      quota = await billing.charge(hold, channel, { action: plan.action, detail: submitted.logDetail });
     } else if (hold) billing.release(hold);
     if (submitted.disableChannel) this.disable(channel, submitted.disableChannel);
 
