@@ -1,4 +1,6 @@
-import type { LogFilters } from './api';
+import { LogKind } from '@modelgate/contract';
+import type { TFunction } from 'i18next';
+import type { LogEntry, LogFilters } from './api';
 
 /** Spec 02 §4: 1 top-up, 2 consumption, 3 management, 4 system; 0 (unknown) is shown like consumption. */
 export const LOG_TYPES = [0, 1, 2, 3, 4] as const;
@@ -111,6 +113,105 @@ export function billingFormula(
   ].join('');
   const prompt = `${row.prompt_tokens}${minus}${plus}`;
   return `(${prompt} + ${row.completion_tokens} × ${trimmed(completionRatio)}) × ` + `${trimmed(details.modelRatio)} × ${trimmed(groupRatio)} = ${row.quota}`;
+}
+
+/** `other` as an object, or undefined when the row has none or it is not a JSON object. */
+function otherObject(other: string | null | undefined): Record<string, unknown> | undefined {
+  if (!other) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(other);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * A consume row's words from its billing keys (consume-log.ts, realtime-log.ts): the price or the
+ * ratios, then what applied to the call (output cap, listed words, a task's action). Undefined when
+ * the row carries neither a price nor a model ratio.
+ */
+function consumeText(other: Record<string, unknown>, t: TFunction<'logs'>): string | undefined {
+  const price = num(other.model_price);
+  const modelRatio = num(other.model_ratio);
+  const group = trimmed(num(other.group_ratio) ?? 1);
+  const parts: string[] = [];
+  if (price !== undefined && price >= 0) parts.push(t('content.price', { price: trimmed(price), group }));
+  else if (modelRatio === undefined) return undefined;
+  else {
+    const ratios = { model: trimmed(modelRatio), completion: trimmed(num(other.completion_ratio) ?? 1), group };
+    const audio = num(other.audio_ratio);
+    parts.push(
+      audio === undefined
+        ? t('content.ratios', ratios)
+        : t('content.audioRatios', { ...ratios, audio: trimmed(audio), audioCompletion: trimmed(num(other.audio_completion_ratio) ?? 1) }),
+    );
+  }
+  const cap = num(other.output_cap);
+  if (cap !== undefined) parts.push(t('content.outputCap', { tokens: cap }));
+  const words = Array.isArray(other.sensitive_words) ? other.sensitive_words.filter((word) => typeof word === 'string') : [];
+  if (words.length > 0) parts.push(t('content.sensitiveWords', { words: words.join(', ') }));
+  const action = text(other.task_action);
+  if (action) parts.push(t('content.taskAction', { action }));
+  const detail = text(other.task_detail);
+  if (action && detail) parts.push(detail);
+  return parts.join(t('content.separator'));
+}
+
+/** A top-up, management or system row's words from `other.kind` (packages/contract's LogKind). */
+function kindText(other: Record<string, unknown>, t: TFunction<'logs'>, formatQuota: (quota: number) => string): string | undefined {
+  const amount = formatQuota(num(other.quota) ?? 0);
+  switch (other.kind) {
+    case LogKind.Redeem:
+      return t('content.redeem', { amount });
+    case LogKind.OnlineTopUp:
+      return t('content.onlineTopUp', { amount, money: (num(other.money) ?? 0).toFixed(2) });
+    case LogKind.AdminAdd:
+      return t('content.adminAdd', { amount });
+    case LogKind.AdminSubtract:
+      return t('content.adminSubtract', { amount });
+    case LogKind.AdminSet:
+      return t('content.adminSet', { before: formatQuota(num(other.quota_before) ?? 0), after: formatQuota(num(other.quota_after) ?? 0) });
+    case LogKind.RegisterGift:
+      return t('content.registerGift', { amount });
+    case LogKind.InviteeGift:
+      return t('content.inviteeGift', { amount });
+    case LogKind.InviterReward:
+      return t('content.inviterReward', { amount });
+    case LogKind.AffTransfer:
+      return t('content.affTransfer', { amount });
+    case LogKind.TaskRefund: {
+      const id = text(other.task_id) ?? '';
+      return other.task_table === 'midjourneys' ? t('content.drawingRefund', { id, amount }) : t('content.taskRefund', { id, amount });
+    }
+    case LogKind.TokenKeyView: {
+      const op = typeof other.op === 'object' && other.op !== null ? (other.op as Record<string, unknown>) : {};
+      const params = typeof op.params === 'object' && op.params !== null ? (op.params as Record<string, unknown>) : {};
+      return t('content.tokenKeyView', {
+        user: text(params.target_username) || t('content.unknownUser'),
+        userId: num(params.target_user_id) ?? 0,
+        token: text(params.token_name) ?? '',
+        tokenId: num(params.token_id) ?? 0,
+      });
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The 详情 of a row in the reader's language, from the structured fields the server stored in
+ * `other` (the log contract in packages/contract): a consume row's prices and ratios, another
+ * row's `kind` and amounts (in the console's quota display). Rows without them (older rows, rows
+ * imported from new-api) show their `content` as written.
+ */
+export function describeLog(row: Pick<LogEntry, 'type' | 'content' | 'other'>, t: TFunction<'logs'>, formatQuota: (quota: number) => string): string {
+  const other = otherObject(row.other);
+  if (!other) return row.content;
+  const described = typeof other.kind === 'string' ? kindText(other, t, formatQuota) : rowTypeKey(row.type) === 'consume' ? consumeText(other, t) : undefined;
+  return described ?? row.content;
 }
 
 /** URL parameters of the filters; the page's `p` sits beside them. */

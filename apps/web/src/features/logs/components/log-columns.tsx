@@ -3,7 +3,7 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
 import { formatTimestamp } from '../../../lib/date-time';
 import type { LogEntry } from '../api';
-import { firstTokenColour, parseOther, rowTypeKey, TYPE_COLOURS, logUseTimeColour } from '../log-rules';
+import { describeLog, firstTokenColour, parseOther, rowTypeKey, TYPE_COLOURS, logUseTimeColour } from '../log-rules';
 
 interface ColumnContext {
   t: TFunction<'logs'>;
@@ -78,8 +78,8 @@ export function logColumns({ t, admin, formatQuota, onUser }: ColumnContext): Co
       title: t('columns.details'),
       dataIndex: 'content',
       render: (_, row) => (
-        <Typography.Paragraph ellipsis={{ rows: 2, showTooltip: { type: 'popover' } }} style={{ maxWidth: 320 }}>
-          {row.content}
+        <Typography.Paragraph ellipsis={{ rows: 2, showTooltip: { type: 'popover' } }} style={{ maxWidth: 320 }} data-testid={`log-content-${row.id}`}>
+          {describeLog(row, t, formatQuota)}
         </Typography.Paragraph>
       ),
     },

@@ -1,14 +1,15 @@
 import { Descriptions } from '@douyinfe/semi-ui';
 import { useTranslation } from 'react-i18next';
-import { quotaPerUnit } from '../../../lib/quota';
+import { quotaPerUnit, useQuotaFormatter } from '../../../lib/quota';
 import { useStatus } from '../../status/queries';
 import type { LogEntry } from '../api';
-import { billingFormula, parseOther } from '../log-rules';
+import { billingFormula, describeLog, parseOther } from '../log-rules';
 
 /** The expanded row: the prices the relay charged with (`other`) and the charge worked out. */
 export function LogDetails({ row }: { row: LogEntry }) {
   const { t } = useTranslation('logs');
   const status = useStatus();
+  const formatQuota = useQuotaFormatter();
   const details = parseOther(row.other);
   const fixed = details.modelPrice !== undefined && details.modelPrice >= 0;
   const formula = billingFormula(details, row, quotaPerUnit(status));
@@ -33,7 +34,7 @@ export function LogDetails({ row }: { row: LogEntry }) {
     items.push({ key: t('details.stream'), value: row.is_stream ? t('details.yes') : t('details.no') });
     items.push({ key: t('details.frt'), value: details.frt ? `${details.frt} ms` : t('details.notMeasured') });
   }
-  items.push({ key: t('details.content'), value: row.content });
+  items.push({ key: t('details.content'), value: describeLog(row, t, formatQuota) });
   return (
     <div className="mg-log-details" data-testid={`log-details-${row.id}`}>
       <Descriptions data={items} />
