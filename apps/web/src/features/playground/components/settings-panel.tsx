@@ -1,8 +1,10 @@
 import { InputNumber, Select, Slider, Tag, TextArea, Typography } from '@douyinfe/semi-ui';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { normalizeLanguage } from '../../../i18n';
 import type { UsableGroup } from '../api';
 import { TEMPERATURE_MAX, TEMPERATURE_MIN, TEMPERATURE_STEP, type PlaygroundSettings } from '../conversation';
+import { groupLabel } from '../group-label';
 
 interface SettingsPanelProps {
   settings: PlaygroundSettings;
@@ -13,8 +15,6 @@ interface SettingsPanelProps {
   loadingModels: boolean;
   loadingGroups: boolean;
 }
-
-const SERVER_OWN_GROUP_DESC = '用户分组';
 
 function Field({ label, hint, htmlFor, children }: { label: string; hint?: string; htmlFor?: string; children: ReactNode }) {
   return (
@@ -34,9 +34,8 @@ function Field({ label, hint, htmlFor, children }: { label: string; hint?: strin
 
 /** The sidebar of spec 02 §2: group, model, temperature, max tokens and system prompt. */
 export function SettingsPanel({ settings, onChange, groupNames, groups, models, loadingModels, loadingGroups }: SettingsPanelProps) {
-  const { t } = useTranslation('playground');
-  // The server describes a user's own unlisted group with new-api's fixed Chinese words; those are shown in the UI's language.
-  const describeGroup = (desc: string) => (desc === SERVER_OWN_GROUP_DESC ? t('settings.ownGroup') : desc);
+  const { t, i18n } = useTranslation('playground');
+  const language = normalizeLanguage(i18n.language);
 
   // No usable group listed: the call goes out with group '' and the server uses the user's own.
   const groupOptions =
@@ -45,7 +44,7 @@ export function SettingsPanel({ settings, onChange, groupNames, groups, models, 
           value: name,
           label: (
             <span className="mg-pg-group-option">
-              <span>{groups[name]?.desc ? t('settings.groupOption', { name, desc: describeGroup(groups[name].desc) }) : name}</span>
+              <span>{groupLabel(name, groups[name]?.desc, language, t)}</span>
               <Tag size="small" color="blue">
                 {t('settings.groupRatio', { ratio: groups[name]?.ratio ?? 1 })}
               </Tag>
