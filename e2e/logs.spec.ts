@@ -29,6 +29,8 @@ let root: APIRequestContext;
 let user: APIRequestContext;
 let channelId: number | undefined;
 let consumeLogs: WireLog[] = [];
+/** The user's redemption-code top-up (type 1). */
+let redeemLog: WireLog | undefined;
 
 const dollars = (quota: number) => `$${(quota / QUOTA_PER_UNIT).toFixed(2)}`;
 const toast = (page: Page, text: string | RegExp) => page.locator('.semi-toast-content').filter({ hasText: text }).first();
@@ -66,6 +68,9 @@ test.beforeAll(async () => {
   await relay(plain.key, false);
   await relay(plain.key, false);
   await relay(streamed.key, true);
+  const [code] = await dataOf<string[]>(await root.post('/api/redemption/', { data: { name: username, quota: 250_000, count: 1 } }));
+  await dataOf(await user.post('/api/user/topup', { data: { key: code } }));
+  redeemLog = (await dataOf<{ items: WireLog[] }>(await user.get('/api/log/self', { params: { type: 1 } }))).items[0];
   // Logs are written by the batch flush (BATCH_UPDATE_INTERVAL, 5 s by default).
   await expect
     .poll(
@@ -147,12 +152,18 @@ test('a user sees its calls newest first, filters them, expands one and reads th
   await page.screenshot({ path: '.tmp/screens/logs-user-zh-light-expanded.png', fullPage: true });
 });
 
-test('the user screen in English and dark', async ({ page }) => {
+test('the user screen in English and dark: the details are English words, not the stored Chinese', async ({ page }) => {
   await openLogs(page, username, password, 'en', 'dark');
   await expect(page.getByRole('heading', { name: 'Usage logs' })).toBeVisible();
   await expect(page.getByTestId('log-stat-rpm')).toHaveText(/^RPM: \d+$/);
-  await page.getByTestId(`log-row-${consumeLogs[0]!.id}`).locator('.semi-table-expand-icon').click();
-  await expect(page.getByTestId(`log-details-${consumeLogs[0]!.id}`)).toContainText('Model ratio');
+  const consume = consumeLogs[0]!;
+  const other = JSON.parse(consume.other) as { model_ratio: number; completion_ratio: number; group_ratio: number };
+  const words = `Model ratio ${other.model_ratio}, completion ratio ${other.completion_ratio}, group ratio ${other.group_ratio}`;
+  await expect(page.getByTestId(`log-content-${consume.id}`)).toHaveText(words);
+  expect(redeemLog).toMatchObject({ type: 1, quota: 250_000 });
+  await expect(page.getByTestId(`log-content-${redeemLog!.id}`)).toHaveText(`Top-up by redemption code ${dollars(250_000)}`);
+  await page.getByTestId(`log-row-${consume.id}`).locator('.semi-table-expand-icon').click();
+  await expect(page.getByTestId(`log-details-${consume.id}`)).toContainText(words);
   await page.screenshot({ path: '.tmp/screens/logs-user-en-dark.png', fullPage: true });
 });
 
