@@ -145,13 +145,13 @@ test('a user sees the week of its own usage: cards, legends and granularity (zh,
   const openedAt = await openDetail(page, historian, password, 'zh', 'light');
   await expect(page.getByRole('heading', { name: '数据看板' })).toBeVisible();
   await expect(page.getByTestId('detail-scope')).toHaveText('我的用量');
-  // The status default (DataExportDefaultTime = day) picks the granularity and the last 7 days.
+  // The status default (DataExportDefaultTime = day) fetches the last 7 × 24 hours; five days of data are drawn per day.
   await expect(page.getByTestId('detail-granularity-day')).toHaveClass(/checked/);
   await expect(page.getByTestId('detail-card-quota')).toHaveText(dollars(sum(history, 'quota')));
   await expect(page.getByTestId('detail-card-tokens')).toHaveText(grouped(sum(history, 'token_used')));
   await expect(page.getByTestId('detail-card-count')).toHaveText(String(sum(history, 'count')));
-  // The page's default range: the 7 × 24 hours ending with the hour it was opened in.
-  const start = Math.floor(openedAt / HOUR) * HOUR - 167 * HOUR;
+  // The range shown: the whole days among the 7 × 24 hours fetched (ending with the hour the page was opened in).
+  const start = Math.max(Math.floor(openedAt / HOUR) * HOUR - 167 * HOUR, Math.floor(openedAt / 86_400) * 86_400 - 6 * 86_400);
   const end = openedAt;
   const minutes = (end - start) / 60;
   expect(Number(await page.getByTestId('detail-card-rpm').textContent())).toBeCloseTo(sum(history, 'count') / minutes, 2);
@@ -267,12 +267,16 @@ test('relay calls reach the dashboard within seconds, before any export; the cal
   const logs = await dataOf<{ items: Array<{ quota: number }> }>(await callerApi.get('/api/log/self', { params: { type: 2, page_size: 10 } }));
   const charged = logs.items.reduce((total, row) => total + row.quota, 0);
 
-  await openDetail(page, caller, password, 'zh', 'dark');
+  const openedAt = await openDetail(page, caller, password, 'zh', 'dark');
   await expect(page.getByTestId('detail-card-count')).toHaveText('3');
   await expect(page.getByTestId('detail-card-tokens')).toHaveText(grouped(3 * MOCK_USAGE.total_tokens));
   await expect(page.getByTestId('detail-card-quota')).toHaveText(dollars(charged));
-  // Three calls in a week is a small rate, still not shown as 0.
-  await expect(page.getByTestId('detail-card-rpm')).toHaveText('0.0003');
+  // Calls of the last minutes, with the status default of a week per day: drawn per hour over the last 12 hours, not as one bar at a week's edge.
+  await expect(page.getByTestId('detail-granularity-hour')).toHaveClass(/checked/);
+  await expect(page.getByTestId('detail-charts')).toHaveAttribute('data-buckets', '12');
+  const minutes = (openedAt - (Math.floor(openedAt / HOUR) * HOUR - 11 * HOUR)) / 60;
+  expect(Number(await page.getByTestId('detail-card-rpm').textContent())).toBeCloseTo(3 / minutes, 3);
+  await expect(page).not.toHaveURL(/granularity|start=/);
   const quotaLegend = legend(page.getByTestId('detail-chart-quota'));
   await expect(quotaLegend).toHaveCount(2);
   await expect(legend(page.getByTestId('detail-chart-calls'))).toHaveText(['gpt-4o-mini', 'gpt-4o']);

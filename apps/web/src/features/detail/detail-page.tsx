@@ -10,7 +10,7 @@ import { useChartPalette } from './chart-palette';
 import { DetailFilterBar, type DetailFilters } from './components/detail-filters';
 import { SummaryCards } from './components/summary-cards';
 import { CallsChart, QuotaChart, TokensChart } from './components/usage-charts';
-import { buildChartData, defaultRange, GRANULARITIES, parseGranularity, rangeProblem, summarize, type Granularity } from './detail-rules';
+import { buildChartData, defaultRange, fitView, GRANULARITIES, parseGranularity, rangeProblem, summarize, type Granularity } from './detail-rules';
 import { useQuotaData } from './queries';
 import './detail.css';
 
@@ -22,7 +22,8 @@ const positive = (text: string | null) => {
 /**
  * The dashboard (new-api's /detail): usage summed per model and hour from quota_data, shown for a
  * range and re-bucketed per hour, day or week in the browser. The applied range, username and
- * granularity live in the URL; without them the range is the default of the status granularity.
+ * granularity live in the URL; without them the default range of the status granularity is fetched
+ * and the range and granularity shown fit the rows (fitView).
  */
 export default function DetailPage() {
   const { t } = useTranslation('detail');
@@ -34,7 +35,8 @@ export default function DetailPage() {
   // Fixed at the first render, so the query key does not move with the clock.
   const [initialRange] = useState(() => defaultRange(statusGranularity, Date.now() / 1000));
 
-  const filters = useMemo<DetailFilters>(
+  // What is fetched: the URL's range, else the default one.
+  const fetched = useMemo<DetailFilters>(
     () => ({
       start: positive(params.get('start')) || initialRange.start,
       end: positive(params.get('end')) || initialRange.end,
@@ -42,20 +44,27 @@ export default function DetailPage() {
     }),
     [params, initialRange, admin],
   );
+  const explicitRange = positive(params.get('start')) > 0 || positive(params.get('end')) > 0;
   const requested = params.get('granularity');
-  const granularity: Granularity = (GRANULARITIES as readonly string[]).includes(requested ?? '') ? (requested as Granularity) : statusGranularity;
+  const explicitGranularity = (GRANULARITIES as readonly string[]).includes(requested ?? '') ? (requested as Granularity) : undefined;
 
-  const problem = rangeProblem(filters, admin);
-  const query = useQuotaData({ ...filters, admin }, problem === null);
+  const problem = rangeProblem(fetched, admin);
+  const query = useQuotaData({ ...fetched, admin }, problem === null);
   const rows = useMemo(() => query.data ?? [], [query.data]);
+  // What is shown: the user's choices, and for what they left open the view that fits the rows (fitView).
+  const fitted = useMemo(() => fitView(rows, fetched, statusGranularity), [rows, fetched, statusGranularity]);
+  const filters = useMemo<DetailFilters>(() => (explicitRange ? fetched : { ...fetched, ...fitted.range }), [explicitRange, fetched, fitted]);
+  const granularity: Granularity = explicitGranularity ?? fitted.granularity;
   const summary = useMemo(() => summarize(rows, filters), [rows, filters]);
   const chartData = useMemo(() => buildChartData(rows, filters, granularity), [rows, filters, granularity]);
   const money = useCallback((quota: number, digits = 2) => formatQuota(quota, status, digits), [status]);
 
   const apply = (next: DetailFilters) => {
-    const same = next.start === filters.start && next.end === filters.end && next.username === filters.username;
+    const sameRange = next.start === filters.start && next.end === filters.end;
     // 查询 on an unchanged range asks again: the last hour fills up while the page is open.
-    if (same) void query.refetch();
+    if (sameRange && next.username === filters.username) void query.refetch();
+    // A fitted range left as it was stays unset, so another user's rows get their own fit.
+    else if (sameRange && !explicitRange) updateParams({ username: admin ? next.username : null });
     else updateParams({ start: String(next.start), end: String(next.end), username: admin ? next.username : null });
   };
 

@@ -8,6 +8,7 @@ import {
   bucketStart,
   buildChartData,
   defaultRange,
+  fitView,
   formatRate,
   MAX_FILLED_BUCKETS,
   modelColourVariable,
@@ -186,5 +187,52 @@ describe('the quota axis', () => {
     };
     expect(maxBucketQuota(data)).toBe(7);
     expect(axisDigits(0, dollars)).toBe(2);
+  });
+});
+
+describe('the default view fits the data (issue 29)', () => {
+  // Opened at 14:20 on 2026-11-23, local time; the status default is 'day', so the last 7 × 24 hours were fetched.
+  const now = local(2026, 11, 23, 14, 20);
+  const fetched = defaultRange('day', now);
+  const at = (seconds: number) => row('gpt-4o-mini', seconds, 1, 100, 10);
+
+  it('draws calls of the last hour per hour over the last 12 hours, not one bar at the edge of a week', () => {
+    const view = fitView([at(local(2026, 11, 23, 14))], fetched, 'day');
+    expect(view).toEqual({ granularity: 'hour', range: { start: local(2026, 11, 23, 3), end: now } });
+    const chart = buildChartData([at(local(2026, 11, 23, 14))], view.range, view.granularity);
+    expect(chart.buckets).toHaveLength(12);
+    expect(chart.buckets.at(-1)).toMatchObject({ label: '11-23 14:00', quota: { 'gpt-4o-mini': 100 } });
+  });
+
+  it('starts an hourly view at the first data point when that is more than 12 hours back', () => {
+    const view = fitView([at(local(2026, 11, 22, 9)), at(local(2026, 11, 23, 13))], fetched, 'day');
+    expect(view).toEqual({ granularity: 'hour', range: { start: local(2026, 11, 22, 9), end: now } });
+    expect(buildChartData([], view.range, view.granularity).buckets).toHaveLength(30);
+  });
+
+  it('draws data of several days per day over whole days, at least the last 7', () => {
+    const view = fitView([at(local(2026, 11, 20, 18)), at(local(2026, 11, 23, 1))], fetched, 'day');
+    expect(view).toEqual({ granularity: 'day', range: { start: local(2026, 11, 17), end: now } });
+    // A week fetched from 15:00 six days ago: the fitted range does not reach before it.
+    const week = fitView([at(fetched.start + HOUR)], fetched, 'hour');
+    expect(week).toEqual({ granularity: 'day', range: { start: fetched.start, end: now } });
+  });
+
+  it('draws data of months per week, from the first data point’s week', () => {
+    const range = { start: local(2026, 6, 1), end: now };
+    const view = fitView([at(local(2026, 7, 15, 10)), at(local(2026, 11, 2))], range, 'day');
+    // 2026-07-13 is the Monday of that week.
+    expect(view).toEqual({ granularity: 'week', range: { start: local(2026, 7, 13), end: now } });
+  });
+
+  it('keeps the fetched range and the status granularity when there is nothing to draw', () => {
+    expect(fitView([], fetched, 'day')).toEqual({ range: fetched, granularity: 'day' });
+  });
+
+  it('keeps every fetched row inside the view, so the cards sum the same rows as before', () => {
+    const rows = [at(fetched.start), at(local(2026, 11, 21, 5)), at(local(2026, 11, 23, 14))];
+    const view = fitView(rows, fetched, 'hour');
+    expect(rows.every((r) => r.created_at >= view.range.start && r.created_at <= view.range.end)).toBe(true);
+    expect(summarize(rows, view.range).count).toBe(3);
   });
 });

@@ -64,6 +64,46 @@ function nextBucket(start: number, granularity: Granularity): number {
   return Math.floor(date.getTime() / 1000);
 }
 
+function previousBucket(start: number, granularity: Granularity): number {
+  if (granularity === 'hour') return start - HOUR;
+  const date = new Date(start * 1000);
+  date.setDate(date.getDate() - (granularity === 'week' ? 7 : 1));
+  return Math.floor(date.getTime() / 1000);
+}
+
+/** Bars a fitted view shows at least: half a day of hours, a week of days, four weeks. */
+const MIN_BUCKETS: Record<Granularity, number> = { hour: 12, day: 7, week: 4 };
+/** Data spanning up to two days is drawn per hour, up to about two months per day, longer per week. */
+const HOURLY_SPAN = 2 * DAY;
+const DAILY_SPAN = 62 * DAY;
+
+export interface DetailView {
+  range: TimeRange;
+  granularity: Granularity;
+}
+
+/**
+ * The view that fits the rows fetched for `range` (issue 29: calls of the last hour are not one bar
+ * squeezed at the edge of a 7-day chart). The granularity follows how far back the data goes from
+ * the range's end: hours for up to two days, days for up to ~two months, weeks beyond. The range
+ * starts at the first data point's bucket, or earlier so that at least MIN_BUCKETS bars show, never
+ * before the range fetched; whole buckets, so the first bar is not a partial one. Without rows the
+ * range and the fallback granularity stay. The page applies it only to what the user has not chosen
+ * (a range or granularity in the URL is kept); every fetched row lies inside the fitted range.
+ */
+export function fitView(rows: readonly QuotaDataRow[], range: TimeRange, fallback: Granularity): DetailView {
+  if (rows.length === 0) return { range, granularity: fallback };
+  let first = Number.POSITIVE_INFINITY;
+  for (const row of rows) first = Math.min(first, row.created_at);
+  first = Math.max(first, range.start);
+  const span = range.end - first;
+  const granularity: Granularity = span <= HOURLY_SPAN ? 'hour' : span <= DAILY_SPAN ? 'day' : 'week';
+  let start = bucketStart(range.end, granularity);
+  for (let shown = 1; shown < MIN_BUCKETS[granularity]; shown += 1) start = previousBucket(start, granularity);
+  start = Math.min(start, bucketStart(first, granularity));
+  return { range: { start: Math.max(start, range.start), end: range.end }, granularity };
+}
+
 const pad = (value: number) => String(value).padStart(2, '0');
 const monthDay = (date: Date) => `${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 
