@@ -2,9 +2,9 @@ import { InputNumber, Select, Slider, Tag, TextArea, Typography } from '@douyinf
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { normalizeLanguage } from '../../../i18n';
+import { shownGroupDescription } from '../../../lib/group-description';
 import type { UsableGroup } from '../api';
 import { TEMPERATURE_MAX, TEMPERATURE_MIN, TEMPERATURE_STEP, type PlaygroundSettings } from '../conversation';
-import { groupLabel } from '../group-label';
 
 interface SettingsPanelProps {
   settings: PlaygroundSettings;
@@ -35,7 +35,12 @@ function Field({ label, hint, htmlFor, children }: { label: string; hint?: strin
 /** The sidebar of spec 02 §2: group, model, temperature, max tokens and system prompt. */
 export function SettingsPanel({ settings, onChange, groupNames, groups, models, loadingModels, loadingGroups }: SettingsPanelProps) {
   const { t, i18n } = useTranslation('playground');
+  const { t: tCommon } = useTranslation('common');
   const language = normalizeLanguage(i18n.language);
+  const groupLabel = (name: string) => {
+    const desc = shownGroupDescription(groups[name]?.desc, language, tCommon);
+    return desc ? t('settings.groupOption', { name, desc }) : name;
+  };
 
   // No usable group listed: the call goes out with group '' and the server uses the user's own.
   const groupOptions =
@@ -44,7 +49,7 @@ export function SettingsPanel({ settings, onChange, groupNames, groups, models, 
           value: name,
           label: (
             <span className="mg-pg-group-option">
-              <span>{groupLabel(name, groups[name]?.desc, language, t)}</span>
+              <span>{groupLabel(name)}</span>
               <Tag size="small" color="blue">
                 {t('settings.groupRatio', { ratio: groups[name]?.ratio ?? 1 })}
               </Tag>

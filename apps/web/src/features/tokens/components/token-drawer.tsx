@@ -4,6 +4,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type DrawerFormApi, FormDrawer } from '../../../components/shared/form-drawer';
 import { RateLimitFields } from '../../../components/shared/rate-limit-fields';
+import { normalizeLanguage } from '../../../i18n';
+import { shownGroupDescription } from '../../../lib/group-description';
 import { formatDateTime, formatTimestamp, parseDateTime } from '../../../lib/date-time';
 import { formatQuota, quotaToCurrency } from '../../../lib/quota';
 import { rateLimitFormValues, rateLimitInput, type RateLimitFormValues } from '../../../lib/rate-limits';
@@ -92,7 +94,8 @@ interface TokenDrawerProps {
 
 /** Create (one or a batch) and edit tokens with the fields and presets of spec 02 §5 and §9. */
 export function TokenDrawer({ target, onClose, onSaved, onCreated }: TokenDrawerProps) {
-  const { t } = useTranslation('tokens');
+  const { t, i18n } = useTranslation('tokens');
+  const { t: tCommon } = useTranslation('common');
   const status = useStatus();
   const visible = target !== null;
   const editing = typeof target === 'object' && target !== null ? target : null;
@@ -301,10 +304,13 @@ export function TokenDrawer({ target, onClose, onSaved, onCreated }: TokenDrawer
                 placeholder={noGroups ? t('form.noGroups') : t('form.groupPlaceholder')}
                 disabled={noGroups}
                 showClear
-                optionList={groupEntries.map(([name, info]) => ({
-                  value: name,
-                  label: t('form.groupOption', { name, desc: info.desc, ratio: info.ratio }),
-                }))}
+                optionList={groupEntries.map(([name, info]) => {
+                  const desc = shownGroupDescription(info.desc, normalizeLanguage(i18n.language), tCommon);
+                  return {
+                    value: name,
+                    label: desc ? t('form.groupOption', { name, desc, ratio: info.ratio }) : t('form.groupOptionBare', { name, ratio: info.ratio }),
+                  };
+                })}
                 style={{ width: '100%' }}
                 data-testid="token-form-group"
               />

@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next';
-import type { Language } from '../../i18n';
+import type { Language } from '../i18n';
 
 /**
  * The descriptions the server ships (option-registry's UserUsableGroups default, new-api's too) and
@@ -22,18 +22,17 @@ export function textLanguage(text: string): Language | 'unknown' {
 }
 
 /**
- * A group's label in the playground's selector, in the reader's language. Shipped descriptions are
- * translated. An admin's own description is free text in whatever language the admin wrote it,
- * which the console cannot translate: it is shown beside the name when it is in the reader's
- * language (or in none we can tell, e.g. "1.5x"), and left out otherwise, so an English reader sees
- * `pro`, not `pro（专业分组）`. The name is always there: it is what tokens and logs name.
+ * A group's description (GET /api/user/self/groups) as a reader of `language` should see it, or
+ * undefined when it is better left out. Shipped descriptions are translated. An admin's own
+ * description is free text in whatever language the admin wrote it, which the console cannot
+ * translate: it is shown when it is in the reader's language (or in none we can tell, e.g. "1.5x"),
+ * and left out otherwise, so an English reader sees `pro`, not `pro（专业分组）`. The group's name,
+ * which tokens and logs show, is always beside it.
  */
-export function groupLabel(name: string, desc: string | undefined, language: Language, t: TFunction<'playground'>): string {
-  if (!desc) return name;
+export function shownGroupDescription(desc: string | undefined, language: Language, t: TFunction<'common'>): string | undefined {
+  if (!desc) return undefined;
   const shipped = SHIPPED_DESCRIPTIONS[desc];
-  if (shipped !== undefined) {
-    return t('settings.groupOption', { name, desc: shipped === 'own' ? t('settings.ownGroup') : t(`settings.shippedGroups.${shipped}`) });
-  }
+  if (shipped !== undefined) return t(`groups.${shipped}`);
   const written = textLanguage(desc);
-  return written === language || written === 'unknown' ? t('settings.groupOption', { name, desc }) : name;
+  return written === language || written === 'unknown' ? desc : undefined;
 }
