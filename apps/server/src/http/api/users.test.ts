@@ -392,6 +392,13 @@ describe('the signed-in user’s own account', () => {
     expect((await transfer(2000)).body).toMatchObject({ success: true, message: '划转成功' });
     expect(await userById(test, id)).toMatchObject({ quota: 2010, aff_quota: 500, aff_history: 2500 });
     expect((await transfer(1000)).body.message).toBe('邀请额度不足！');
+    const transferLog = await test.context.db.kysely
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', id)
+      .where('content', 'like', '邀请奖励%')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(transferLog.other)).toEqual({ kind: 'aff_transfer', quota: 2000 });
     expect(await transfer('lots')).toMatchObject({ status: 200, body: { success: false, message: expect.stringMatching(/^无效的参数，quota: /) } });
     expect(await userById(test, id)).toMatchObject({ quota: 2010, aff_quota: 500 });
   });

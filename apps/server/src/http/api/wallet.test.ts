@@ -116,6 +116,7 @@ describe('online top-up through Epay', () => {
     const logs = await test.context.db.kysely.selectFrom('logs').selectAll().where('type', '=', 1).execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ username: 'payer', quota: 5000000 });
+    expect(JSON.parse(logs[0]!.other)).toEqual({ kind: 'online_topup', quota: 5000000, money: Number(paidOrder.money) });
   });
 
   it('refuses a validly signed notify whose money is missing, malformed or not the order amount', async () => {
