@@ -53,6 +53,12 @@ export const siteStatusSchema = z.strictObject({
   passkey_allow_insecure: z.boolean(),
   passkey_user_verification: z.string(),
   passkey_attachment: z.string(),
+  // new-api's dashboard panels (API addresses, announcements, FAQ, Uptime Kuma): modelgate keeps
+  // none of them, so they are off and new-api's console shows no empty panel.
+  api_info_enabled: z.boolean(),
+  announcements_enabled: z.boolean(),
+  faq_enabled: z.boolean(),
+  uptime_kuma_enabled: z.boolean(),
 });
 export type SiteStatus = z.output<typeof siteStatusSchema>;
 
@@ -63,3 +69,10 @@ export const setupStatusSchema = z.strictObject({
   database_type: z.string(),
 });
 export type SetupStatus = z.output<typeof setupStatusSchema>;
+
+/** GET /api/uptime/status: new-api's Uptime Kuma groups for the dashboard (modelgate answers none). */
+export const uptimeGroupSchema = z.strictObject({
+  categoryName: z.string(),
+  monitors: z.array(z.strictObject({ name: z.string(), uptime: z.number(), status: z.number().int(), group: z.string() })),
+});
+export type UptimeGroup = z.output<typeof uptimeGroupSchema>;

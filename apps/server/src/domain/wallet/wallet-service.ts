@@ -1,7 +1,9 @@
-import { LogType } from '@modelgate/contract';
+import { LogType, type TopUpInfo, type TopUpOrder } from '@modelgate/contract';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
+import { like, likeContains } from '../../lib/like-pattern.js';
+import type { Paging } from '../../lib/paging.js';
 import type { OptionService } from '../options/option-service.js';
 import { EPAY_TYPES, epayMoneyMatches, epaySign, epayVerify } from './epay.js';
 import { recordUserLog } from '../users/user-logs.js';
@@ -113,6 +115,56 @@ export class WalletService {
     });
     if (credited) this.onCredited(userId);
     return true;
+  }
+
+  /**
+   * new-api's GET /api/user/topup/info: what the top-up page offers. Epay's two methods when it is
+   * set up (the only ones POST /api/user/pay takes), no Stripe or Creem, no preset amounts.
+   */
+  topUpInfo(): TopUpInfo {
+    const enabled = this.onlineTopUpEnabled();
+    return {
+      enable_online_topup: enabled,
+      enable_stripe_topup: false,
+      enable_creem_topup: false,
+      creem_products: '[]',
+      pay_methods: enabled
+        ? [
+            { name: '支付宝', type: 'alipay', color: 'rgba(var(--semi-blue-5), 1)' },
+            { name: '微信', type: 'wxpay', color: 'rgba(var(--semi-green-5), 1)' },
+          ]
+        : [],
+      min_topup: this.options.number('MinTopUp'),
+      stripe_min_topup: 0,
+      amount_options: [],
+      discount: {},
+    };
+  }
+
+  /**
+   * Online top-up orders, newest first: one user's (`userId`) or everyone's, `keyword` matching
+   * part of the trade number, as new-api's top-up history searches.
+   */
+  async listTopUps(filter: { userId?: number; keyword: string }, paging: Paging): Promise<{ items: TopUpOrder[]; total: number }> {
+    let query = this.db.kysely.selectFrom('top_ups');
+    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.keyword !== '') query = query.where(like('trade_no', likeContains(filter.keyword)));
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id', 'desc').limit(paging.pageSize).offset(paging.offset).execute(),
+      query.select((eb) => eb.fn.countAll<number | string | bigint>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    const items = rows.map((row) => ({
+      id: Number(row.id),
+      user_id: Number(row.user_id),
+      amount: Number(row.amount),
+      money: Number(row.money),
+      trade_no: row.trade_no,
+      payment_method: row.payment_method,
+      create_time: Number(row.create_time),
+      complete_time: Number(row.complete_time),
+      status: row.status,
+    }));
+    return { items, total: Number(count.total) };
   }
 
   private checkAmount(amount: number): void {

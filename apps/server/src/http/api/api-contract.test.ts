@@ -29,6 +29,9 @@ const PUBLIC = new Set([
   'GET /api/about',
   'GET /api/home_page_content',
   'GET /api/pricing',
+  // new-api serves these without UserAuth: the usable groups, and its dashboard's Uptime Kuma list.
+  'GET /api/user/groups',
+  'GET /api/uptime/status',
   'POST /api/user/login',
   'POST /api/user/login/2fa',
   'GET /api/user/logout',
@@ -69,6 +72,8 @@ const ADMIN_ONLY = [
   /^GET \/api\/log\/(search|stat)$/,
   /^GET \/api\/task\/$/,
   /^GET \/api\/mj\/$/,
+  /^GET \/api\/user\/topup$/,
+  /^\w+ \/api\/subscription\/admin\//,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
 const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/, /^POST \/api\/channel\/:id\/key$/];
@@ -79,6 +84,7 @@ const NEEDS_NO_PARAMETER = new Set([
   'POST /api/option/rest_model_ratio',
   'POST /api/channel/fix',
   'DELETE /api/channel/disabled',
+  'DELETE /api/redemption/invalid', // clears every used, disabled or expired code
   'POST /api/user/passkey/login/begin', // a passkey sign-in names no one: the authenticator does
 ]);
 

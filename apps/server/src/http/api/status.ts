@@ -1,5 +1,5 @@
 import { ChannelStatus, ChannelType } from '@modelgate/contract';
-import type { SiteStatus } from '@modelgate/contract';
+import type { SiteStatus, UptimeGroup } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../envelope.js';
@@ -78,8 +78,15 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       passkey_allow_insecure: options.bool('passkey.allow_insecure_origin'),
       passkey_user_verification: options.string('passkey.user_verification'),
       passkey_attachment: options.string('passkey.attachment_preference'),
+      api_info_enabled: false,
+      announcements_enabled: false,
+      faq_enabled: false,
+      uptime_kuma_enabled: false,
     });
   });
+
+  // new-api's dashboard reads its Uptime Kuma groups here; modelgate monitors nothing there: none.
+  app.get('/api/uptime/status', async () => ok<UptimeGroup[]>([]));
 
   app.get('/api/notice', async () => ok(options.string('Notice')));
   app.get('/api/about', async () => ok(options.string('About')));

@@ -1,4 +1,4 @@
-import type { Envelope, PaymentFields, PaymentFormExtras } from '@modelgate/contract';
+import type { Envelope, PageData, PaymentFields, PaymentFormExtras, TopUpInfo, TopUpOrder } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -7,6 +7,7 @@ import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { WalletService } from '../../domain/wallet/wallet-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
+import { pageOf, queryText, readPaging } from '../../lib/paging.js';
 import { ok } from '../envelope.js';
 
 export const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
@@ -51,6 +52,16 @@ export function walletRoutes(app: FastifyInstance, context: AppContext): void {
     });
     return { success: true, message: 'success', data: form.params, url: form.url } satisfies Envelope<PaymentFields> & PaymentFormExtras;
   });
+
+  // new-api's top-up page: the ways to pay, and the history of one's own orders.
+  app.get('/api/user/topup/info', { preHandler: signedIn }, async () => ok<TopUpInfo>(wallet.topUpInfo()));
+  const topUps = async (query: unknown, userId?: number) => {
+    const paging = readPaging(query);
+    const { items, total } = await wallet.listTopUps({ userId, keyword: queryText((query ?? {}) as Record<string, unknown>, 'keyword') }, paging);
+    return ok<PageData<TopUpOrder>>(pageOf(items, total, paging));
+  };
+  app.get('/api/user/topup/self', { preHandler: signedIn }, async (request) => topUps(request.query, Number(currentUser(request).id)));
+  app.get('/api/user/topup', { preHandler: authGuard(context.users.repository, 'admin') }, async (request) => topUps(request.query));
 
   const notify = async (params: Record<string, string>) => {
     const credited = await wallet.handleNotify(params).catch((error: unknown) => {

@@ -9,6 +9,9 @@ import {
   setupStatusSchema,
   signedInUserSchema,
   siteStatusSchema,
+  topUpInfoSchema,
+  topUpOrderSchema,
+  uptimeGroupSchema,
   usableGroupsSchema,
   userSessionSchema,
   verifyResultSchema,
@@ -29,6 +32,7 @@ import { pagingQuery } from './paging-query.js';
 
 export type { AuthLevel, RouteDoc, RouteDocs } from './route-doc-types.js';
 
+const topUpQuery = pagingQuery.extend({ keyword: z.string().optional().describe('Part of the trade number.') });
 const emailQuery = z.object({ email: z.string().describe('The address to mail.') });
 const userSearchQuery = pagingQuery.extend({ keyword: z.string().optional(), group: z.string().optional() });
 const oauthCallbackQuery = z.object({
@@ -74,6 +78,35 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
     body: verifyBody,
     data: verifyResultSchema,
   },
+  'GET /api/user/groups': {
+    summary: 'Groups anyone may give a token (plus the caller’s own group when signed in), with their ratios',
+    auth: 'public',
+    data: usableGroupsSchema,
+  },
+  'GET /api/uptime/status': {
+    summary: 'Uptime Kuma groups for new-api’s dashboard (none: modelgate keeps no monitor)',
+    auth: 'public',
+    data: z.array(uptimeGroupSchema),
+  },
+  'GET /api/user/topup/info': { summary: 'What the top-up page offers: Epay methods, minimum', auth: 'user', data: topUpInfoSchema },
+  'GET /api/user/topup/self': {
+    summary: 'Own online top-up orders, newest first',
+    auth: 'user',
+    query: topUpQuery,
+    paged: true,
+    data: pageSchema(topUpOrderSchema),
+  },
+  'GET /api/user/topup': {
+    summary: 'Every online top-up order, newest first',
+    auth: 'admin',
+    query: topUpQuery,
+    paged: true,
+    data: pageSchema(topUpOrderSchema),
+  },
+  'GET /api/subscription/plans': { summary: 'Subscription plans: not offered, always refused', auth: 'user' },
+  'GET /api/subscription/self': { summary: 'Own subscriptions: not offered, always refused', auth: 'user' },
+  'GET /api/subscription/admin/plans': { summary: 'Subscription plans (admin): not offered, always refused', auth: 'admin' },
+  'POST /api/subscription/admin/users/batch_active_subscriptions': { summary: 'Users’ active subscriptions: not offered, always refused', auth: 'admin' },
   'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user', data: usableGroupsSchema },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
@@ -119,6 +152,16 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/oauth/telegram/login': { summary: 'Sign in with the Telegram login widget data', auth: 'public', data: signedIn },
   'GET /api/oauth/telegram/bind': { summary: 'Bind Telegram to the signed-in user', auth: 'user' },
   'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
+  'POST /api/oauth/email/bind': {
+    summary: 'Bind an email address with a mailed code (new-api’s newest console)',
+    auth: 'user',
+    body: z.object({ email: z.string(), code: z.string() }),
+  },
+  'POST /api/oauth/wechat/bind': {
+    summary: 'Bind WeChat to the signed-in user (new-api’s newest console)',
+    auth: 'user',
+    body: z.object({ code: z.string() }),
+  },
 };
 
 export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...SECURITY_ROUTE_DOCS, ...PASSKEY_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };
