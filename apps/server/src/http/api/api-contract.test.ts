@@ -74,6 +74,8 @@ const ADMIN_ONLY = [
   /^GET \/api\/mj\/$/,
   /^GET \/api\/user\/topup$/,
   /^\w+ \/api\/subscription\/admin\//,
+  /^\w+ \/api\/prefill_group\//,
+  /^(GET|DELETE) \/api\/user\/:id\/(oauth\/)?bindings/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
 const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/, /^POST \/api\/channel\/:id\/key$/];

@@ -251,6 +251,37 @@ describe('what the dashboard, wallet and settings read', () => {
     }
   });
 
+  it("the user editor unbinds one sign-in method; the account page's custom OAuth bindings are an empty list", async () => {
+    const db = test.context.db.kysely;
+    await db.updateTable('users').set({ github_id: '4242', email: 'bound@example.com' }).where('id', '=', userId).execute();
+    expect((await call('DELETE', `/api/user/${userId}/bindings/github`, root)).body).toEqual({ success: true, message: 'success' });
+    const edited = await ok('GET', `/api/user/${userId}`, root);
+    expect(edited).toMatchObject({ github_id: '', email: 'bound@example.com' });
+    const logs = await ok('GET', `/api/log/?p=1&page_size=10&type=3&username=console`, root);
+    expect(logs.items[0].content).toBe('管理员清除了用户 console 的 github 绑定');
+    const refused = await call('DELETE', `/api/user/${userId}/bindings/discord`, root);
+    expect(refused.body.success).toBe(false);
+    expect(refused.body.message).toContain('不支持的绑定类型');
+    expect((await call('DELETE', `/api/user/${userId}/bindings/email`, user)).body.message).toBe('无权进行此操作，权限不足');
+
+    expect(await ok('GET', '/api/user/oauth/bindings', user)).toEqual([]);
+    expect(await ok('GET', `/api/user/${userId}/oauth/bindings`, root)).toEqual([]);
+    expect((await call('GET', '/api/user/99999/oauth/bindings', root)).body).toEqual({ success: false, message: '用户不存在' });
+  });
+
+  it('prefill groups (the channel editor reads them) are refused plainly too', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/prefill_group?type=model'],
+      ['POST', '/api/prefill_group/'],
+      ['PUT', '/api/prefill_group/'],
+      ['DELETE', '/api/prefill_group/1'],
+    ] as const) {
+      const { status, body } = await call(method, url, root, method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', type: 'model', items: [] });
+      expect(status, url).toBe(200);
+      expect(body, url).toEqual({ success: false, message: '本站未提供预填分组' });
+    }
+  });
+
   it('the email binding form is POSTed as JSON, as the GET query was', async () => {
     const { body } = await call('POST', '/api/oauth/email/bind', user, { email: 'console@example.com', code: '000000' });
     expect(body).toEqual({ success: false, message: '验证码错误或已过期' });

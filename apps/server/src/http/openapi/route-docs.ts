@@ -22,7 +22,7 @@ import { updateSchema as userSettingBody } from '../../domain/users/user-setting
 import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
 import { oidcDiscoveryBody } from '../api/oauth.js';
 import { verifyBody } from '../api/verify.js';
-import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
+import { adminUpdateBody, affTransferBody, bindingParams, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
 import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import { SECURITY_ROUTE_DOCS } from './route-docs-security.js';
@@ -107,6 +107,10 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/subscription/self': { summary: 'Own subscriptions: not offered, always refused', auth: 'user' },
   'GET /api/subscription/admin/plans': { summary: 'Subscription plans (admin): not offered, always refused', auth: 'admin' },
   'POST /api/subscription/admin/users/batch_active_subscriptions': { summary: 'Users’ active subscriptions: not offered, always refused', auth: 'admin' },
+  'GET /api/prefill_group/': { summary: 'Prefill groups: not offered, always refused', auth: 'admin' },
+  'POST /api/prefill_group/': { summary: 'Create a prefill group: not offered, always refused', auth: 'admin' },
+  'PUT /api/prefill_group/': { summary: 'Update a prefill group: not offered, always refused', auth: 'admin' },
+  'DELETE /api/prefill_group/:id': { summary: 'Delete a prefill group: not offered, always refused', auth: 'admin' },
   'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user', data: usableGroupsSchema },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
@@ -135,6 +139,22 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams, data: publicUserSchema },
   'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody, data: publicUserSchema },
   'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
+  'DELETE /api/user/:id/bindings/:binding_type': {
+    summary: 'Unbind a sign-in method of a user (email, github, linuxdo, oidc, wechat, telegram)',
+    auth: 'admin',
+    params: bindingParams,
+  },
+  'GET /api/user/oauth/bindings': {
+    summary: 'Own bindings to administrator-defined OAuth providers (none: modelgate has no such providers)',
+    auth: 'user',
+    data: z.array(z.never()),
+  },
+  'GET /api/user/:id/oauth/bindings': {
+    summary: "A user's bindings to administrator-defined OAuth providers (none)",
+    auth: 'admin',
+    params: userIdParams,
+    data: z.array(z.never()),
+  },
   'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody, data: manageResultSchema },
 
   'GET /api/oauth/state': { summary: 'An anti-forgery state for an OAuth sign-in', auth: 'public', data: z.string() },
