@@ -59,6 +59,12 @@ export const siteStatusSchema = z.strictObject({
   announcements_enabled: z.boolean(),
   faq_enabled: z.boolean(),
   uptime_kuma_enabled: z.boolean(),
+  user_agreement_enabled: z.boolean(),
+  privacy_policy_enabled: z.boolean(),
+  HeaderNavModules: z.string().describe("new-api's header links (JSON); '' keeps its console's defaults."),
+  SidebarModulesAdmin: z
+    .string()
+    .describe("new-api's sidebar switches (JSON): the entries of features modelgate has not (model metadata, deployments, subscriptions) are off."),
 });
 export type SiteStatus = z.output<typeof siteStatusSchema>;
 

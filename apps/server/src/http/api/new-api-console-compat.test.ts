@@ -194,6 +194,9 @@ describe('what the dashboard, wallet and settings read', () => {
   it('/api/status turns the dashboard panels modelgate has no data for off, and the uptime list is empty', async () => {
     const status = await ok('GET', '/api/status', undefined);
     expect(status).toMatchObject({ api_info_enabled: false, announcements_enabled: false, faq_enabled: false, uptime_kuma_enabled: false });
+    // The legal pages are not set up, the header keeps its defaults, the sidebar leaves out what modelgate has not.
+    expect(status).toMatchObject({ user_agreement_enabled: false, privacy_policy_enabled: false, HeaderNavModules: '' });
+    expect(JSON.parse(status.SidebarModulesAdmin)).toEqual({ admin: { models: false, deployment: false, subscription: false } });
     expect(await ok('GET', '/api/uptime/status', undefined)).toEqual([]);
   });
 

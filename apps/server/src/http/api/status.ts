@@ -15,6 +15,12 @@ async function hasEnabledSunoChannel(context: AppContext): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * new-api's console merges this over its own sidebar defaults: the pages of features modelgate
+ * does not have (model metadata, model deployments, subscription plans) stay out of its menu.
+ */
+export const NEW_API_SIDEBAR = JSON.stringify({ admin: { models: false, deployment: false, subscription: false } });
+
 /** Public, unauthenticated answers the console loads before anyone signs in. */
 export function statusRoutes(app: FastifyInstance, context: AppContext): void {
   const { options } = context;
@@ -82,6 +88,10 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       announcements_enabled: false,
       faq_enabled: false,
       uptime_kuma_enabled: false,
+      user_agreement_enabled: false,
+      privacy_policy_enabled: false,
+      HeaderNavModules: '',
+      SidebarModulesAdmin: NEW_API_SIDEBAR,
     });
   });
 
