@@ -78,7 +78,12 @@ const ADMIN_ONLY = [
   /^(GET|DELETE) \/api\/user\/:id\/(oauth\/)?bindings/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
-const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/, /^POST \/api\/channel\/:id\/key$/];
+const ROOT_ONLY = [
+  /^\w+ \/api\/option\//,
+  /^POST \/api\/oauth\/oidc\/discovery$/,
+  /^POST \/api\/channel\/:id\/key$/,
+  /^\w+ \/api\/(custom-oauth-provider|ratio_sync|performance)\//,
+];
 
 /** Write routes that succeed without any parameter: every other write refuses an empty body. */
 const NEEDS_NO_PARAMETER = new Set([

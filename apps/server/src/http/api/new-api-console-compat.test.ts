@@ -285,6 +285,22 @@ describe('what the dashboard, wallet and settings read', () => {
     }
   });
 
+  it('the settings tabs of features modelgate has not: no custom OAuth provider to list, the others refused plainly', async () => {
+    expect(await ok('GET', '/api/custom-oauth-provider/', root)).toEqual([]);
+    for (const [method, url, message] of [
+      ['POST', '/api/custom-oauth-provider/', '本站不支持自定义 OAuth 提供商'],
+      ['POST', '/api/custom-oauth-provider/discovery', '本站不支持自定义 OAuth 提供商'],
+      ['GET', '/api/ratio_sync/channels', '本站不支持上游倍率同步'],
+      ['GET', '/api/performance/stats', '本站不提供性能监控'],
+      ['GET', '/api/option/channel_affinity_cache', '本站不支持渠道亲和性缓存'],
+    ] as const) {
+      const { status, body } = await call(method, url, root, method === 'POST' ? { name: 'x' } : undefined);
+      expect(status, url).toBe(200);
+      expect(body, url).toEqual({ success: false, message });
+    }
+    expect((await call('GET', '/api/custom-oauth-provider/', user)).body.message).toBe('无权进行此操作，权限不足');
+  });
+
   it('the email binding form is POSTed as JSON, as the GET query was', async () => {
     const { body } = await call('POST', '/api/oauth/email/bind', user, { email: 'console@example.com', code: '000000' });
     expect(body).toEqual({ success: false, message: '验证码错误或已过期' });

@@ -27,6 +27,7 @@ const NOT_WALKED: Record<string, string> = {
   'GET /api/oauth/telegram/login': 'a third-party sign-in (oauth.test.ts)',
   'GET /api/user/oauth/bindings': 'always an empty list: modelgate has no administrator-defined OAuth provider',
   'GET /api/user/:id/oauth/bindings': 'always an empty list: modelgate has no administrator-defined OAuth provider',
+  'GET /api/custom-oauth-provider/': 'always an empty list: modelgate has no custom OAuth provider',
   'GET /api/uptime/status': 'always an empty list: modelgate keeps no Uptime Kuma monitor (new-api-console-compat.test.ts)',
 };
 
