@@ -1,7 +1,9 @@
 import { LogType, type TopUpInfo, type TopUpOrder } from '@modelgate/contract';
 import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
+import type { TopUpsTable } from '../../db/schema.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors/app-error.js';
 import { like, likeContains } from '../../lib/like-pattern.js';
 import type { Paging } from '../../lib/paging.js';
 import type { OptionService } from '../options/option-service.js';
@@ -15,6 +17,8 @@ export interface PaymentForm {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+type TopUpsRow = Selectable<TopUpsTable>;
 
 /** Online top-up through Epay: quotes, orders, and the notify that credits an order once. */
 export class WalletService {
@@ -86,6 +90,34 @@ export class WalletService {
     if (!epayMoneyMatches(params.money, Number(order.money))) return false;
     if (order.status === 'success') return true;
 
+    await this.credit(
+      order,
+      (quota, quotaPerUnit) => `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+    );
+    return true;
+  }
+
+  /**
+   * new-api's 补单 (POST /api/user/topup/complete): an administrator credits a pending order the
+   * payment notify never reached, once, as the notify would. Answers the order and the quota added.
+   */
+  async completeOrder(tradeNo: string): Promise<{ order: TopUpsRow; quota: number }> {
+    const order = await this.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
+    if (!order) throw notFound('充值订单不存在', 'topup:not_found');
+    if (order.status !== 'pending') throw badRequest('订单状态不是待支付，无法补单', 'topup:not_pending');
+    const quota = await this.credit(
+      order,
+      (added, quotaPerUnit) => `管理员补单成功，充值金额: ${formatQuota(added, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+    );
+    if (quota === undefined) throw badRequest('订单状态不是待支付，无法补单', 'topup:not_pending');
+    return { order, quota };
+  }
+
+  /**
+   * Marks a pending order paid and adds amount × QuotaPerUnit to its user with a top-up log line,
+   * in one transaction; answers the quota added, or undefined when another call claimed it first.
+   */
+  private async credit(order: TopUpsRow, describe: (quota: number, quotaPerUnit: number) => string): Promise<number | undefined> {
     const quotaPerUnit = this.options.number('QuotaPerUnit');
     const quota = Math.round(Number(order.amount) * quotaPerUnit);
     const userId = Number(order.user_id);
@@ -93,10 +125,10 @@ export class WalletService {
       const claimed = await trx
         .updateTable('top_ups')
         .set({ status: 'success', complete_time: now() })
-        .where('trade_no', '=', tradeNo)
+        .where('trade_no', '=', order.trade_no)
         .where('status', '=', 'pending')
         .executeTakeFirst();
-      // A concurrent notify for the same order already credited it.
+      // A concurrent notify (or completion) for the same order already credited it.
       if (Number(claimed.numUpdatedRows) !== 1) return false;
       await trx
         .updateTable('users')
@@ -104,17 +136,12 @@ export class WalletService {
         .where('id', '=', userId)
         .execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
-      await recordUserLog(trx, {
-        userId,
-        username: user?.username ?? '',
-        type: LogType.TopUp,
-        quota,
-        content: `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
-      });
+      await recordUserLog(trx, { userId, username: user?.username ?? '', type: LogType.TopUp, quota, content: describe(quota, quotaPerUnit) });
       return true;
     });
-    if (credited) this.onCredited(userId);
-    return true;
+    if (!credited) return undefined;
+    this.onCredited(userId);
+    return quota;
   }
 
   /**

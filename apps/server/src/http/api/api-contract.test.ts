@@ -73,6 +73,7 @@ const ADMIN_ONLY = [
   /^GET \/api\/task\/$/,
   /^GET \/api\/mj\/$/,
   /^GET \/api\/user\/topup$/,
+  /^POST \/api\/user\/topup\/complete$/,
   /^\w+ \/api\/subscription\/admin\//,
   /^\w+ \/api\/prefill_group\//,
   /^(GET|DELETE) \/api\/user\/:id\/(oauth\/)?bindings/,

@@ -214,6 +214,28 @@ describe('what the dashboard, wallet and settings read', () => {
     expect(await ok('GET', `/api/data/self/?${range}`, user)).toEqual([]);
   });
 
+  it('补单: an administrator credits a pending order once, with its top-up log line', async () => {
+    const before = (await ok('GET', '/api/user/self', user)).quota;
+    expect((await call('POST', '/api/user/topup/complete', root, { trade_no: 'MG1700000001BBBB' })).body).toEqual({ success: true, message: '补单成功' });
+    expect((await ok('GET', '/api/user/self', user)).quota).toBe(before + 20 * 500_000);
+    const [order] = (await ok('GET', '/api/user/topup/self?keyword=BBBB', user)).items;
+    expect(order.status).toBe('success');
+    expect(order.complete_time).toBeGreaterThan(0);
+    const logs = await ok('GET', '/api/log/self?p=1&page_size=10&type=1', user);
+    expect(logs.items[0]).toMatchObject({ quota: 20 * 500_000, content: expect.stringContaining('管理员补单成功') });
+    for (const [payload, message] of [
+      [{ trade_no: 'MG1700000001BBBB' }, '订单状态不是待支付，无法补单'],
+      [{ trade_no: 'nothing' }, '充值订单不存在'],
+      [{}, '参数错误：请提供订单号 trade_no'],
+    ] as const) {
+      const { body } = await call('POST', '/api/user/topup/complete', root, payload);
+      expect(body.success).toBe(false);
+      expect(body.message).toContain(message);
+    }
+    expect((await ok('GET', '/api/user/self', user)).quota).toBe(before + 20 * 500_000);
+    expect((await call('POST', '/api/user/topup/complete', user, { trade_no: 'MG1700000002CCCC' })).body.message).toBe('无权进行此操作，权限不足');
+  });
+
   it('the top-up page: Epay methods only when Epay is set up', async () => {
     expect(await ok('GET', '/api/user/topup/info', user)).toEqual({
       enable_online_topup: false,

@@ -23,7 +23,7 @@ import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
 import { oidcDiscoveryBody } from '../api/oauth.js';
 import { verifyBody } from '../api/verify.js';
 import { adminUpdateBody, affTransferBody, bindingParams, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
-import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
+import { completeTopUpBody, payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import { SECURITY_ROUTE_DOCS } from './route-docs-security.js';
 import { PASSKEY_ROUTE_DOCS } from './route-docs-passkeys.js';
@@ -96,6 +96,7 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
     paged: true,
     data: pageSchema(topUpOrderSchema),
   },
+  'POST /api/user/topup/complete': { summary: 'Credit a pending online top-up order by hand (补单)', auth: 'admin', body: completeTopUpBody },
   'GET /api/user/topup': {
     summary: 'Every online top-up order, newest first',
     auth: 'admin',
