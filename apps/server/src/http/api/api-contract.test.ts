@@ -59,6 +59,7 @@ const PUBLIC = new Set([
 const ADMIN_ONLY = [
   /^(GET|POST|PUT) \/api\/user\/$/,
   /^GET \/api\/user\/(search|:id)$/,
+  /^DELETE \/api\/user\/:id$/,
   /^POST \/api\/user\/manage$/,
   /^GET \/api\/user\/2fa\/stats$/,
   /^DELETE \/api\/user\/:id\/2fa$/,

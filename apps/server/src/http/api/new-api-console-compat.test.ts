@@ -294,6 +294,15 @@ describe('what the dashboard, wallet and settings read', () => {
     expect((await call('GET', '/api/user/99999/oauth/bindings', root)).body).toEqual({ success: false, message: '用户不存在' });
   });
 
+  it('a user is deleted by id as through the manage action, the super administrator never', async () => {
+    await test.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'leaving', password: 'password123' } });
+    const leaving = Number((await test.login('leaving', 'password123'))['new-api-user']);
+    expect((await call('DELETE', `/api/user/${leaving}`, root)).body).toEqual({ success: true, message: '' });
+    expect((await ok('GET', `/api/user/${leaving}`, root)).DeletedAt).not.toBeNull();
+    expect((await call('DELETE', `/api/user/${Number(root['new-api-user'])}`, root)).body.message).toBe('无法删除超级管理员用户');
+    expect((await call('DELETE', `/api/user/${userId}`, user)).body.message).toBe('无权进行此操作，权限不足');
+  });
+
   it('prefill groups (the channel editor reads them) are refused plainly too', async () => {
     for (const [method, url] of [
       ['GET', '/api/prefill_group?type=model'],

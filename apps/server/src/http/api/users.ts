@@ -236,6 +236,25 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
     },
   );
 
+  // new-api's router deletes a user by id too (the list's delete goes through /manage): the same rules.
+  app.delete('/api/user/:id', { preHandler: admin, ...audited('user.delete') }, async (request) => {
+    const id = parseInput(userId, (request.params as { id: string }).id);
+    const before = await repository.findById(id);
+    const result = await manageUser(context, balances, currentUser(request), { id, action: 'delete' });
+    if (before) {
+      context.audit.record({
+        ...auditCaller(request),
+        action: 'user.delete',
+        target: { type: 'user', id },
+        summary: `删除用户 ${before.username}（ID ${id}）`,
+        before: { role: Number(before.role), status: Number(before.status), deleted: false },
+        after: { role: result.role, status: result.status, deleted: true },
+        params: { target_username: before.username },
+      });
+    }
+    return ok();
+  });
+
   // new-api's user editor unbinds one sign-in method (email, github, linuxdo, oidc, wechat, telegram).
   app.delete('/api/user/:id/bindings/:binding_type', { preHandler: admin, ...audited('user.update') }, async (request) => {
     const { id, binding_type: type } = parseInput(bindingParams, request.params);

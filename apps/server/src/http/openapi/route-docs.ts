@@ -151,6 +151,7 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams, data: publicUserSchema },
   'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody, data: publicUserSchema },
   'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
+  'DELETE /api/user/:id': { summary: 'Delete (deregister) a user, as POST /api/user/manage does', auth: 'admin', params: userIdParams },
   'DELETE /api/user/:id/bindings/:binding_type': {
     summary: 'Unbind a sign-in method of a user (email, github, linuxdo, oidc, wechat, telegram)',
     auth: 'admin',
