@@ -61,6 +61,8 @@ export const siteStatusSchema = z.strictObject({
   uptime_kuma_enabled: z.boolean(),
   user_agreement_enabled: z.boolean(),
   privacy_policy_enabled: z.boolean(),
+  discord_oauth: z.boolean().describe('Always false: modelgate has no Discord sign-in.'),
+  custom_oauth_providers: z.array(z.never()).describe('Always empty: modelgate has no administrator-defined OAuth providers.'),
   HeaderNavModules: z.string().describe("new-api's header links (JSON); '' keeps its console's defaults."),
   SidebarModulesAdmin: z
     .string()

@@ -196,6 +196,7 @@ describe('what the dashboard, wallet and settings read', () => {
     expect(status).toMatchObject({ api_info_enabled: false, announcements_enabled: false, faq_enabled: false, uptime_kuma_enabled: false });
     // The legal pages are not set up, the header keeps its defaults, the sidebar leaves out what modelgate has not.
     expect(status).toMatchObject({ user_agreement_enabled: false, privacy_policy_enabled: false, HeaderNavModules: '' });
+    expect(status).toMatchObject({ discord_oauth: false, custom_oauth_providers: [] });
     expect(JSON.parse(status.SidebarModulesAdmin)).toEqual({ admin: { models: false, deployment: false, subscription: false } });
     expect(await ok('GET', '/api/uptime/status', undefined)).toEqual([]);
   });

@@ -90,6 +90,8 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       uptime_kuma_enabled: false,
       user_agreement_enabled: false,
       privacy_policy_enabled: false,
+      discord_oauth: false,
+      custom_oauth_providers: [],
       HeaderNavModules: '',
       SidebarModulesAdmin: NEW_API_SIDEBAR,
     });
