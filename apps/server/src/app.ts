@@ -25,6 +25,7 @@ import { tokenRoutes } from './http/api/tokens.js';
 import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
+import { notOfferedRoutes } from './http/api/not-offered.js';
 import { logRoutes } from './http/api/logs.js';
 import { midjourneyApiRoutes } from './http/api/midjourney.js';
 import { taskRoutes } from './http/api/tasks.js';
@@ -175,6 +176,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys }: Ap
   groupRoutes(app, context);
   redemptionRoutes(app, context);
   walletRoutes(app, context);
+  notOfferedRoutes(app, context);
   pricingRoutes(app, context);
   dataRoutes(app, context, relay.usageExport);
   userSettingRoutes(app, context);

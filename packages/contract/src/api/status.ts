@@ -53,6 +53,20 @@ export const siteStatusSchema = z.strictObject({
   passkey_allow_insecure: z.boolean(),
   passkey_user_verification: z.string(),
   passkey_attachment: z.string(),
+  // new-api's dashboard panels (API addresses, announcements, FAQ, Uptime Kuma): modelgate keeps
+  // none of them, so they are off and new-api's console shows no empty panel.
+  api_info_enabled: z.boolean(),
+  announcements_enabled: z.boolean(),
+  faq_enabled: z.boolean(),
+  uptime_kuma_enabled: z.boolean(),
+  user_agreement_enabled: z.boolean(),
+  privacy_policy_enabled: z.boolean(),
+  discord_oauth: z.boolean().describe('Always false: modelgate has no Discord sign-in.'),
+  custom_oauth_providers: z.array(z.never()).describe('Always empty: modelgate has no administrator-defined OAuth providers.'),
+  HeaderNavModules: z.string().describe("new-api's header links (JSON); '' keeps its console's defaults."),
+  SidebarModulesAdmin: z
+    .string()
+    .describe("new-api's sidebar switches (JSON): the entries of features modelgate has not (model metadata, deployments, subscriptions) are off."),
 });
 export type SiteStatus = z.output<typeof siteStatusSchema>;
 
@@ -63,3 +77,10 @@ export const setupStatusSchema = z.strictObject({
   database_type: z.string(),
 });
 export type SetupStatus = z.output<typeof setupStatusSchema>;
+
+/** GET /api/uptime/status: new-api's Uptime Kuma groups for the dashboard (modelgate answers none). */
+export const uptimeGroupSchema = z.strictObject({
+  categoryName: z.string(),
+  monitors: z.array(z.strictObject({ name: z.string(), uptime: z.number(), status: z.number().int(), group: z.string() })),
+});
+export type UptimeGroup = z.output<typeof uptimeGroupSchema>;

@@ -265,6 +265,12 @@ export class ChannelRepository {
     });
   }
 
+  /** The model lists of the channels with the tag, in id order. */
+  async modelListsOfTag(tag: string): Promise<string[]> {
+    const rows = await this.kysely.selectFrom('channels').select('models').where('tag', '=', tag).orderBy('id').execute();
+    return rows.map((row) => row.models);
+  }
+
   async countByTag(tag: string): Promise<number> {
     const row = await this.kysely
       .selectFrom('channels')

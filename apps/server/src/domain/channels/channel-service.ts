@@ -369,6 +369,23 @@ export class ChannelService {
     return updated;
   }
 
+  /**
+   * GET /api/channel/tag/models: the longest model list among the tag's channels (the first of
+   * equal ones), which new-api's tag editor starts from; '' when no channel of the tag has models.
+   */
+  async tagModels(tag: string): Promise<string> {
+    let longest = '';
+    let most = 0;
+    for (const models of await this.repository.modelListsOfTag(tag)) {
+      const count = models === '' ? 0 : models.split(',').length;
+      if (count > most) {
+        most = count;
+        longest = models;
+      }
+    }
+    return longest;
+  }
+
   /** PUT /api/channel/tag: empty or absent fields are left as they are, as in new-api. */
   async editTag(body: unknown): Promise<number> {
     const input = parseInput(tagEditSchema, body);

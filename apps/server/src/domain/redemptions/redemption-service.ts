@@ -95,6 +95,23 @@ export class RedemptionService {
     return this.get(id);
   }
 
+  /**
+   * new-api's clean-up of codes nobody can redeem any more: used, disabled, and unused ones past
+   * their expiry. Answers how many were deleted.
+   */
+  async deleteInvalid(now = Math.floor(Date.now() / 1000)): Promise<number> {
+    const result = await this.db.kysely
+      .deleteFrom('redemptions')
+      .where((eb) =>
+        eb.or([
+          eb('status', 'in', [RedemptionStatus.Used, RedemptionStatus.Disabled]),
+          eb.and([eb('status', '=', RedemptionStatus.Unused), eb('expired_time', '!=', 0), eb('expired_time', '<', now)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async delete(id: number): Promise<void> {
     const result = await this.db.kysely.deleteFrom('redemptions').where('id', '=', id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw notFound('兑换码不存在', 'redemption:not_found');

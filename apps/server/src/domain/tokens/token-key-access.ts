@@ -90,3 +90,14 @@ export const tokenIdsSchema = z.object(
   },
   { error: '请求体应为 {"ids": [令牌 ID, ...]}' },
 );
+
+/** new-api's batch delete body: {ids: [...]}, 1 to 100 token ids (a console page at most). */
+export const tokenDeleteIdsSchema = z.object(
+  {
+    ids: z
+      .array(z.number({ error: '令牌 ID 必须是正整数' }).int('令牌 ID 必须是正整数').positive('令牌 ID 必须是正整数'), { error: '请选择至少一个令牌' })
+      .min(1, '请选择至少一个令牌')
+      .max(TOKEN_BATCH_MAX, `一次最多删除 ${TOKEN_BATCH_MAX} 个令牌`),
+  },
+  { error: '请求体应为 {"ids": [令牌 ID, ...]}' },
+);

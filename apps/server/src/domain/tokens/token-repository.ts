@@ -91,6 +91,24 @@ export class TokenRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Deletes those of `ids` that are the user's; answers the keys of the rows it deleted. */
+  async deleteMany(userId: number, ids: number[]): Promise<string[]> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const rows = await trx.selectFrom('tokens').select(['id', 'key']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+      if (rows.length === 0) return [];
+      await trx
+        .deleteFrom('tokens')
+        .where('user_id', '=', userId)
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
+      return rows.map((row) => row.key);
+    });
+  }
+
   async delete(userId: number, id: number): Promise<boolean> {
     const result = await this.db.kysely.deleteFrom('tokens').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;

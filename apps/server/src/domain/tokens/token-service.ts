@@ -185,4 +185,14 @@ export class TokenService {
     if (!(await this.repository.delete(userId, id))) throw notFound(NOT_FOUND_MESSAGE, 'token:not_found');
     this.changes.emit('token', current.key);
   }
+
+  /**
+   * new-api's batch delete: the user's tokens among `ids` are deleted for good (another user's ids
+   * are passed over, as in new-api); answers how many were deleted.
+   */
+  async removeMany(userId: number, ids: number[]): Promise<number> {
+    const keys = await this.repository.deleteMany(userId, [...new Set(ids)]);
+    for (const key of keys) this.changes.emit('token', key);
+    return keys.length;
+  }
 }

@@ -169,3 +169,46 @@ export async function updateUserByAdmin(context: AppContext, actor: UserRow, upd
   }
   context.changes.emit('user', Number(target.id));
 }
+
+/** new-api's binding types as its user editor names them, and the column each one clears. */
+export const BINDING_TYPES = {
+  email: 'email',
+  github: 'github_id',
+  linuxdo: 'linux_do_id',
+  oidc: 'oidc_id',
+  wechat: 'wechat_id',
+  telegram: 'telegram_id',
+} as const;
+export type BindingType = keyof typeof BINDING_TYPES;
+
+/**
+ * new-api's DELETE /api/user/:id/bindings/:binding_type: an administrator unbinds a sign-in
+ * method of a user below its level (the super administrator: anyone), with a management log line.
+ * Answers the value that was bound ('' when nothing was).
+ */
+export async function clearUserBinding(context: AppContext, actor: UserRow, id: number, type: string): Promise<{ target: UserRow; previous: string }> {
+  const normalised = type.trim().toLowerCase();
+  if (!Object.hasOwn(BINDING_TYPES, normalised)) {
+    throw badRequest(`不支持的绑定类型：${type}（可选 ${Object.keys(BINDING_TYPES).join('、')}）`, 'user:invalid_binding_type');
+  }
+  const column = BINDING_TYPES[normalised as BindingType];
+  const target = await loadTarget(context, id);
+  if (!outranks(Number(actor.role), Number(target.role))) throw forbidden(SAME_OR_HIGHER_UPDATE, 'user:same_or_higher_level');
+  const previous = target[column] ?? '';
+  await context.db.kysely.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ [column]: '' })
+      .where('id', '=', id)
+      .execute();
+    await recordUserLog(trx, {
+      userId: id,
+      username: target.username,
+      type: LogType.Manage,
+      content: `管理员清除了用户 ${target.username} 的 ${normalised} 绑定`,
+      other: adminInfo(actor),
+    });
+  });
+  context.changes.emit('user', id);
+  return { target, previous };
+}

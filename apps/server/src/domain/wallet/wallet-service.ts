@@ -1,7 +1,11 @@
-import { LogKind, LogType } from '@modelgate/contract';
+import { LogKind, LogType, type TopUpInfo, type TopUpOrder } from '@modelgate/contract';
 import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { AppError, badRequest, forbidden } from '../../errors/app-error.js';
+import type { TopUpsTable } from '../../db/schema.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors/app-error.js';
+import { like, likeContains } from '../../lib/like-pattern.js';
+import type { Paging } from '../../lib/paging.js';
 import type { OptionService } from '../options/option-service.js';
 import { EPAY_TYPES, epayMoneyMatches, epaySign, epayVerify } from './epay.js';
 import { recordUserLog } from '../users/user-logs.js';
@@ -13,6 +17,8 @@ export interface PaymentForm {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+type TopUpsRow = Selectable<TopUpsTable>;
 
 /** Online top-up through Epay: quotes, orders, and the notify that credits an order once. */
 export class WalletService {
@@ -84,6 +90,34 @@ export class WalletService {
     if (!epayMoneyMatches(params.money, Number(order.money))) return false;
     if (order.status === 'success') return true;
 
+    await this.credit(
+      order,
+      (quota, quotaPerUnit) => `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+    );
+    return true;
+  }
+
+  /**
+   * new-api's 补单 (POST /api/user/topup/complete): an administrator credits a pending order the
+   * payment notify never reached, once, as the notify would. Answers the order and the quota added.
+   */
+  async completeOrder(tradeNo: string): Promise<{ order: TopUpsRow; quota: number }> {
+    const order = await this.db.kysely.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
+    if (!order) throw notFound('充值订单不存在', 'topup:not_found');
+    if (order.status !== 'pending') throw badRequest('订单状态不是待支付，无法补单', 'topup:not_pending');
+    const quota = await this.credit(
+      order,
+      (added, quotaPerUnit) => `管理员补单成功，充值金额: ${formatQuota(added, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+    );
+    if (quota === undefined) throw badRequest('订单状态不是待支付，无法补单', 'topup:not_pending');
+    return { order, quota };
+  }
+
+  /**
+   * Marks a pending order paid and adds amount × QuotaPerUnit to its user with a top-up log line,
+   * in one transaction; answers the quota added, or undefined when another call claimed it first.
+   */
+  private async credit(order: TopUpsRow, describe: (quota: number, quotaPerUnit: number) => string): Promise<number | undefined> {
     const quotaPerUnit = this.options.number('QuotaPerUnit');
     const quota = Math.round(Number(order.amount) * quotaPerUnit);
     const userId = Number(order.user_id);
@@ -91,10 +125,10 @@ export class WalletService {
       const claimed = await trx
         .updateTable('top_ups')
         .set({ status: 'success', complete_time: now() })
-        .where('trade_no', '=', tradeNo)
+        .where('trade_no', '=', order.trade_no)
         .where('status', '=', 'pending')
         .executeTakeFirst();
-      // A concurrent notify for the same order already credited it.
+      // A concurrent notify (or completion) for the same order already credited it.
       if (Number(claimed.numUpdatedRows) !== 1) return false;
       await trx
         .updateTable('users')
@@ -107,13 +141,64 @@ export class WalletService {
         username: user?.username ?? '',
         type: LogType.TopUp,
         quota,
-        content: `使用在线充值成功，充值金额: ${formatQuota(quota, quotaPerUnit, true)}，支付金额：${Number(order.money).toFixed(2)}`,
+        content: describe(quota, quotaPerUnit),
         other: { kind: LogKind.OnlineTopUp, quota, money: Number(order.money) },
       });
       return true;
     });
-    if (credited) this.onCredited(userId);
-    return true;
+    if (!credited) return undefined;
+    this.onCredited(userId);
+    return quota;
+  }
+
+  /**
+   * new-api's GET /api/user/topup/info: what the top-up page offers. Epay's two methods when it is
+   * set up (the only ones POST /api/user/pay takes), no Stripe or Creem, no preset amounts.
+   */
+  topUpInfo(): TopUpInfo {
+    const enabled = this.onlineTopUpEnabled();
+    return {
+      enable_online_topup: enabled,
+      enable_stripe_topup: false,
+      enable_creem_topup: false,
+      creem_products: '[]',
+      pay_methods: enabled
+        ? [
+            { name: '支付宝', type: 'alipay', color: 'rgba(var(--semi-blue-5), 1)' },
+            { name: '微信', type: 'wxpay', color: 'rgba(var(--semi-green-5), 1)' },
+          ]
+        : [],
+      min_topup: this.options.number('MinTopUp'),
+      stripe_min_topup: 0,
+      amount_options: [],
+      discount: {},
+    };
+  }
+
+  /**
+   * Online top-up orders, newest first: one user's (`userId`) or everyone's, `keyword` matching
+   * part of the trade number, as new-api's top-up history searches.
+   */
+  async listTopUps(filter: { userId?: number; keyword: string }, paging: Paging): Promise<{ items: TopUpOrder[]; total: number }> {
+    let query = this.db.kysely.selectFrom('top_ups');
+    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.keyword !== '') query = query.where(like('trade_no', likeContains(filter.keyword)));
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('id', 'desc').limit(paging.pageSize).offset(paging.offset).execute(),
+      query.select((eb) => eb.fn.countAll<number | string | bigint>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    const items = rows.map((row) => ({
+      id: Number(row.id),
+      user_id: Number(row.user_id),
+      amount: Number(row.amount),
+      money: Number(row.money),
+      trade_no: row.trade_no,
+      payment_method: row.payment_method,
+      create_time: Number(row.create_time),
+      complete_time: Number(row.complete_time),
+      status: row.status,
+    }));
+    return { items, total: Number(count.total) };
   }
 
   private checkAmount(amount: number): void {

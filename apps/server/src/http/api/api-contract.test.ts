@@ -29,6 +29,9 @@ const PUBLIC = new Set([
   'GET /api/about',
   'GET /api/home_page_content',
   'GET /api/pricing',
+  // new-api serves these without UserAuth: the usable groups, and its dashboard's Uptime Kuma list.
+  'GET /api/user/groups',
+  'GET /api/uptime/status',
   'POST /api/user/login',
   'POST /api/user/login/2fa',
   'GET /api/user/logout',
@@ -56,6 +59,7 @@ const PUBLIC = new Set([
 const ADMIN_ONLY = [
   /^(GET|POST|PUT) \/api\/user\/$/,
   /^GET \/api\/user\/(search|:id)$/,
+  /^DELETE \/api\/user\/:id$/,
   /^POST \/api\/user\/manage$/,
   /^GET \/api\/user\/2fa\/stats$/,
   /^DELETE \/api\/user\/:id\/2fa$/,
@@ -69,9 +73,19 @@ const ADMIN_ONLY = [
   /^GET \/api\/log\/(search|stat)$/,
   /^GET \/api\/task\/$/,
   /^GET \/api\/mj\/$/,
+  /^GET \/api\/user\/topup$/,
+  /^POST \/api\/user\/topup\/complete$/,
+  /^\w+ \/api\/subscription\/admin\//,
+  /^\w+ \/api\/prefill_group\//,
+  /^(GET|DELETE) \/api\/user\/:id\/(oauth\/)?bindings/,
 ];
 /** Routes for the super administrator (role 100), new-api's RootAuth. */
-const ROOT_ONLY = [/^\w+ \/api\/option\//, /^POST \/api\/oauth\/oidc\/discovery$/, /^POST \/api\/channel\/:id\/key$/];
+const ROOT_ONLY = [
+  /^\w+ \/api\/option\//,
+  /^POST \/api\/oauth\/oidc\/discovery$/,
+  /^POST \/api\/channel\/:id\/key$/,
+  /^\w+ \/api\/(custom-oauth-provider|ratio_sync|performance)\//,
+];
 
 /** Write routes that succeed without any parameter: every other write refuses an empty body. */
 const NEEDS_NO_PARAMETER = new Set([
@@ -79,6 +93,7 @@ const NEEDS_NO_PARAMETER = new Set([
   'POST /api/option/rest_model_ratio',
   'POST /api/channel/fix',
   'DELETE /api/channel/disabled',
+  'DELETE /api/redemption/invalid', // clears every used, disabled or expired code
   'POST /api/user/passkey/login/begin', // a passkey sign-in names no one: the authenticator does
 ]);
 

@@ -207,6 +207,12 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
     return ok(count, '更新成功');
   });
 
+  // The tag editor's starting model list (new-api's GET /api/channel/tag/models?tag=).
+  app.get('/api/channel/tag/models', guarded, async (request) => {
+    const { tag } = parseInput(tagSchema, request.query);
+    return ok<string>(await channels.tagModels(tag));
+  });
+
   const setTagStatus = async (request: FastifyRequest, enabled: boolean) => {
     const { tag } = parseInput(tagSchema, request.body);
     const count = await channels.setTagStatus(tag, enabled);

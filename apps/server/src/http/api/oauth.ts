@@ -48,6 +48,19 @@ const queryOf = (request: FastifyRequest): Record<string, string> => {
 };
 
 /**
+ * new-api's newest console POSTs the bind forms as JSON ({email, code}, {code}) where older ones
+ * sent a GET query: both are read, the body's string fields over the query's.
+ */
+const bindFieldsOf = (request: FastifyRequest): Record<string, string> => {
+  const fields = queryOf(request);
+  const body = request.body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [key, value] of Object.entries(body as Record<string, unknown>)) if (typeof value === 'string') fields[key] = value;
+  }
+  return fields;
+};
+
+/**
  * Third-party sign-in and account binding: GitHub, LinuxDO and OpenID Connect (OAuth with an anti-forgery state),
  * WeChat (codes checked by the configured WeChat server), Telegram (signed widget data), and
  * email binding with a mailed code.
@@ -248,13 +261,15 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     return signIn(request, reply, wechat, await fetchWeChatAccount(options, code));
   });
 
-  app.get('/api/oauth/wechat/bind', { preHandler: [critical, signedIn] }, async (request) => {
+  const wechatBind = async (request: FastifyRequest) => {
     if (!wechat.enabled()) throw forbidden(wechat.disabledMessage, 'oauth:disabled');
-    const code = queryOf(request).code ?? '';
+    const code = bindFieldsOf(request).code ?? '';
     if (code === '') throw badRequest('无效的参数', 'request:invalid_parameter');
     await bind(currentUser(request), wechat, await fetchWeChatAccount(options, code));
     return ok(undefined, '微信账户绑定成功！');
-  });
+  };
+  app.get('/api/oauth/wechat/bind', { preHandler: [critical, signedIn] }, wechatBind);
+  app.post('/api/oauth/wechat/bind', { preHandler: [critical, signedIn] }, wechatBind);
 
   const telegramAccount = (request: FastifyRequest): string => {
     if (!options.bool('TelegramOAuthEnabled')) throw forbidden('管理员未开启通过 Telegram 登录以及注册', 'oauth:disabled');
@@ -283,8 +298,8 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     return ok(undefined, 'Telegram 账户绑定成功！');
   });
 
-  app.get('/api/oauth/email/bind', { preHandler: [critical, signedIn] }, async (request) => {
-    const query = queryOf(request);
+  const emailBind = async (request: FastifyRequest) => {
+    const query = bindFieldsOf(request);
     const email = normaliseEmail(query.email);
     const code = (query.code ?? '').trim();
     if (code === '') throw badRequest('请输入邮箱验证码！', 'verification:code_missing');
@@ -294,5 +309,7 @@ export function oauthRoutes(app: FastifyInstance, context: AppContext): void {
     if (!(await consumeEmailVerificationCode(context, email, code))) throw badRequest('验证码错误或已过期', 'verification:code_invalid');
     await repository.update(Number(user.id), { email });
     return ok(undefined, '邮箱账户绑定成功！');
-  });
+  };
+  app.get('/api/oauth/email/bind', { preHandler: [critical, signedIn] }, emailBind);
+  app.post('/api/oauth/email/bind', { preHandler: [critical, signedIn] }, emailBind);
 }

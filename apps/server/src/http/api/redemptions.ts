@@ -142,4 +142,17 @@ export function redemptionRoutes(app: FastifyInstance, context: AppContext): voi
     return ok();
   };
   app.delete('/api/redemption/:id', { preHandler: admin, ...audited('redemption.delete') }, remove);
+
+  // new-api's 清除失效兑换码: used, disabled and expired codes go at once; the answer is how many.
+  app.delete('/api/redemption/invalid', { preHandler: admin, ...audited('redemption.delete') }, async (request) => {
+    const count = await service.deleteInvalid();
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'redemption.delete',
+      target: { type: 'redemption', id: '' },
+      summary: `清除失效兑换码 ${count} 个`,
+      params: { count },
+    });
+    return ok<number>(count);
+  });
 }

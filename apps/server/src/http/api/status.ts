@@ -1,5 +1,5 @@
 import { ChannelStatus, ChannelType } from '@modelgate/contract';
-import type { SiteStatus } from '@modelgate/contract';
+import type { SiteStatus, UptimeGroup } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { ok } from '../envelope.js';
@@ -14,6 +14,12 @@ async function hasEnabledSunoChannel(context: AppContext): Promise<boolean> {
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * new-api's console merges this over its own sidebar defaults: the pages of features modelgate
+ * does not have (model metadata, model deployments, subscription plans) stay out of its menu.
+ */
+export const NEW_API_SIDEBAR = JSON.stringify({ admin: { models: false, deployment: false, subscription: false } });
 
 /** Public, unauthenticated answers the console loads before anyone signs in. */
 export function statusRoutes(app: FastifyInstance, context: AppContext): void {
@@ -78,8 +84,21 @@ export function statusRoutes(app: FastifyInstance, context: AppContext): void {
       passkey_allow_insecure: options.bool('passkey.allow_insecure_origin'),
       passkey_user_verification: options.string('passkey.user_verification'),
       passkey_attachment: options.string('passkey.attachment_preference'),
+      api_info_enabled: false,
+      announcements_enabled: false,
+      faq_enabled: false,
+      uptime_kuma_enabled: false,
+      user_agreement_enabled: false,
+      privacy_policy_enabled: false,
+      discord_oauth: false,
+      custom_oauth_providers: [],
+      HeaderNavModules: '',
+      SidebarModulesAdmin: NEW_API_SIDEBAR,
     });
   });
+
+  // new-api's dashboard reads its Uptime Kuma groups here; modelgate monitors nothing there: none.
+  app.get('/api/uptime/status', async () => ok<UptimeGroup[]>([]));
 
   app.get('/api/notice', async () => ok(options.string('Notice')));
   app.get('/api/about', async () => ok(options.string('About')));

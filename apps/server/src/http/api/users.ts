@@ -5,7 +5,7 @@ import type { AppContext } from '../../app-context.js';
 import { badRequest, forbidden, notFound } from '../../errors/app-error.js';
 import { hashPassword, verifyPassword } from '../../domain/users/password.js';
 import { formatLogQuota, recordUserLog } from '../../domain/users/user-logs.js';
-import { manageUser, updateUserByAdmin } from '../../domain/users/user-management.js';
+import { clearUserBinding, manageUser, updateUserByAdmin } from '../../domain/users/user-management.js';
 import { modelsForGroups } from '../../domain/users/user-models.js';
 import { usableGroups } from '../../domain/tokens/usable-groups.js';
 import { rateLimitInputFields } from '../../domain/tokens/token-fields.js';
@@ -56,6 +56,7 @@ const displayName = z
   .refine((name) => !hasForbiddenCharacters(name), '显示名称包含不允许的字符 (the display name holds control, zero-width or text-direction characters)');
 const quota = z.number({ error: '额度必须是整数' }).int('额度必须是整数').min(0, '额度不能为负数').max(Number.MAX_SAFE_INTEGER);
 export const userId = z.coerce.number({ error: '无效的用户 ID' }).int('无效的用户 ID').positive('无效的用户 ID');
+export const bindingParams = z.object({ id: userId, binding_type: z.string().min(1, '请指定绑定类型') });
 
 export const createBody = z.object({
   username,
@@ -234,6 +235,48 @@ export function userRoutes(app: FastifyInstance, context: AppContext, balances: 
       return ok(result, '操作成功完成！');
     },
   );
+
+  // new-api's router deletes a user by id too (the list's delete goes through /manage): the same rules.
+  app.delete('/api/user/:id', { preHandler: admin, ...audited('user.delete') }, async (request) => {
+    const id = parseInput(userId, (request.params as { id: string }).id);
+    const before = await repository.findById(id);
+    const result = await manageUser(context, balances, currentUser(request), { id, action: 'delete' });
+    if (before) {
+      context.audit.record({
+        ...auditCaller(request),
+        action: 'user.delete',
+        target: { type: 'user', id },
+        summary: `删除用户 ${before.username}（ID ${id}）`,
+        before: { role: Number(before.role), status: Number(before.status), deleted: false },
+        after: { role: result.role, status: result.status, deleted: true },
+        params: { target_username: before.username },
+      });
+    }
+    return ok();
+  });
+
+  // new-api's user editor unbinds one sign-in method (email, github, linuxdo, oidc, wechat, telegram).
+  app.delete('/api/user/:id/bindings/:binding_type', { preHandler: admin, ...audited('user.update') }, async (request) => {
+    const { id, binding_type: type } = parseInput(bindingParams, request.params);
+    const { target, previous } = await clearUserBinding(context, currentUser(request), id, type);
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'user.update',
+      target: { type: 'user', id },
+      summary: `清除用户 ${target.username}（ID ${id}）的 ${type.trim().toLowerCase()} 绑定`,
+      params: { target_username: target.username, binding_type: type.trim().toLowerCase(), was_bound: previous !== '' },
+    });
+    return ok(undefined, 'success');
+  });
+
+  // modelgate has no administrator-defined OAuth providers, so nobody holds such a binding:
+  // new-api's account page and user editor read an empty list.
+  app.get('/api/user/oauth/bindings', { preHandler: signedIn }, async () => ok<unknown[]>([]));
+  app.get('/api/user/:id/oauth/bindings', { preHandler: admin }, async (request) => {
+    const id = parseInput(userId, (request.params as { id: string }).id);
+    if (!(await repository.findById(id))) throw notFound('用户不存在', 'user:not_found');
+    return ok<unknown[]>([]);
+  });
 
   app.get('/api/user/aff', { preHandler: signedIn }, async (request) => {
     const user = currentUser(request);

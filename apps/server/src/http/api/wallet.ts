@@ -1,4 +1,4 @@
-import type { Envelope, PaymentFields, PaymentFormExtras } from '@modelgate/contract';
+import type { Envelope, PageData, PaymentFields, PaymentFormExtras, TopUpInfo, TopUpOrder } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
@@ -7,11 +7,17 @@ import { formatQuota } from '../../domain/wallet/quota-format.js';
 import { WalletService } from '../../domain/wallet/wallet-service.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
 import { parseInput } from '../../lib/parse-input.js';
+import { pageOf, queryText, readPaging } from '../../lib/paging.js';
 import { ok } from '../envelope.js';
+import { auditCaller, audited } from '../audit-coverage.js';
 
 export const redeemBody = z.object({ key: z.string({ error: '请输入兑换码' }) });
 const amountSchema = z.coerce.number({ error: '充值数量必须是正整数' });
 export const quoteBody = z.object({ amount: amountSchema, top_up_code: z.string().optional() });
+/** new-api's 补单 body. */
+export const completeTopUpBody = z.object({
+  trade_no: z.string({ error: '参数错误：请提供订单号 trade_no' }).trim().min(1, '参数错误：请提供订单号 trade_no'),
+});
 export const payBody = z.object({ amount: amountSchema, top_up_code: z.string().optional(), payment_method: z.string({ error: '请选择支付方式' }) });
 
 /** The wallet: redeem a code, quote and pay online (Epay), and the Epay notify callback. */
@@ -50,6 +56,31 @@ export function walletRoutes(app: FastifyInstance, context: AppContext): void {
       origin: originOf(request),
     });
     return { success: true, message: 'success', data: form.params, url: form.url } satisfies Envelope<PaymentFields> & PaymentFormExtras;
+  });
+
+  // new-api's top-up page: the ways to pay, and the history of one's own orders.
+  app.get('/api/user/topup/info', { preHandler: signedIn }, async () => ok<TopUpInfo>(wallet.topUpInfo()));
+  const topUps = async (query: unknown, userId?: number) => {
+    const paging = readPaging(query);
+    const { items, total } = await wallet.listTopUps({ userId, keyword: queryText((query ?? {}) as Record<string, unknown>, 'keyword') }, paging);
+    return ok<PageData<TopUpOrder>>(pageOf(items, total, paging));
+  };
+  app.get('/api/user/topup/self', { preHandler: signedIn }, async (request) => topUps(request.query, Number(currentUser(request).id)));
+  app.get('/api/user/topup', { preHandler: authGuard(context.users.repository, 'admin') }, async (request) => topUps(request.query));
+
+  app.post('/api/user/topup/complete', { preHandler: authGuard(context.users.repository, 'admin'), ...audited('user.quota_change') }, async (request) => {
+    const { trade_no: tradeNo } = parseInput(completeTopUpBody, request.body);
+    const { order, quota } = await wallet.completeOrder(tradeNo);
+    const userId = Number(order.user_id);
+    const target = await context.users.repository.findById(userId);
+    context.audit.record({
+      ...auditCaller(request),
+      action: 'user.quota_change',
+      target: { type: 'user', id: userId },
+      summary: `为用户 ${target?.username ?? ''}（ID ${userId}）补单 ${tradeNo}，增加额度 ${quota}`,
+      params: { mode: 'topup_complete', trade_no: tradeNo, value: quota, target_username: target?.username ?? '' },
+    });
+    return ok(undefined, '补单成功');
   });
 
   const notify = async (params: Record<string, string>) => {

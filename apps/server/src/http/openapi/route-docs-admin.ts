@@ -27,7 +27,7 @@ import { z } from 'zod';
 import { channelInputSchema } from '../../domain/channels/channel-fields.js';
 import { batchIdsSchema, batchTagSchema, multiKeyManageSchema, tagEditSchema, tagSchema, wrappedCreateSchema } from '../../domain/channels/channel-service.js';
 import { tokenInputSchema } from '../../domain/tokens/token-fields.js';
-import { tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
+import { tokenDeleteIdsSchema, tokenIdsSchema } from '../../domain/tokens/token-key-access.js';
 import { testParams as channelTestParams, testQuery as channelTestQuery } from '../api/channel-test.js';
 import { fetchModelsBody, listQuery as channelListQuery } from '../api/channels.js';
 import { putOptionBody } from '../api/options.js';
@@ -130,6 +130,12 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'POST /api/token/:id/key': { summary: "A token's full key (rate limited, not cached)", auth: 'user', params: numericId, data: tokenKeySchema },
   'POST /api/token/batch/keys': { summary: 'Full keys of several own tokens', auth: 'user', body: tokenIdsSchema, data: tokenKeysSchema },
   'DELETE /api/token/:id': { summary: 'Delete a token', auth: 'user', params: numericId },
+  'POST /api/token/batch': {
+    summary: 'Delete several own tokens',
+    auth: 'user',
+    body: tokenDeleteIdsSchema,
+    data: z.number().int().describe('How many tokens were deleted.'),
+  },
 
   'GET /api/channel/': { summary: 'List channels (keys masked)', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
   'GET /api/channel/search': { summary: 'Search channels', auth: 'admin', query: channelListQuery, paged: true, data: channelPageSchema },
@@ -162,6 +168,12 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
       "new-api's actions: get_key_status (data: a page of the keys with their states; page, page_size, status filter), enable_key, disable_key and delete_key (key_index), enable_all_keys, disable_all_keys, delete_disabled_keys (data: how many). A key is never returned, only its ends.",
     body: multiKeyManageSchema,
     data: z.union([keyStatusPageSchema, z.number().int()]).optional(),
+  },
+  'GET /api/channel/tag/models': {
+    summary: 'The longest model list among the channels with a tag',
+    auth: 'admin',
+    query: tagSchema,
+    data: z.string().describe('Comma-separated models; empty when none.'),
   },
   'PUT /api/channel/tag': { summary: 'Edit every channel with a tag', auth: 'admin', body: tagEditSchema, data: changedCount },
   'POST /api/channel/tag/enabled': { summary: 'Enable every channel with a tag', auth: 'admin', body: tagSchema, data: changedCount },
@@ -208,6 +220,11 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
     data: redemptionSchema,
   },
   'DELETE /api/redemption/:id': { summary: 'Delete a redemption code', auth: 'admin', params: redemptionIdParams },
+  'DELETE /api/redemption/invalid': {
+    summary: 'Delete every used, disabled and expired redemption code',
+    auth: 'admin',
+    data: z.number().int().describe('How many codes were deleted.'),
+  },
 
   'GET /api/option/': { summary: 'Every option (secrets left out)', auth: 'root', data: z.array(optionEntrySchema) },
   'PUT /api/option/': { summary: 'Set one option', auth: 'root', body: putOptionBody },

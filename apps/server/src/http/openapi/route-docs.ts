@@ -9,6 +9,9 @@ import {
   setupStatusSchema,
   signedInUserSchema,
   siteStatusSchema,
+  topUpInfoSchema,
+  topUpOrderSchema,
+  uptimeGroupSchema,
   usableGroupsSchema,
   userSessionSchema,
   verifyResultSchema,
@@ -19,8 +22,8 @@ import { updateSchema as userSettingBody } from '../../domain/users/user-setting
 import { loginBody, registerBody, resetBody, sessionId } from '../api/auth.js';
 import { oidcDiscoveryBody } from '../api/oauth.js';
 import { verifyBody } from '../api/verify.js';
-import { adminUpdateBody, affTransferBody, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
-import { payBody, quoteBody, redeemBody } from '../api/wallet.js';
+import { adminUpdateBody, affTransferBody, bindingParams, createBody as createUserBody, manageBody, selfUpdateBody, userId } from '../api/users.js';
+import { completeTopUpBody, payBody, quoteBody, redeemBody } from '../api/wallet.js';
 import { ADMIN_ROUTE_DOCS } from './route-docs-admin.js';
 import { SECURITY_ROUTE_DOCS } from './route-docs-security.js';
 import { PASSKEY_ROUTE_DOCS } from './route-docs-passkeys.js';
@@ -29,6 +32,7 @@ import { pagingQuery } from './paging-query.js';
 
 export type { AuthLevel, RouteDoc, RouteDocs } from './route-doc-types.js';
 
+const topUpQuery = pagingQuery.extend({ keyword: z.string().optional().describe('Part of the trade number.') });
 const emailQuery = z.object({ email: z.string().describe('The address to mail.') });
 const userSearchQuery = pagingQuery.extend({ keyword: z.string().optional(), group: z.string().optional() });
 const oauthCallbackQuery = z.object({
@@ -74,6 +78,51 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
     body: verifyBody,
     data: verifyResultSchema,
   },
+  'GET /api/user/groups': {
+    summary: 'Groups anyone may give a token (plus the caller’s own group when signed in), with their ratios',
+    auth: 'public',
+    data: usableGroupsSchema,
+  },
+  'GET /api/uptime/status': {
+    summary: 'Uptime Kuma groups for new-api’s dashboard (none: modelgate keeps no monitor)',
+    auth: 'public',
+    data: z.array(uptimeGroupSchema),
+  },
+  'GET /api/user/topup/info': { summary: 'What the top-up page offers: Epay methods, minimum', auth: 'user', data: topUpInfoSchema },
+  'GET /api/user/topup/self': {
+    summary: 'Own online top-up orders, newest first',
+    auth: 'user',
+    query: topUpQuery,
+    paged: true,
+    data: pageSchema(topUpOrderSchema),
+  },
+  'POST /api/user/topup/complete': { summary: 'Credit a pending online top-up order by hand (补单)', auth: 'admin', body: completeTopUpBody },
+  'GET /api/user/topup': {
+    summary: 'Every online top-up order, newest first',
+    auth: 'admin',
+    query: topUpQuery,
+    paged: true,
+    data: pageSchema(topUpOrderSchema),
+  },
+  'GET /api/subscription/plans': { summary: 'Subscription plans: not offered, always refused', auth: 'user' },
+  'GET /api/subscription/self': { summary: 'Own subscriptions: not offered, always refused', auth: 'user' },
+  'GET /api/subscription/admin/plans': { summary: 'Subscription plans (admin): not offered, always refused', auth: 'admin' },
+  'POST /api/subscription/admin/users/batch_active_subscriptions': { summary: 'Users’ active subscriptions: not offered, always refused', auth: 'admin' },
+  'GET /api/prefill_group/': { summary: 'Prefill groups: not offered, always refused', auth: 'admin' },
+  'POST /api/prefill_group/': { summary: 'Create a prefill group: not offered, always refused', auth: 'admin' },
+  'PUT /api/prefill_group/': { summary: 'Update a prefill group: not offered, always refused', auth: 'admin' },
+  'DELETE /api/prefill_group/:id': { summary: 'Delete a prefill group: not offered, always refused', auth: 'admin' },
+  'GET /api/custom-oauth-provider/': { summary: 'Custom OAuth providers (none: modelgate has no such providers)', auth: 'root', data: z.array(z.never()) },
+  'GET /api/custom-oauth-provider/:id': { summary: 'A custom OAuth provider: not offered, always refused', auth: 'root' },
+  'POST /api/custom-oauth-provider/': { summary: 'Create a custom OAuth provider: not offered, always refused', auth: 'root' },
+  'PUT /api/custom-oauth-provider/:id': { summary: 'Update a custom OAuth provider: not offered, always refused', auth: 'root' },
+  'DELETE /api/custom-oauth-provider/:id': { summary: 'Delete a custom OAuth provider: not offered, always refused', auth: 'root' },
+  'POST /api/custom-oauth-provider/discovery': { summary: 'Discover a custom OAuth provider: not offered, always refused', auth: 'root' },
+  'GET /api/ratio_sync/channels': { summary: 'Channels to sync prices from: not offered, always refused', auth: 'root' },
+  'POST /api/ratio_sync/fetch': { summary: 'Fetch upstream prices: not offered, always refused', auth: 'root' },
+  'GET /api/performance/stats': { summary: 'Performance statistics: not offered, always refused', auth: 'root' },
+  'GET /api/option/channel_affinity_cache': { summary: 'Channel affinity cache: not offered, always refused', auth: 'root' },
+  'DELETE /api/option/channel_affinity_cache': { summary: 'Clear the channel affinity cache: not offered, always refused', auth: 'root' },
   'GET /api/user/self/groups': { summary: 'Groups the user may give a token, with their ratios', auth: 'user', data: usableGroupsSchema },
   'GET /api/user/token': { summary: 'Generate a new system access token (for the Authorization header)', auth: 'user', data: z.string() },
   'GET /api/user/aff': { summary: "The user's invitation code", auth: 'user', data: z.string() },
@@ -102,6 +151,23 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/user/:id': { summary: 'One user', auth: 'admin', params: userIdParams, data: publicUserSchema },
   'POST /api/user/': { summary: 'Create a user', auth: 'admin', body: createUserBody, data: publicUserSchema },
   'PUT /api/user/': { summary: 'Update a user', auth: 'admin', body: adminUpdateBody },
+  'DELETE /api/user/:id': { summary: 'Delete (deregister) a user, as POST /api/user/manage does', auth: 'admin', params: userIdParams },
+  'DELETE /api/user/:id/bindings/:binding_type': {
+    summary: 'Unbind a sign-in method of a user (email, github, linuxdo, oidc, wechat, telegram)',
+    auth: 'admin',
+    params: bindingParams,
+  },
+  'GET /api/user/oauth/bindings': {
+    summary: 'Own bindings to administrator-defined OAuth providers (none: modelgate has no such providers)',
+    auth: 'user',
+    data: z.array(z.never()),
+  },
+  'GET /api/user/:id/oauth/bindings': {
+    summary: "A user's bindings to administrator-defined OAuth providers (none)",
+    auth: 'admin',
+    params: userIdParams,
+    data: z.array(z.never()),
+  },
   'POST /api/user/manage': { summary: 'Enable, disable, delete, promote or demote a user', auth: 'admin', body: manageBody, data: manageResultSchema },
 
   'GET /api/oauth/state': { summary: 'An anti-forgery state for an OAuth sign-in', auth: 'public', data: z.string() },
@@ -119,6 +185,16 @@ const ACCOUNT_ROUTE_DOCS: RouteDocs = {
   'GET /api/oauth/telegram/login': { summary: 'Sign in with the Telegram login widget data', auth: 'public', data: signedIn },
   'GET /api/oauth/telegram/bind': { summary: 'Bind Telegram to the signed-in user', auth: 'user' },
   'GET /api/oauth/email/bind': { summary: 'Bind an email address with a mailed code', auth: 'user', query: z.object({ email: z.string(), code: z.string() }) },
+  'POST /api/oauth/email/bind': {
+    summary: 'Bind an email address with a mailed code (new-api’s newest console)',
+    auth: 'user',
+    body: z.object({ email: z.string(), code: z.string() }),
+  },
+  'POST /api/oauth/wechat/bind': {
+    summary: 'Bind WeChat to the signed-in user (new-api’s newest console)',
+    auth: 'user',
+    body: z.object({ code: z.string() }),
+  },
 };
 
 export const ROUTE_DOCS: RouteDocs = { ...ACCOUNT_ROUTE_DOCS, ...SECURITY_ROUTE_DOCS, ...PASSKEY_ROUTE_DOCS, ...ADMIN_ROUTE_DOCS };
