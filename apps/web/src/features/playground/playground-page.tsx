@@ -17,7 +17,7 @@ import { usePlaygroundSettings } from './use-playground-settings';
 import './playground.css';
 
 /** Below this width the conversation list leaves its column for a drawer (three columns no longer fit). */
-const LIST_IN_DRAWER = '(max-width: 1180px)';
+const LIST_IN_DRAWER = '(max-width: 1360px)';
 const subscribeListQuery = (onChange: () => void) => {
   const query = window.matchMedia?.(LIST_IN_DRAWER);
   query?.addEventListener('change', onChange);

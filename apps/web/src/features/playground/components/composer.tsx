@@ -2,6 +2,7 @@ import { Button, Input, Popconfirm, TextArea, Toast } from '@douyinfe/semi-ui';
 import { IconClose, IconDelete, IconImage, IconPlus, IconSend, IconStop, IconUpload } from '@douyinfe/semi-icons';
 import { useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import { addImage, imageLabel, MAX_IMAGE_FILE_BYTES, MAX_IMAGES_PER_MESSAGE } from '../image-input';
 
 interface ComposerProps {
@@ -29,6 +30,8 @@ const readAsDataUrl = (file: File) =>
  */
 export function Composer({ streaming, hasMessages, onSend, onStop, onClear }: ComposerProps) {
   const { t } = useTranslation(['playground', 'common']);
+  // On a phone the secondary buttons keep only their icons (and names for screen readers), so one row fits.
+  const narrow = useNarrowScreen();
   const [text, setText] = useState('');
   const [images, setImages] = useState<string[]>([]);
   const [addingImage, setAddingImage] = useState(false);
@@ -159,9 +162,10 @@ export function Composer({ streaming, hasMessages, onSend, onStop, onClear }: Co
           theme={addingImage ? 'light' : 'borderless'}
           aria-pressed={addingImage}
           onClick={() => setAddingImage((open) => !open)}
+          aria-label={images.length > 0 ? t('images.buttonCount', { count: images.length }) : t('images.button')}
           data-testid="pg-image-toggle"
         >
-          {images.length > 0 ? t('images.buttonCount', { count: images.length }) : t('images.button')}
+          {!narrow && (images.length > 0 ? t('images.buttonCount', { count: images.length }) : t('images.button'))}
         </Button>
         <span className="mg-pg-spacer" />
         <Popconfirm
@@ -172,8 +176,8 @@ export function Composer({ streaming, hasMessages, onSend, onStop, onClear }: Co
           onConfirm={onClear}
           disabled={streaming || !hasMessages}
         >
-          <Button icon={<IconDelete />} type="tertiary" disabled={streaming || !hasMessages} data-testid="pg-clear">
-            {t('chat.clear')}
+          <Button icon={<IconDelete />} type="tertiary" disabled={streaming || !hasMessages} aria-label={t('chat.clear')} data-testid="pg-clear">
+            {!narrow && t('chat.clear')}
           </Button>
         </Popconfirm>
         {streaming ? (

@@ -20,7 +20,9 @@ export function Thumbnails({ images }: { images: string[] }) {
   return (
     <div className="mg-pg-thumbnails" data-testid="pg-thumbnails">
       {images.map((url) => (
-        <Image key={url} src={url} width={72} height={72} alt={imageLabel(url) ?? t('images.pasted')} className="mg-pg-thumbnail" data-testid="pg-thumbnail" />
+        <span key={url} className="mg-pg-thumbnail" data-testid="pg-thumbnail">
+          <Image src={url} width={72} height={72} alt={imageLabel(url) ?? t('images.pasted')} />
+        </span>
       ))}
     </div>
   );
@@ -140,7 +142,7 @@ export const MessageItem = memo(function MessageItem({
         </div>
         {settled && !editing && (
           <div className="mg-pg-actions" data-testid="pg-message-actions">
-            {(message.content !== '' || message.images?.length) && (
+            {copyText(message) !== '' && (
               <Tooltip content={t('chat.copy')}>
                 <Button
                   size="small"
