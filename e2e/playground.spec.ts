@@ -359,7 +359,7 @@ test('several conversations stay apart across a reload; edit, regenerate, images
   await page.screenshot({ path: '.tmp/screens/playground-en-light-conversations.png' });
 });
 
-test('on a phone the conversations open in a drawer and the debug view from the bottom (zh, dark, 390)', async ({ page }) => {
+test('on a phone the conversations open in a drawer, the debug view from the bottom; a pasted picture is not stored (zh, dark, 390)', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await openPlayground(page, 'zh', 'dark');
   await send(page, '第一个对话');
@@ -375,10 +375,33 @@ test('on a phone the conversations open in a drawer and the debug view from the 
   await page.getByTestId('pg-conversations-open').click();
   await sheet.getByTestId('pg-conversation-name').nth(1).click();
   await expect(questionTexts(page)).toHaveText(['第一个对话']);
-  await page.getByTestId('pg-debug-toggle').click();
+
   const debug = page.locator('.mg-pg-debug');
+  await page.getByTestId('pg-debug-toggle').click();
   await expect(debug.getByTestId('pg-debug-status')).toHaveText('HTTP 200');
   const box = (await debug.locator('.semi-sidesheet-inner').boundingBox())!;
   expect(box.width).toBeLessThanOrEqual(390);
   await page.screenshot({ path: '.tmp/screens/playground-zh-dark-narrow-debug.png', animations: 'disabled' });
+  await debug.locator('.semi-sidesheet-close').click();
+  await expect(debug).toBeHidden();
+
+  // An uploaded picture goes as a data: URL; storage keeps only web addresses, so after a reload the question says so.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  await page.getByTestId('pg-image-toggle').click();
+  await page.locator('.mg-pg-image-row input[type=file]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await expect(page.getByTestId('pg-attachments').locator('img')).toHaveCount(1);
+  await send(page, '看图');
+  await expect(replies(page).nth(1)).toHaveAttribute('data-status', 'complete');
+  await expect(questions(page).nth(1).getByTestId('pg-thumbnail')).toHaveCount(1);
+  const sent = upstream.seen.filter((seen) => seen.path === '/v1/chat/completions').at(-1)!.body?.messages as { content: unknown }[];
+  expect(sent.at(-1)!.content).toEqual([
+    { type: 'text', text: '看图' },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+  ]);
+  await page.reload();
+  await expect(questions(page).nth(1)).toContainText('1 张粘贴的图片未保存');
+  await expect(questions(page).nth(1).getByTestId('pg-thumbnail')).toHaveCount(0);
+  // The debug record lives as long as the page.
+  await page.getByTestId('pg-debug-toggle').click();
+  await expect(debug.getByRole('heading', { name: '暂无请求' }).first()).toBeVisible();
 });

@@ -124,8 +124,9 @@ describe('the stored conversations', () => {
     saveBook(store, 1, withMessages(newBook(DEFAULT_SETTINGS, 1), [question, message('assistant', 'half', 'streaming'), pasted]));
     const loaded = activeConversation(loadBook(store, 1)!).messages;
     expect(loaded.map((entry) => entry.status)).toEqual(['complete', 'stopped', 'complete']);
-    expect(loaded[0]!.images).toEqual(['https://example.com/a.png']);
+    expect(loaded[0]).toMatchObject({ images: ['https://example.com/a.png'], omittedImages: 1 });
     expect(loaded[2]).not.toHaveProperty('images');
+    expect(loaded[2]!.omittedImages).toBe(1);
   });
 
   it(`keep only the newest ${MAX_STORED_MESSAGES} messages of a conversation`, () => {

@@ -120,8 +120,11 @@ const storableImage = (url: string) => /^https?:\/\//i.test(url);
 function storableMessage(message: ChatMessage): ChatMessage {
   if (!message.images) return message;
   const images = message.images.filter(storableImage);
+  if (images.length === message.images.length) return message;
   const { images: _dropped, ...rest } = message;
-  return images.length > 0 ? { ...rest, images } : rest;
+  const kept: ChatMessage = { ...rest, omittedImages: (message.omittedImages ?? 0) + message.images.length - images.length };
+  if (images.length > 0) kept.images = images;
+  return kept;
 }
 
 function readConversation(value: unknown): SavedConversation | null {

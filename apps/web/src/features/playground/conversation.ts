@@ -22,6 +22,8 @@ export interface ChatMessage {
   model?: string;
   /** Image URLs sent with a user message (OpenAI `image_url` parts). */
   images?: string[];
+  /** Pasted images (data: URLs) the question carried, which were not kept in storage. */
+  omittedImages?: number;
 }
 
 export interface PlaygroundSettings {
@@ -68,7 +70,7 @@ export function normalizeTemperature(value: unknown): number {
 
 export function readMessage(value: unknown): ChatMessage | null {
   if (!isRecord(value)) return null;
-  const { id, role, content, status, createdAt, error, model, images } = value;
+  const { id, role, content, status, createdAt, error, model, images, omittedImages } = value;
   if (typeof id !== 'string' || (role !== 'user' && role !== 'assistant') || typeof content !== 'string') return null;
   if (!STATUSES.includes(status as MessageStatus)) return null;
   const message: ChatMessage = {
@@ -85,6 +87,7 @@ export function readMessage(value: unknown): ChatMessage | null {
     const urls = images.filter((url): url is string => typeof url === 'string' && url !== '');
     if (urls.length > 0) message.images = urls;
   }
+  if (typeof omittedImages === 'number' && Number.isInteger(omittedImages) && omittedImages > 0) message.omittedImages = omittedImages;
   return message;
 }
 

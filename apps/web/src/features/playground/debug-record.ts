@@ -31,8 +31,9 @@ export function startRecord(request: unknown, custom: boolean, now: number): Deb
   return { request, custom, startedAt: now, events: [], droppedEvents: 0 };
 }
 
-export function addEvent(record: DebugRecord, data: string): DebugRecord {
-  const events = [...record.events, data];
+/** Appends the data of events received (in order). */
+export function addEvents(record: DebugRecord, received: string[]): DebugRecord {
+  const events = [...record.events, ...received];
   const over = events.length - MAX_DEBUG_EVENTS;
   return over > 0 ? { ...record, events: events.slice(over), droppedEvents: record.droppedEvents + over } : { ...record, events };
 }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './conversation';
-import { addEvent, eventsText, finishRecord, formatDuration, markFirstToken, MAX_DEBUG_EVENTS, parseCustomBody, prettyBody, startRecord } from './debug-record';
+import {
+  addEvents,
+  eventsText,
+  finishRecord,
+  formatDuration,
+  markFirstToken,
+  MAX_DEBUG_EVENTS,
+  parseCustomBody,
+  prettyBody,
+  startRecord,
+} from './debug-record';
 import { addImage, imageLabel, MAX_IMAGES_PER_MESSAGE, normalizeImageUrl } from './image-input';
 import { copyText, deleteMessage, editQuestion, historyBeforeReply, regenerableReplyId } from './message-edits';
 
@@ -63,7 +73,7 @@ describe('image input', () => {
 describe('the debug record', () => {
   it('keeps the events as received, the status, the time to the first text and the total', () => {
     let record = startRecord({ model: 'm' }, false, 1000);
-    record = addEvent(addEvent(record, '{"choices":[{"delta":{"content":"Hi"}}]}'), '[DONE]');
+    record = addEvents(addEvents(record, ['{"choices":[{"delta":{"content":"Hi"}}]}']), ['[DONE]']);
     record = markFirstToken(markFirstToken(record, 1250), 1900);
     record = finishRecord({ ...record, status: 200 }, 'done', 2500);
     expect(record).toMatchObject({ status: 200, firstTokenMs: 250, totalMs: 1500, outcome: 'done', droppedEvents: 0 });
@@ -73,9 +83,13 @@ describe('the debug record', () => {
 
   it(`keeps the newest ${MAX_DEBUG_EVENTS} events and counts the others`, () => {
     let record = startRecord({}, false, 0);
-    for (let index = 0; index < MAX_DEBUG_EVENTS + 3; index += 1) record = addEvent(record, String(index));
+    record = addEvents(record, ['a', 'b']);
+    record = addEvents(
+      record,
+      Array.from({ length: MAX_DEBUG_EVENTS + 1 }, (_, index) => String(index)),
+    );
     expect(record.events).toHaveLength(MAX_DEBUG_EVENTS);
-    expect(record.events[0]).toBe('3');
+    expect(record.events[0]).toBe('1');
     expect(record.droppedEvents).toBe(3);
   });
 

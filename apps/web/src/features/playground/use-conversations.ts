@@ -15,7 +15,7 @@ import {
   type ConversationBook,
   type SavedConversation,
 } from './conversation-store';
-import { addEvent, finishRecord, markFirstToken, startRecord, type DebugRecord } from './debug-record';
+import { addEvents, finishRecord, markFirstToken, startRecord, type DebugRecord } from './debug-record';
 import { deleteMessage, editQuestion, historyBeforeReply } from './message-edits';
 
 /** While a reply streams, the conversations are written to localStorage at most this often. */
@@ -108,26 +108,44 @@ export function useConversations(userId: number): Conversations {
       const abort = new AbortController();
       controller.current = abort;
 
+      // Text and raw events are applied once per frame, as one update each.
       let pending = '';
+      let pendingEvents: string[] = [];
+      let firstTokenAt: number | null = null;
       let frame: number | null = null;
       const updateReply = (change: (message: ChatMessage) => ChatMessage) =>
         setMessages(conversationId, (messages) => messages.map((message) => (message.id === reply.id ? change(message) : message)));
       const flush = () => {
         frame = null;
+        if (pendingEvents.length > 0 || firstTokenAt !== null) {
+          const events = pendingEvents;
+          const at = firstTokenAt;
+          pendingEvents = [];
+          setDebug(conversationId, (record) => {
+            const withEvents = addEvents(record, events);
+            return at === null ? withEvents : markFirstToken(withEvents, at);
+          });
+        }
         if (pending === '') return;
         const piece = pending;
         pending = '';
         updateReply((message) => ({ ...message, content: message.content + piece }));
       };
+      const schedule = () => {
+        frame ??= window.requestAnimationFrame(flush);
+      };
       const end = await streamChatCompletion(request, {
         signal: abort.signal,
         onText: (piece) => {
-          if (pending === '') setDebug(conversationId, (record) => markFirstToken(record, Date.now()));
+          firstTokenAt ??= Date.now();
           pending += piece;
-          frame ??= window.requestAnimationFrame(flush);
+          schedule();
         },
         onStatus: (status) => setDebug(conversationId, (record) => ({ ...record, status })),
-        onEvent: (data) => setDebug(conversationId, (record) => addEvent(record, data)),
+        onEvent: (data) => {
+          pendingEvents.push(data);
+          schedule();
+        },
         onBody: (text) => setDebug(conversationId, (record) => ({ ...record, responseBody: text })),
       });
       if (frame !== null) window.cancelAnimationFrame(frame);

@@ -1,6 +1,6 @@
 import { Banner, Button, Empty, SideSheet, TabPane, Tabs, Tag, TextArea, Toast, Typography } from '@douyinfe/semi-ui';
 import { IconCopy, IconEdit, IconSend } from '@douyinfe/semi-icons';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../../lib/clipboard';
 import { eventsText, formatDuration, parseCustomBody, prettyBody, type DebugRecord } from '../debug-record';
@@ -67,8 +67,13 @@ export function DebugPanel({ open, narrow, record, preview, busy, onClose, onSen
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
 
-  const requestText = record ? JSON.stringify(record.request, null, 2) : '';
-  const responseText = record ? (record.events.length > 0 ? eventsText(record) : prettyBody(record.responseBody ?? '')) : '';
+  // Built only while the panel is open: a streaming reply changes the record every frame.
+  const request = record?.request;
+  const requestText = useMemo(() => (open && request !== undefined ? JSON.stringify(request, null, 2) : ''), [open, request]);
+  const responseText = useMemo(() => {
+    if (!open || !record) return '';
+    return record.events.length > 0 ? eventsText(record) : prettyBody(record.responseBody ?? '');
+  }, [open, record]);
 
   const startEditing = () => {
     setDraft(JSON.stringify(record?.request ?? preview, null, 2));

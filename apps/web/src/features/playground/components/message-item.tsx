@@ -131,6 +131,11 @@ export const MessageItem = memo(function MessageItem({
             message.content !== '' && <ReplyBody content={message.content} />
           )}
           {message.images && message.images.length > 0 && <Thumbnails images={message.images} />}
+          {message.omittedImages !== undefined && (
+            <Typography.Text type="tertiary" size="small" className="mg-pg-omitted">
+              {t('images.omitted', { count: message.omittedImages })}
+            </Typography.Text>
+          )}
           {message.status === 'error' && (
             <div className="mg-pg-error" role="alert" data-testid="pg-error">
               <Typography.Text strong type="danger">
