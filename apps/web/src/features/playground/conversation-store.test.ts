@@ -160,7 +160,7 @@ describe('the stored conversations', () => {
           {
             id: 'c1',
             title: 5,
-            messages: [message('user', 'ok'), { role: 'system', content: 'x' }, null],
+            messages: [{ ...message('user', 'ok'), images: ['javascript:alert(1)', 'https://example.com/a.png', 7] }, { role: 'system', content: 'x' }, null],
             settings: { model: 'x', maxTokens: -2, temperature: 7 },
           },
           { id: '', messages: [] },
@@ -172,7 +172,7 @@ describe('the stored conversations', () => {
     expect(book.activeId).toBe('c1');
     expect(book.conversations).toHaveLength(1);
     expect(book.conversations[0]).toMatchObject({ title: '', settings: { model: 'x', maxTokens: 0, temperature: 1 } });
-    expect(book.conversations[0]!.messages.map((entry) => entry.content)).toEqual(['ok']);
+    expect(book.conversations[0]!.messages).toEqual([{ ...message('user', 'ok'), images: ['https://example.com/a.png'] }]);
     store.setItem(PLAYGROUND_CONVERSATIONS_KEY, '{not json');
     expect(loadBook(store, 1)).toBeNull();
     expect([0, 0.1, 0.44, 0.45, 0.96, 2, Number.NaN].map(normalizeTemperature)).toEqual([0.1, 0.1, 0.4, 0.5, 1, 1, 0.7]);

@@ -1,3 +1,5 @@
+import { normalizeImageUrl } from './image-input';
+
 /**
  * The playground's messages and sidebar settings: their types, and how a stored copy is read back
  * field by field (conversation-store.ts keeps the list of conversations in localStorage).
@@ -84,7 +86,8 @@ export function readMessage(value: unknown): ChatMessage | null {
   if (typeof error === 'string') message.error = error;
   if (typeof model === 'string') message.model = model;
   if (Array.isArray(images)) {
-    const urls = images.filter((url): url is string => typeof url === 'string' && url !== '');
+    // Only addresses the image input itself would take: storage is editable by anyone at the keyboard.
+    const urls = images.filter((url): url is string => typeof url === 'string' && normalizeImageUrl(url) === url);
     if (urls.length > 0) message.images = urls;
   }
   if (typeof omittedImages === 'number' && Number.isInteger(omittedImages) && omittedImages > 0) message.omittedImages = omittedImages;
