@@ -54,6 +54,7 @@ async function openPlayground(page: Page, language: 'zh' | 'en', theme: 'light' 
 
 const replies = (page: Page) => page.getByTestId('pg-message-assistant');
 const questions = (page: Page) => page.getByTestId('pg-message-user');
+const questionTexts = (page: Page) => questions(page).locator('.mg-pg-plain');
 
 async function chooseModel(page: Page, model: string): Promise<void> {
   await page.getByTestId('pg-model').click();
@@ -237,4 +238,170 @@ test('narrow screens fold the parameters above the chat (zh, dark)', async ({ pa
   await send(page, 'hi');
   await expect(replies(page).last()).toContainText('Hello from the mock upstream.');
   await page.screenshot({ path: '.tmp/screens/playground-zh-dark-narrow-chat.png' });
+});
+
+test('several conversations stay apart across a reload; edit, regenerate, images, delete and the debug view (en, light, 1440)', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openPlayground(page, 'en', 'light');
+  const calls = () => upstream.seen.filter((seen) => seen.path === '/v1/chat/completions');
+  const list = page.getByTestId('pg-conversation');
+  const names = page.getByTestId('pg-conversation-name');
+
+  await send(page, 'alpha question');
+  await expect(replies(page).first()).toHaveAttribute('data-status', 'complete');
+  await expect(names.first()).toHaveText('alpha question');
+
+  // A second conversation: empty, on top of the list, renamed.
+  await page.getByTestId('pg-conversation-new').click();
+  await expect(list).toHaveCount(2);
+  await expect(questions(page)).toHaveCount(0);
+  await expect(page.getByTestId('pg-active-title')).toHaveText('New conversation');
+  await send(page, 'beta question');
+  await expect(replies(page).first()).toHaveAttribute('data-status', 'complete');
+  await list.first().getByTestId('pg-conversation-rename').click();
+  await page.getByTestId('pg-conversation-title-input').fill('Beta notes');
+  await page.getByTestId('pg-conversation-title-input').press('Enter');
+  await expect(names).toHaveText(['Beta notes', 'alpha question']);
+
+  await page.reload();
+  await expect(names).toHaveText(['Beta notes', 'alpha question']);
+  await expect(list.first()).toHaveAttribute('data-active', 'true');
+  await expect(questionTexts(page)).toHaveText(['beta question']);
+  await names.nth(1).click();
+  await expect(questionTexts(page)).toHaveText(['alpha question']);
+
+  // Edit and resend: the later question and its reply are dropped, the model sees the new wording only.
+  await send(page, 'second question');
+  await expect(replies(page)).toHaveCount(2);
+  await expect(replies(page).nth(1)).toHaveAttribute('data-status', 'complete');
+  await questions(page).first().hover();
+  await questions(page).first().getByTestId('pg-message-edit').click();
+  await page.getByTestId('pg-editor').locator('textarea').fill('alpha, edited');
+  await page.getByTestId('pg-edit-send').click();
+  await expect(questionTexts(page)).toHaveText(['alpha, edited']);
+  await expect(replies(page)).toHaveCount(1);
+  await expect(replies(page).first()).toHaveAttribute('data-status', 'complete');
+  expect(calls().at(-1)!.body?.messages).toEqual([
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'alpha, edited' },
+  ]);
+
+  // Regenerate asks the same again and replaces the reply.
+  const before = calls().length;
+  await replies(page).first().getByTestId('pg-message-regenerate').click();
+  await expect.poll(() => calls().length).toBe(before + 1);
+  await expect(replies(page)).toHaveCount(1);
+  await expect(replies(page).first()).toHaveAttribute('data-status', 'complete');
+  expect(calls().at(-1)!.body?.messages).toEqual(calls().at(-2)!.body?.messages);
+
+  // An image URL goes as an image_url part after the text, and shows as a thumbnail.
+  // The console's own logo: an http URL the browser can show (the model only sees the address).
+  const imageUrl = new URL('/logo.svg', page.url()).href;
+  await page.getByTestId('pg-image-toggle').click();
+  await page.getByTestId('pg-image-url').fill('not a url');
+  await page.getByTestId('pg-image-add').click();
+  await expect(page.getByText('Enter an http(s) image URL')).toBeVisible();
+  await page.getByTestId('pg-image-url').fill(imageUrl);
+  await page.getByTestId('pg-image-add').click();
+  await expect(page.getByTestId('pg-attachments').locator('img')).toHaveCount(1);
+  await send(page, 'what is this?');
+  await expect(replies(page).nth(1)).toHaveAttribute('data-status', 'complete');
+  await expect(page.getByTestId('pg-attachments')).toHaveCount(0);
+  await expect(questions(page).nth(1).getByTestId('pg-thumbnail').locator('img')).toHaveAttribute('src', imageUrl);
+  expect((calls().at(-1)!.body?.messages as unknown[]).at(-1)).toEqual({
+    role: 'user',
+    content: [
+      { type: 'text', text: 'what is this?' },
+      { type: 'image_url', image_url: { url: imageUrl } },
+    ],
+  });
+
+  // The debug view: the body sent, the status, the timings and the raw events.
+  await page.getByTestId('pg-debug-toggle').click();
+  const debug = page.locator('.mg-pg-debug');
+  await expect(debug.getByTestId('pg-debug-status')).toHaveText('HTTP 200');
+  await expect(debug.getByTestId('pg-debug-timing')).toContainText(/First token: \d+(\.\d+)? m?s · Total: \d+(\.\d+)? m?s/);
+  const shown = JSON.parse(await debug.getByTestId('pg-debug-request').innerText()) as { messages: unknown[]; model: string };
+  expect(shown.model).toBe('gpt-4o-mini');
+  expect(shown.messages.at(-1)).toEqual((calls().at(-1)!.body?.messages as unknown[]).at(-1));
+  await debug.getByRole('tab', { name: 'Response' }).click();
+  await expect(debug.getByTestId('pg-debug-response')).toContainText('data: [DONE]');
+  await expect(debug.getByTestId('pg-debug-response')).toContainText('"content":"the mock upstream."');
+  await page.screenshot({ path: '.tmp/screens/playground-en-light-debug.png', animations: 'disabled' });
+
+  // A custom body is sent as written (here not streamed); its whole answer is the debug response.
+  await debug.getByRole('tab', { name: 'Request' }).click();
+  await debug.getByTestId('pg-debug-edit').click();
+  await debug.getByTestId('pg-debug-editor').fill('{"model":"gpt-4o-mini","stream":false,"messages":[]}');
+  await debug.getByTestId('pg-debug-send').click();
+  await expect(page.getByText('The request needs a non-empty messages array')).toBeVisible();
+  await debug.getByTestId('pg-debug-editor').fill('{"model":"gpt-4o-mini","stream":false,"messages":[{"role":"user","content":"custom"}]}');
+  await debug.getByTestId('pg-debug-send').click();
+  await expect(replies(page)).toHaveCount(3);
+  await expect(replies(page).nth(2)).toHaveAttribute('data-status', 'complete');
+  await expect(replies(page).nth(2)).toContainText('Hello from the mock upstream.');
+  expect(calls().at(-1)!.body).toMatchObject({ stream: false, messages: [{ role: 'user', content: 'custom' }] });
+  await expect(debug.getByTestId('pg-debug-response')).toContainText('"object": "chat.completion"');
+  await debug.locator('.semi-sidesheet-close').click();
+  await expect(debug).toBeHidden();
+
+  // Deleting a question takes its reply; deleting a conversation leaves the other.
+  await questions(page).nth(1).hover();
+  await questions(page).nth(1).getByTestId('pg-message-delete').click();
+  await page.getByRole('button', { name: 'OK' }).click();
+  await expect(questionTexts(page)).toHaveText(['alpha, edited']);
+  await expect(replies(page)).toHaveCount(2);
+  await list.first().hover();
+  await list.first().getByTestId('pg-conversation-delete').click();
+  await page.getByRole('button', { name: 'OK' }).click();
+  await expect(names).toHaveText(['alpha, edited']);
+  await expect(questionTexts(page)).toHaveText(['alpha, edited']);
+  await page.screenshot({ path: '.tmp/screens/playground-en-light-conversations.png' });
+});
+
+test('on a phone the conversations open in a drawer, the debug view from the bottom; a pasted picture is not stored (zh, dark, 390)', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openPlayground(page, 'zh', 'dark');
+  await send(page, '第一个对话');
+  await expect(replies(page).first()).toHaveAttribute('data-status', 'complete');
+  await page.getByTestId('pg-conversations-open').click();
+  const sheet = page.locator('.mg-pg-list-sheet');
+  await expect(sheet.getByTestId('pg-conversation-name')).toHaveText(['第一个对话']);
+  await page.screenshot({ path: '.tmp/screens/playground-zh-dark-narrow-list.png', animations: 'disabled' });
+  await sheet.getByTestId('pg-conversation-new').click();
+  await expect(sheet).toBeHidden();
+  await expect(page.getByTestId('pg-active-title')).toHaveText('新对话');
+  await expect(page.getByTestId('pg-conversations-open')).toHaveText('对话列表（2）');
+  await page.getByTestId('pg-conversations-open').click();
+  await sheet.getByTestId('pg-conversation-name').nth(1).click();
+  await expect(questionTexts(page)).toHaveText(['第一个对话']);
+
+  const debug = page.locator('.mg-pg-debug');
+  await page.getByTestId('pg-debug-toggle').click();
+  await expect(debug.getByTestId('pg-debug-status')).toHaveText('HTTP 200');
+  const box = (await debug.locator('.semi-sidesheet-inner').boundingBox())!;
+  expect(box.width).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: '.tmp/screens/playground-zh-dark-narrow-debug.png', animations: 'disabled' });
+  await debug.locator('.semi-sidesheet-close').click();
+  await expect(debug).toBeHidden();
+
+  // An uploaded picture goes as a data: URL; storage keeps only web addresses, so after a reload the question says so.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  await page.getByTestId('pg-image-toggle').click();
+  await page.locator('.mg-pg-image-row input[type=file]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await expect(page.getByTestId('pg-attachments').locator('img')).toHaveCount(1);
+  await send(page, '看图');
+  await expect(replies(page).nth(1)).toHaveAttribute('data-status', 'complete');
+  await expect(questions(page).nth(1).getByTestId('pg-thumbnail')).toHaveCount(1);
+  const sent = upstream.seen.filter((seen) => seen.path === '/v1/chat/completions').at(-1)!.body?.messages as { content: unknown }[];
+  expect(sent.at(-1)!.content).toEqual([
+    { type: 'text', text: '看图' },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+  ]);
+  await page.reload();
+  await expect(questions(page).nth(1)).toContainText('1 张粘贴的图片未保存');
+  await expect(questions(page).nth(1).getByTestId('pg-thumbnail')).toHaveCount(0);
+  // The debug record lives as long as the page.
+  await page.getByTestId('pg-debug-toggle').click();
+  await expect(debug.getByRole('heading', { name: '暂无请求' }).first()).toBeVisible();
 });

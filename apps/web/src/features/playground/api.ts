@@ -27,6 +27,10 @@ export interface ChatStreamHandlers {
   signal: AbortSignal;
   /** Called with each piece of the reply's text as it arrives. */
   onText: (text: string) => void;
+  /** For the debug view: the HTTP status, each server event's data, the body of an answer that was not a stream. */
+  onStatus?: (status: number) => void;
+  onEvent?: (data: string) => void;
+  onBody?: (text: string) => void;
 }
 
 const PLAYGROUND_PATH = '/pg/chat/completions';
@@ -46,8 +50,9 @@ function sessionHeaders(): Record<string, string> {
 }
 
 /** The error of a refused call: OpenAI's `{error:{message}}`, new-api's envelope, or the raw text. */
-async function refusalMessage(response: Response): Promise<string> {
+async function refusalMessage(response: Response, onBody: ((text: string) => void) | undefined): Promise<string> {
   const text = await response.text().catch(() => '');
+  onBody?.(text);
   try {
     const message = errorMessageOf(JSON.parse(text));
     if (message) return message;
@@ -69,13 +74,16 @@ function readWholeAnswer(payload: unknown, onText: (text: string) => void): Chat
 }
 
 /**
- * `POST /pg/chat/completions` with stream:true: passes the reply's text on as it arrives and says
+ * `POST /pg/chat/completions` (stream:true unless a custom body says otherwise): passes the reply's text on as it arrives and says
  * how the call ended. A refusal before the stream (non-200, OpenAI error JSON) and an error event
  * inside it both end as `error` with the server's words; a stream that stops before `[DONE]`
  * without saying why is an error too (the connection was cut). Aborting the signal ends the fetch,
  * which the server sees as the client leaving: it stops the upstream and bills what was generated.
  */
-export async function streamChatCompletion(request: PlaygroundRequest, { signal, onText }: ChatStreamHandlers): Promise<ChatStreamEnd> {
+export async function streamChatCompletion(
+  request: PlaygroundRequest | Record<string, unknown>,
+  { signal, onText, onStatus, onEvent, onBody }: ChatStreamHandlers,
+): Promise<ChatStreamEnd> {
   let response: Response;
   try {
     response = await fetch(PLAYGROUND_PATH, { method: 'POST', headers: sessionHeaders(), body: JSON.stringify(request), credentials: 'same-origin', signal });
@@ -84,8 +92,9 @@ export async function streamChatCompletion(request: PlaygroundRequest, { signal,
     return { kind: 'error', message: i18n.t('common:errors.network') };
   }
 
+  onStatus?.(response.status);
   if (!response.ok) {
-    const message = await refusalMessage(response);
+    const message = await refusalMessage(response, onBody);
     // As every console call: a 401 means the session is gone; the route guard then sends the user to sign in.
     if (response.status === 401) clearSessionUser();
     return { kind: 'error', message };
@@ -93,13 +102,20 @@ export async function streamChatCompletion(request: PlaygroundRequest, { signal,
 
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.includes('text/event-stream')) {
-    const payload: unknown = await response.json().catch(() => null);
+    const text = await response.text().catch(() => '');
+    onBody?.(text);
+    let payload: unknown = null;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      /* unreadable: readWholeAnswer says so */
+    }
     return readWholeAnswer(payload, onText);
   }
   if (!response.body) return { kind: 'error', message: i18n.t('playground:errors.badAnswer') };
 
   try {
-    const end = await readChatStream(response.body, onText);
+    const end = await readChatStream(response.body, onText, onEvent);
     return end.kind === 'cut' ? { kind: 'error', message: i18n.t('playground:errors.streamCut') } : end;
   } catch (cause) {
     if (isAbort(cause) || signal.aborted) return { kind: 'aborted' };

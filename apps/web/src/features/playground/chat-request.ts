@@ -1,8 +1,17 @@
 import { DEFAULT_MODEL, normalizeTemperature, type ChatMessage, type PlaygroundSettings } from './conversation';
 
+/** OpenAI's multimodal content: text and images by URL (http(s) or data:). */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export interface RequestMessage {
+  role: 'system' | 'user' | 'assistant';
+  /** A string, or for a question with images, its text part followed by one part per image. */
+  content: string | ContentPart[];
+}
+
 /** The body of `POST /pg/chat/completions` (new-api's playground payload). */
 export interface PlaygroundRequest {
-  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  messages: RequestMessage[];
   stream: true;
   model: string;
   group: string;
@@ -14,6 +23,15 @@ export interface PlaygroundRequest {
 /** Why a message cannot be sent yet; the page shows the matching text. */
 export type RequestProblem = 'noModel' | 'emptyMessage' | 'badMaxTokens';
 
+/** A question's content: plain text, or with images OpenAI's array of a text part and `image_url` parts. */
+export function questionContent(message: Pick<ChatMessage, 'content' | 'images'>): RequestMessage['content'] {
+  const images = message.images ?? [];
+  if (images.length === 0) return message.content;
+  const parts: ContentPart[] = message.content.trim() === '' ? [] : [{ type: 'text', text: message.content }];
+  for (const url of images) parts.push({ type: 'image_url', image_url: { url } });
+  return parts;
+}
+
 /**
  * The conversation as the model should see it: the system prompt (when not blank), then every
  * user message and every reply that holds text, stopped ones included (the user saw that text).
@@ -23,7 +41,7 @@ export function conversationForModel(history: ChatMessage[], systemPrompt: strin
   const messages: PlaygroundRequest['messages'] = [];
   if (systemPrompt.trim() !== '') messages.push({ role: 'system', content: systemPrompt });
   for (const message of history) {
-    if (message.role === 'user') messages.push({ role: 'user', content: message.content });
+    if (message.role === 'user') messages.push({ role: 'user', content: questionContent(message) });
     else if (message.status !== 'error' && message.status !== 'streaming' && message.content !== '') {
       messages.push({ role: 'assistant', content: message.content });
     }
@@ -31,8 +49,9 @@ export function conversationForModel(history: ChatMessage[], systemPrompt: strin
   return messages;
 }
 
-export function checkRequest(settings: PlaygroundSettings, text: string): RequestProblem | null {
-  if (text.trim() === '') return 'emptyMessage';
+/** A question needs text or at least one image. */
+export function checkRequest(settings: PlaygroundSettings, text: string, imageCount = 0): RequestProblem | null {
+  if (text.trim() === '' && imageCount === 0) return 'emptyMessage';
   if (settings.model === '') return 'noModel';
   if (!Number.isInteger(settings.maxTokens) || settings.maxTokens < 0) return 'badMaxTokens';
   return null;

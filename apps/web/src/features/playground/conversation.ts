@@ -1,7 +1,8 @@
+import { normalizeImageUrl } from './image-input';
+
 /**
- * The playground's conversation and sidebar settings, and how they are kept in localStorage so a
- * reload (or coming back later) finds them. They are stored per user: another account signing in
- * on the same browser starts with an empty conversation, not someone else's.
+ * The playground's messages and sidebar settings: their types, and how a stored copy is read back
+ * field by field (conversation-store.ts keeps the list of conversations in localStorage).
  */
 
 export type MessageRole = 'user' | 'assistant';
@@ -21,6 +22,10 @@ export interface ChatMessage {
   error?: string;
   /** The model that answered, for replies. */
   model?: string;
+  /** Image URLs sent with a user message (OpenAI `image_url` parts). */
+  images?: string[];
+  /** Pasted images (data: URLs) the question carried, which were not kept in storage. */
+  omittedImages?: number;
 }
 
 export interface PlaygroundSettings {
@@ -46,17 +51,16 @@ export const DEFAULT_SETTINGS: PlaygroundSettings = {
   systemPrompt: 'You are a helpful assistant.',
 };
 
-/** A saved conversation beyond this many messages keeps only the newest ones (localStorage holds ~5 MB). */
-export const MAX_STORED_MESSAGES = 200;
-
 /** The localStorage keys of this screen (the console's shared keys are in lib/storage.ts). */
-export const PLAYGROUND_MESSAGES_KEY = 'playground_messages';
-export const PLAYGROUND_SETTINGS_KEY = 'playground_settings';
+export const PLAYGROUND_CONVERSATIONS_KEY = 'playground_conversations';
+/** The single conversation and sidebar of earlier versions: read once, moved into the list, removed. */
+export const LEGACY_MESSAGES_KEY = 'playground_messages';
+export const LEGACY_SETTINGS_KEY = 'playground_settings';
 
 /** What localStorage offers that this module uses; tests pass a Map-backed one. */
 export type KeyValueStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const STATUSES: readonly MessageStatus[] = ['complete', 'streaming', 'stopped', 'error'];
 
 /** Clamps to the slider's range and snaps to its step, so a stored or typed value is always one the slider can show. */
@@ -66,9 +70,9 @@ export function normalizeTemperature(value: unknown): number {
   return Math.round(clamped / TEMPERATURE_STEP) / 10;
 }
 
-function readMessage(value: unknown): ChatMessage | null {
+export function readMessage(value: unknown): ChatMessage | null {
   if (!isRecord(value)) return null;
-  const { id, role, content, status, createdAt, error, model } = value;
+  const { id, role, content, status, createdAt, error, model, images, omittedImages } = value;
   if (typeof id !== 'string' || (role !== 'user' && role !== 'assistant') || typeof content !== 'string') return null;
   if (!STATUSES.includes(status as MessageStatus)) return null;
   const message: ChatMessage = {
@@ -81,10 +85,16 @@ function readMessage(value: unknown): ChatMessage | null {
   };
   if (typeof error === 'string') message.error = error;
   if (typeof model === 'string') message.model = model;
+  if (Array.isArray(images)) {
+    // Only addresses the image input itself would take: storage is editable by anyone at the keyboard.
+    const urls = images.filter((url): url is string => typeof url === 'string' && normalizeImageUrl(url) === url);
+    if (urls.length > 0) message.images = urls;
+  }
+  if (typeof omittedImages === 'number' && Number.isInteger(omittedImages) && omittedImages > 0) message.omittedImages = omittedImages;
   return message;
 }
 
-function readJson(store: KeyValueStore, key: string): unknown {
+export function readJson(store: KeyValueStore, key: string): unknown {
   try {
     const raw = store.getItem(key);
     return raw ? (JSON.parse(raw) as unknown) : null;
@@ -93,7 +103,7 @@ function readJson(store: KeyValueStore, key: string): unknown {
   }
 }
 
-function writeJson(store: KeyValueStore, key: string, value: unknown): boolean {
+export function writeJson(store: KeyValueStore, key: string, value: unknown): boolean {
   try {
     store.setItem(key, JSON.stringify(value));
     return true;
@@ -103,41 +113,17 @@ function writeJson(store: KeyValueStore, key: string, value: unknown): boolean {
   }
 }
 
-/** The saved conversation of `userId`; anything unreadable, or another user's, reads as empty. */
-export function loadMessages(store: KeyValueStore, userId: number): ChatMessage[] {
-  const saved = readJson(store, PLAYGROUND_MESSAGES_KEY);
-  if (!isRecord(saved) || saved.user_id !== userId || !Array.isArray(saved.messages)) return [];
-  return saved.messages.map(readMessage).filter((message): message is ChatMessage => message !== null);
-}
-
-export function saveMessages(store: KeyValueStore, userId: number, messages: ChatMessage[]): boolean {
-  return writeJson(store, PLAYGROUND_MESSAGES_KEY, { user_id: userId, messages: messages.slice(-MAX_STORED_MESSAGES) });
-}
-
-export function clearMessages(store: KeyValueStore): void {
-  try {
-    store.removeItem(PLAYGROUND_MESSAGES_KEY);
-  } catch {
-    /* see writeJson */
-  }
-}
-
-/** The saved sidebar of `userId`, each field checked on its own (one bad field does not lose the rest). */
-export function loadSettings(store: KeyValueStore, userId: number): PlaygroundSettings {
-  const saved = readJson(store, PLAYGROUND_SETTINGS_KEY);
-  if (!isRecord(saved) || saved.user_id !== userId) return { ...DEFAULT_SETTINGS };
-  const maxTokens = saved.maxTokens;
+/** The sidebar values in `value`, each field checked on its own (one bad field does not lose the rest). */
+export function readSettings(value: unknown): PlaygroundSettings {
+  if (!isRecord(value)) return { ...DEFAULT_SETTINGS };
+  const maxTokens = value.maxTokens;
   return {
-    group: typeof saved.group === 'string' ? saved.group : DEFAULT_SETTINGS.group,
-    model: typeof saved.model === 'string' ? saved.model : DEFAULT_SETTINGS.model,
-    temperature: normalizeTemperature(saved.temperature),
+    group: typeof value.group === 'string' ? value.group : DEFAULT_SETTINGS.group,
+    model: typeof value.model === 'string' ? value.model : DEFAULT_SETTINGS.model,
+    temperature: normalizeTemperature(value.temperature),
     maxTokens: typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens >= 0 ? maxTokens : DEFAULT_SETTINGS.maxTokens,
-    systemPrompt: typeof saved.systemPrompt === 'string' ? saved.systemPrompt : DEFAULT_SETTINGS.systemPrompt,
+    systemPrompt: typeof value.systemPrompt === 'string' ? value.systemPrompt : DEFAULT_SETTINGS.systemPrompt,
   };
-}
-
-export function saveSettings(store: KeyValueStore, userId: number, settings: PlaygroundSettings): boolean {
-  return writeJson(store, PLAYGROUND_SETTINGS_KEY, { user_id: userId, ...settings });
 }
 
 let sequence = 0;

@@ -1,51 +1,102 @@
-import { Button, Tag, Toast, Typography } from '@douyinfe/semi-ui';
-import { IconChevronDown, IconChevronUp } from '@douyinfe/semi-icons';
-import { useCallback, useState } from 'react';
+import { Button, SideSheet, Tag, Toast, Typography } from '@douyinfe/semi-ui';
+import { IconChevronDown, IconChevronUp, IconCode, IconList } from '@douyinfe/semi-icons';
+import { useCallback, useMemo, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSessionUser } from '../../lib/session';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
-import { checkRequest } from './chat-request';
+import { buildChatRequest, checkRequest } from './chat-request';
+import { conversationTitle } from './conversation-store';
 import { Composer } from './components/composer';
+import { ConversationList } from './components/conversation-list';
+import { DebugPanel } from './components/debug-panel';
 import { MessageList } from './components/message-list';
 import { SettingsPanel } from './components/settings-panel';
 import { useUserGroups, useUserModels } from './queries';
-import { useConversation } from './use-conversation';
+import { useConversations } from './use-conversations';
 import { usePlaygroundSettings } from './use-playground-settings';
 import './playground.css';
+
+/** Below this width the conversation list leaves its column for a drawer (three columns no longer fit). */
+const LIST_IN_DRAWER = '(max-width: 1360px)';
+const subscribeListQuery = (onChange: () => void) => {
+  const query = window.matchMedia?.(LIST_IN_DRAWER);
+  query?.addEventListener('change', onChange);
+  return () => query?.removeEventListener('change', onChange);
+};
+const listInDrawer = () => window.matchMedia?.(LIST_IN_DRAWER).matches ?? false;
 
 function Playground({ userId, userGroup }: { userId: number; userGroup: string | undefined }) {
   const { t } = useTranslation('playground');
   const narrow = useNarrowScreen();
+  const compact = useSyncExternalStore(subscribeListQuery, listInDrawer, () => false);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [listOpen, setListOpen] = useState(false);
+  const [debugOpen, setDebugOpen] = useState(false);
   const models = useUserModels();
   const groups = useUserGroups();
-  const { settings, update, groupNames } = usePlaygroundSettings(userId, userGroup, models.data, groups.data);
-  const conversation = useConversation(userId);
-  const { send } = conversation;
+  const conversations = useConversations(userId);
+  const { active, send, updateSettings } = conversations;
+  const settings = active.settings;
+  const groupNames = usePlaygroundSettings(settings, updateSettings, userGroup, models.data, groups.data);
 
   const onSend = useCallback(
-    (text: string) => {
-      const problem = checkRequest(settings, text);
+    (text: string, images: string[]) => {
+      const problem = checkRequest(settings, text, images.length);
       if (problem === 'emptyMessage') return false;
       if (problem) {
         Toast.warning(t(`problems.${problem}`));
         return false;
       }
-      void send(text, settings);
+      send(text, images);
       return true;
     },
     [settings, send, t],
   );
 
   const onClear = useCallback(() => {
-    conversation.clear();
+    conversations.clear();
     Toast.success(t('chat.cleared'));
-  }, [conversation, t]);
+  }, [conversations, t]);
 
+  const preview = useMemo(() => buildChatRequest(settings, active.messages), [settings, active.messages]);
   const showSettings = !narrow || settingsOpen;
+
+  const list = (
+    <ConversationList
+      conversations={conversations.conversations}
+      activeId={active.id}
+      busy={conversations.streaming}
+      onCreate={() => {
+        conversations.create();
+        setListOpen(false);
+      }}
+      onSelect={(id) => {
+        conversations.select(id);
+        setListOpen(false);
+      }}
+      onRename={conversations.rename}
+      onDelete={conversations.remove}
+    />
+  );
 
   return (
     <div className="mg-pg-page">
+      {compact ? (
+        <SideSheet
+          title={t('conversations.title')}
+          visible={listOpen}
+          onCancel={() => setListOpen(false)}
+          placement="left"
+          width={narrow ? '86vw' : 320}
+          className="mg-pg-list-sheet"
+        >
+          {list}
+        </SideSheet>
+      ) : (
+        <nav className="mg-pg-list-column" aria-label={t('conversations.title')}>
+          {list}
+        </nav>
+      )}
       <aside className="mg-pg-sidebar" aria-label={t('settings.title')}>
         <div className="mg-pg-sidebar-header">
           <Typography.Title heading={5} className="mg-pg-heading">
@@ -67,7 +118,7 @@ function Playground({ userId, userGroup }: { userId: number; userGroup: string |
         {showSettings && (
           <SettingsPanel
             settings={settings}
-            onChange={update}
+            onChange={updateSettings}
             groupNames={groupNames}
             groups={groups.data ?? {}}
             models={models.data ?? []}
@@ -78,9 +129,14 @@ function Playground({ userId, userGroup }: { userId: number; userGroup: string |
       </aside>
       <section className="mg-pg-chat">
         <header className="mg-pg-chat-header">
-          <Typography.Title heading={4} className="mg-pg-heading">
-            {t('title')}
-          </Typography.Title>
+          <div className="mg-pg-chat-title">
+            <Typography.Title heading={4} className="mg-pg-heading">
+              {t('title')}
+            </Typography.Title>
+            <Typography.Text type="tertiary" ellipsis={{ showTooltip: true }} className="mg-pg-chat-subtitle" data-testid="pg-active-title">
+              {conversationTitle(active) ?? t('conversations.untitled')}
+            </Typography.Text>
+          </div>
           <div className="mg-pg-chat-tags">
             {settings.model && (
               <Tag color="green" data-testid="pg-current-model">
@@ -91,16 +147,48 @@ function Playground({ userId, userGroup }: { userId: number; userGroup: string |
               {settings.group || t('settings.ownGroup')}
             </Tag>
           </div>
+          <div className="mg-pg-chat-tools">
+            {compact && (
+              <Button icon={<IconList />} theme="borderless" onClick={() => setListOpen(true)} data-testid="pg-conversations-open">
+                {t('conversations.open', { count: conversations.conversations.length })}
+              </Button>
+            )}
+            <Button
+              icon={<IconCode />}
+              theme={debugOpen ? 'light' : 'borderless'}
+              aria-pressed={debugOpen}
+              onClick={() => setDebugOpen((open) => !open)}
+              data-testid="pg-debug-toggle"
+            >
+              {t('debug.toggle')}
+            </Button>
+          </div>
         </header>
-        <MessageList messages={conversation.messages} />
+        <MessageList
+          messages={active.messages}
+          busy={conversations.streaming}
+          onEdit={conversations.editAndResend}
+          onRegenerate={conversations.regenerate}
+          onDelete={conversations.removeMessage}
+        />
         <Composer
-          streaming={conversation.streaming}
-          hasMessages={conversation.messages.length > 0}
+          key={active.id}
+          streaming={conversations.streaming}
+          hasMessages={active.messages.length > 0}
           onSend={onSend}
-          onStop={conversation.stop}
+          onStop={conversations.stop}
           onClear={onClear}
         />
       </section>
+      <DebugPanel
+        open={debugOpen}
+        narrow={narrow}
+        record={conversations.debug}
+        preview={preview}
+        busy={conversations.streaming}
+        onClose={() => setDebugOpen(false)}
+        onSendCustom={conversations.sendCustom}
+      />
     </div>
   );
 }

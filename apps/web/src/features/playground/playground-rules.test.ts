@@ -1,29 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildChatRequest, checkRequest, chooseGroup, chooseModel, conversationForModel, orderGroups } from './chat-request';
-import {
-  DEFAULT_SETTINGS,
-  loadMessages,
-  loadSettings,
-  MAX_STORED_MESSAGES,
-  normalizeTemperature,
-  PLAYGROUND_MESSAGES_KEY,
-  saveMessages,
-  saveSettings,
-  type ChatMessage,
-  type KeyValueStore,
-} from './conversation';
+import { DEFAULT_SETTINGS, type ChatMessage } from './conversation';
 import { replyToHtml } from './reply-markdown';
 import { createSseParser, errorMessageOf, interpretEvent } from './sse';
-
-function memoryStore(): KeyValueStore & { data: Map<string, string> } {
-  const data = new Map<string, string>();
-  return {
-    data,
-    getItem: (key) => data.get(key) ?? null,
-    setItem: (key, value) => void data.set(key, value),
-    removeItem: (key) => void data.delete(key),
-  };
-}
 
 const message = (role: ChatMessage['role'], content: string, status: ChatMessage['status'] = 'complete'): ChatMessage => ({
   id: `${role}-${content}`,
@@ -80,60 +59,6 @@ describe('SSE parsing', () => {
   });
 });
 
-describe('the stored conversation', () => {
-  it('survives a save and a load for the same user, and is empty for another user', () => {
-    const store = memoryStore();
-    const messages = [message('user', 'hello'), { ...message('assistant', 'partial', 'error'), error: 'boom', model: 'gpt-4o-mini' }];
-    saveMessages(store, 7, messages);
-    expect(loadMessages(store, 7)).toEqual(messages);
-    expect(loadMessages(store, 8)).toEqual([]);
-  });
-
-  it('turns a reply that was still streaming into a stopped one', () => {
-    const store = memoryStore();
-    saveMessages(store, 1, [message('user', 'q'), message('assistant', 'half an ans', 'streaming')]);
-    expect(loadMessages(store, 1).map((entry) => entry.status)).toEqual(['complete', 'stopped']);
-  });
-
-  it('drops unreadable entries and reads broken JSON as empty', () => {
-    const store = memoryStore();
-    store.setItem(PLAYGROUND_MESSAGES_KEY, JSON.stringify({ user_id: 1, messages: [message('user', 'ok'), { role: 'system', content: 'x' }, null, 5] }));
-    expect(loadMessages(store, 1).map((entry) => entry.content)).toEqual(['ok']);
-    store.setItem(PLAYGROUND_MESSAGES_KEY, '{not json');
-    expect(loadMessages(store, 1)).toEqual([]);
-  });
-
-  it(`keeps only the newest ${MAX_STORED_MESSAGES} messages`, () => {
-    const store = memoryStore();
-    const many = Array.from({ length: MAX_STORED_MESSAGES + 5 }, (_, index) => message('user', String(index)));
-    saveMessages(store, 1, many);
-    const loaded = loadMessages(store, 1);
-    expect(loaded).toHaveLength(MAX_STORED_MESSAGES);
-    expect(loaded[0]!.content).toBe('5');
-  });
-
-  it('reports a full storage instead of throwing', () => {
-    const store: KeyValueStore = {
-      getItem: () => null,
-      setItem: () => {
-        throw new DOMException('full', 'QuotaExceededError');
-      },
-      removeItem: () => undefined,
-    };
-    expect(saveMessages(store, 1, [message('user', 'x')])).toBe(false);
-  });
-
-  it('keeps the sidebar per user, field by field, with the temperature on the slider', () => {
-    const store = memoryStore();
-    saveSettings(store, 3, { group: 'vip', model: 'm', temperature: 0.3, maxTokens: 256, systemPrompt: '' });
-    expect(loadSettings(store, 3)).toEqual({ group: 'vip', model: 'm', temperature: 0.3, maxTokens: 256, systemPrompt: '' });
-    expect(loadSettings(store, 4)).toEqual(DEFAULT_SETTINGS);
-    store.setItem('playground_settings', JSON.stringify({ user_id: 3, model: 'x', maxTokens: -2, temperature: 7 }));
-    expect(loadSettings(store, 3)).toMatchObject({ model: 'x', maxTokens: 0, temperature: 1 });
-    expect([0, 0.1, 0.44, 0.45, 0.96, 2, Number.NaN].map(normalizeTemperature)).toEqual([0.1, 0.1, 0.4, 0.5, 1, 1, 0.7]);
-  });
-});
-
 describe('the request', () => {
   const settings = { ...DEFAULT_SETTINGS, model: 'gpt-4o-mini', group: 'default', systemPrompt: 'Be brief.' };
 
@@ -169,6 +94,26 @@ describe('the request', () => {
       { role: 'assistant', content: 'cut short' },
       { role: 'user', content: 'c' },
     ]);
+  });
+
+  it('sends a question with images as OpenAI content parts: its text, then one image_url part per image', () => {
+    const withImages = { ...message('user', 'what is this?'), images: ['https://example.com/a.png', 'data:image/png;base64,AAAA'] };
+    const imageOnly = { ...message('user', ' '), images: ['https://example.com/b.png'] };
+    expect(buildChatRequest({ ...settings, systemPrompt: '' }, [withImages, message('assistant', 'a cat'), imageOnly]).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
+      { role: 'assistant', content: 'a cat' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/b.png' } }] },
+    ]);
+    // An image alone is a question; text alone stays a plain string.
+    expect(checkRequest(settings, '', 1)).toBeNull();
+    expect(buildChatRequest(settings, [message('user', 'hi')]).messages.at(-1)).toEqual({ role: 'user', content: 'hi' });
   });
 
   it('refuses an empty message, a missing model and a bad max_tokens', () => {

@@ -9,12 +9,17 @@ export type StreamReadEnd = { kind: 'done' } | { kind: 'error'; message: string 
  * at `[DONE]` or at the first error event. A read that fails (the fetch was aborted) throws, so
  * the caller can tell a stop from a failure.
  */
-export async function readChatStream(body: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<StreamReadEnd> {
+export async function readChatStream(
+  body: ReadableStream<Uint8Array>,
+  onText: (text: string) => void,
+  onEvent?: (data: string) => void,
+): Promise<StreamReadEnd> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = createSseParser();
   const handle = (events: string[]): StreamReadEnd | null => {
     for (const data of events) {
+      onEvent?.(data);
       const event = interpretEvent(data);
       if (event.kind === 'delta') onText(event.text);
       else if (event.kind === 'done') return { kind: 'done' };
