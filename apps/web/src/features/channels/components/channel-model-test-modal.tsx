@@ -3,6 +3,7 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { IconSearch } from '@douyinfe/semi-icons';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import { testChannelModel, type Channel, type ModelTestResult } from '../api';
 import { splitList } from '../channel-display';
 import { useRefreshChannels } from '../queries';
@@ -26,6 +27,7 @@ interface ModelRow {
 export function ChannelModelTestModal({ channel, visible, onClose }: ChannelModelTestModalProps) {
   const { t } = useTranslation('channels');
   const refresh = useRefreshChannels();
+  const narrow = useNarrowScreen();
   const models = useMemo(() => splitList(channel.models), [channel.models]);
   const [search, setSearch] = useState('');
   const [selected, setSelected] = useState<string[]>([]);
@@ -69,18 +71,28 @@ export function ChannelModelTestModal({ channel, visible, onClose }: ChannelMode
     {
       title: t('modelTest.columns.model'),
       dataIndex: 'model',
-      render: (_value, row) => <Typography.Text copyable={{ content: row.model }}>{row.model}</Typography.Text>,
+      // Phones have no room for a result column: the result goes under the name.
+      render: (_value, row) => (
+        <div className="mg-model-test-name">
+          <Typography.Text copyable={{ content: row.model }}>{row.model}</Typography.Text>
+          {narrow && <ResultCell state={results[row.model]} />}
+        </div>
+      ),
     },
-    {
-      title: t('modelTest.columns.result'),
-      key: 'result',
-      width: 190,
-      render: (_value, row) => <ResultCell state={results[row.model]} />,
-    },
+    ...(narrow
+      ? []
+      : [
+          {
+            title: t('modelTest.columns.result'),
+            key: 'result',
+            width: 190,
+            render: (_value: unknown, row: ModelRow) => <ResultCell state={results[row.model]} />,
+          },
+        ]),
     {
       title: t('columns.operations'),
       key: 'action',
-      width: 90,
+      width: narrow ? undefined : 90,
       render: (_value, row) => (
         <Button
           size="small"
@@ -166,7 +178,7 @@ function ResultCell({ state }: { state: RowState | undefined }) {
       </Tag>
     );
   return (
-    <Typography.Text type="danger" size="small" ellipsis={{ showTooltip: true }} style={{ maxWidth: 170 }} data-testid="model-test-error">
+    <Typography.Text type="danger" size="small" ellipsis={{ showTooltip: true }} style={{ maxWidth: 160 }} data-testid="model-test-error">
       {state.message}
     </Typography.Text>
   );
