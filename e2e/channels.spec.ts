@@ -131,8 +131,12 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   await page.getByTestId(`channel-test-${created.id}`).click();
   await expectToast(page, new RegExp(`通道 ${name} 测试成功，耗时 \\d+\\.\\d{2} 秒。`));
   await expect(row.locator('[data-color="green"]')).toContainText(/\d+\.\d{2} 秒/);
-  // The arrow opens the model test dialog: search, test one model, then every selected one in turn.
   await page.getByTestId(`channel-test-menu-${created.id}`).click();
+  await page.locator('.semi-dropdown-item').filter({ hasText: 'mock-model-b' }).click();
+  await expectToast(page, `模型 mock-model-b`);
+  // The menu also opens the model test dialog: search, test one model, then every selected one in turn.
+  await page.getByTestId(`channel-test-menu-${created.id}`).click();
+  await page.getByTestId(`channel-model-test-${created.id}`).click();
   const tests = page.locator('.semi-modal-content').filter({ hasText: `${name} 渠道的模型测试` });
   await tests.getByTestId('model-test-search').fill('model-b');
   await expect(tests.getByTestId('model-test-row-gpt-4o-mini')).toBeHidden();

@@ -62,54 +62,39 @@ export function RowEditButton({ label, onClick, testId }: { label: string; onCli
   );
 }
 
-type SplitMenuButtonProps = {
+interface SplitMenuButtonProps {
   label: string;
   /** Semi's default colour unless given. */
   type?: 'tertiary';
   loading?: boolean;
   onClick: () => void;
   testId?: string;
+  /** A Dropdown.Menu of the action's variants (a model to test with, a chat client to open). */
+  menu: ReactNode;
   menuLabel: string;
   menuDisabled?: boolean;
   menuTestId: string;
   className: string;
-} & (
-  | {
-      /** A Dropdown.Menu of the action's variants (a model to test with, a chat client to open). */
-      menu: ReactNode;
-    }
-  | {
-      /** The arrow opens a dialog of the variants instead of a menu (the channel's model test). */
-      onMenuClick: () => void;
-    }
-);
+}
 
-/** An action and, on the arrow beside it, a menu of its variants (or a dialog of them). */
+/** An action and, on the arrow beside it, a menu of its variants. */
 export function SplitMenuButton(props: SplitMenuButtonProps) {
-  const arrow = (
-    <Button
-      size="small"
-      theme="light"
-      type={props.type}
-      icon={<IconTreeTriangleDown />}
-      disabled={props.menuDisabled}
-      aria-label={props.menuLabel}
-      data-testid={props.menuTestId}
-      onClick={'onMenuClick' in props ? props.onMenuClick : undefined}
-    />
-  );
   return (
     <SplitButtonGroup className={props.className}>
       <Button size="small" theme="light" type={props.type} loading={props.loading} onClick={props.onClick} data-testid={props.testId}>
         {props.label}
       </Button>
-      {'menu' in props ? (
-        <Dropdown trigger="click" clickToHide position="bottomRight" render={props.menu}>
-          {arrow}
-        </Dropdown>
-      ) : (
-        arrow
-      )}
+      <Dropdown trigger="click" clickToHide position="bottomRight" render={props.menu}>
+        <Button
+          size="small"
+          theme="light"
+          type={props.type}
+          icon={<IconTreeTriangleDown />}
+          disabled={props.menuDisabled}
+          aria-label={props.menuLabel}
+          data-testid={props.menuTestId}
+        />
+      </Dropdown>
     </SplitButtonGroup>
   );
 }

@@ -25,7 +25,7 @@ interface ChannelRowActionsProps {
   onManageKeys: (channel: Channel) => void;
 }
 
-/** Spec 02 §2 row operations: test (the arrow opens the model test dialog), enable/disable, edit, and copy and delete under "more". */
+/** Spec 02 §2 row operations: test (with a per-model menu that also opens the model test dialog), enable/disable, edit, and copy and delete under "more". */
 export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: ChannelRowActionsProps) {
   const { t } = useTranslation('channels');
   const { busy, run } = useRowBusy<'test' | 'status'>();
@@ -42,7 +42,20 @@ export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: Ch
         loading={busy('test')}
         onClick={() => void run('test', () => actions.test(channel))}
         testId={`channel-test-${channel.id}`}
-        onMenuClick={() => setDialog('test')}
+        menu={
+          <Dropdown.Menu className="mg-channel-model-menu">
+            <Dropdown.Item onClick={() => setDialog('test')} data-testid={`channel-model-test-${channel.id}`}>
+              {t('actions.openModelTest')}
+            </Dropdown.Item>
+            <Dropdown.Divider />
+            <Dropdown.Title>{t('actions.testModels')}</Dropdown.Title>
+            {models.map((model) => (
+              <Dropdown.Item key={model} onClick={() => void run('test', () => actions.test(channel, model))}>
+                {model}
+              </Dropdown.Item>
+            ))}
+          </Dropdown.Menu>
+        }
         menuLabel={t('actions.testModels')}
         menuDisabled={models.length === 0 || busy('test')}
         menuTestId={`channel-test-menu-${channel.id}`}
