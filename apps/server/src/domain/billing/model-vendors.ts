@@ -3,10 +3,12 @@ import type { PricingVendor } from '@modelgate/contract';
 /**
  * Who makes a model and what it can do, read from its name: new-api seeds the same from the name
  * when no model meta row describes it (model/pricing_default.go), and modelgate has no such rows.
- * The ids are this list's order, so they stay put between answers; the names are new-api's seeded
+ * The ids are fixed here, so they stay put between answers; the names are new-api's seeded
  * vendor names and the icons its @lobehub/icons names, so a new-api console shows them too.
  */
 const VENDORS: readonly (PricingVendor & { pattern: RegExp })[] = [
+  // Searched in this order: a host's prefix (@cf/meta/llama-...) before the model family in it.
+  { id: 23, name: 'Cloudflare', icon: 'Cloudflare.Color', pattern: /^@cf\// },
   {
     id: 1,
     name: 'OpenAI',
@@ -34,7 +36,6 @@ const VENDORS: readonly (PricingVendor & { pattern: RegExp })[] = [
   { id: 20, name: 'Suno', icon: 'Suno', pattern: /suno|chirp/ },
   { id: 21, name: '快手', icon: 'Kling.Color', pattern: /kling/ },
   { id: 22, name: 'Vidu', icon: 'Vidu', pattern: /vidu/ },
-  { id: 23, name: 'Cloudflare', icon: 'Cloudflare.Color', pattern: /^@cf\// },
 ];
 
 export function vendorOf(model: string): PricingVendor | undefined {
@@ -52,10 +53,7 @@ const OUTPUT_TAGS: readonly [string, RegExp][] = [
   ['audio', /whisper|tts|audio|realtime|speech|transcribe|suno|chirp/],
 ];
 const CHAT_TAGS: readonly [string, RegExp][] = [
-  [
-    'reasoning',
-    /^o[1-9](-|$)|reason|thinking|-r1|qwq|qvq|gpt-5|grok-[3-9]|claude-3-7|claude-(opus|sonnet)-4|(opus|sonnet)-4|gemini-(2\.5|[3-9])|kimi-k2|glm-4\.[5-9]/,
-  ],
+  ['reasoning', /^o[1-9](-|$)|reason|thinking|-r1|qwq|qvq|gpt-5|grok-[3-9]|claude-3-7|claude-(opus|sonnet)-4|(opus|sonnet)-4|gemini-(2\.5|[3-9])|glm-4\.[5-9]/],
   ['vision', /vision|-vl|4o|gpt-4\.1|gpt-5|^o[3-9](-|$)|gemini|claude-3|claude-(opus|sonnet|haiku)-4|(opus|sonnet|haiku)-4|qvq|pixtral|llava|glm-4v|grok-4/],
 ];
 
