@@ -150,7 +150,9 @@ test('a user creates a token, copies its key, spends it through the relay and se
   await page.getByTestId(`token-more-${token!.id}`).click();
   await page.getByTestId(`token-connection-${token!.id}`).click();
   const connection = page.locator('.semi-modal-content').filter({ hasText: `令牌 relay-key-${run} 的连接信息` });
-  const origin = new URL(page.url()).origin;
+  // The address is the ServerAddress option when one is set, else the page's own.
+  const status = await dataOf<{ server_address?: string }>(await page.request.get('/api/status'));
+  const origin = status.server_address?.replace(/\/+$/, '') || new URL(page.url()).origin;
   await expect(connection.getByTestId('connection-url-openai')).toContainText(`${origin}/v1`);
   await expect(connection.getByTestId('connection-snippet-curl')).toContainText(`Bearer sk-${token!.key}`);
   await connection.getByRole('tab', { name: 'Claude Code' }).click();
@@ -169,7 +171,8 @@ test('a user creates a token, copies its key, spends it through the relay and se
   await connection.locator('.semi-modal-close').click();
 
   // Spend it: the relay answers from the mock upstream and bills the token and the user.
-  const reply = await page.request.post(url!, { headers: { Authorization: authorization!, 'Content-Type': 'application/json' }, data: body });
+  expect(url).toBe(`${origin}/v1/chat/completions`);
+  const reply = await page.request.post(new URL(url!).pathname, { headers: { Authorization: authorization!, 'Content-Type': 'application/json' }, data: body });
   expect(reply.status()).toBe(200);
   expect((await reply.json()).choices[0].message.content).toBe('Hello from the mock upstream.');
   expect(upstream.seen.at(-1)?.authorization).toBe('Bearer sk-upstream-secret');
