@@ -134,6 +134,22 @@ test('a channel is tested against the upstream, edited inline and in the drawer'
   await page.getByTestId(`channel-test-menu-${created.id}`).click();
   await page.locator('.semi-dropdown-item').filter({ hasText: 'mock-model-b' }).click();
   await expectToast(page, `模型 mock-model-b`);
+  // The menu also opens the model test dialog: search, test one model, then every selected one in turn.
+  await page.getByTestId(`channel-test-menu-${created.id}`).click();
+  await page.getByTestId(`channel-model-test-${created.id}`).click();
+  const tests = page.locator('.semi-modal-content').filter({ hasText: `${name} 渠道的模型测试` });
+  await tests.getByTestId('model-test-search').fill('model-b');
+  await expect(tests.getByTestId('model-test-row-gpt-4o-mini')).toBeHidden();
+  await tests.getByTestId('model-test-one-mock-model-b').click();
+  await expect(tests.getByTestId('model-test-row-mock-model-b')).toContainText(/成功，耗时 \d+\.\d{2} 秒/);
+  await tests.getByTestId('model-test-search').fill('');
+  await tests.locator('thead .semi-checkbox').click();
+  await tests.getByTestId('model-test-selected').click();
+  await expect(tests.getByTestId('model-test-ok')).toHaveCount(2);
+  await expect(tests.getByTestId('model-test-progress')).toHaveText('已选择 2 个模型');
+  await page.screenshot({ path: test.info().outputPath('model-test.png') });
+  await tests.getByRole('button', { name: '关闭' }).click();
+  await expect(tests).toBeHidden();
   const completions = upstream.seen.filter((seen) => seen.path === '/v1/chat/completions' && seen.authorization === 'Bearer sk-mock-ok');
   expect(completions.map((seen) => seen.body?.model)).toEqual(expect.arrayContaining(['gpt-4o-mini', 'mock-model-b']));
 
@@ -448,16 +464,23 @@ test('balances update per channel, unsupported types say so, and batch tag and d
   // Copy makes a third channel with the same settings.
   await page.getByTestId(`channel-more-${openai.id}`).click();
   await page.locator('.semi-dropdown-item').filter({ hasText: '复制' }).click();
+  const copyDialog = page.locator('.semi-modal-content').filter({ hasText: '复制渠道' });
+  await expect(copyDialog.getByTestId('channel-copy-suffix')).toHaveValue('_复制');
+  await expect(copyDialog).toContainText(`新渠道名称：balance-${run}_复制`);
+  await copyDialog.getByTestId('channel-copy-confirm').click();
   await expectToast(page, '渠道复制成功');
   await expect(page.getByText(`balance-${run}_复制`)).toBeVisible();
   const [copy] = await channelsNamed(`balance-${run}_复制`);
-  expect(copy).toMatchObject({ type: 1, models: 'gpt-4o-mini', group: 'default' });
+  // Same settings; balance and used quota start over (the checked default); the key works, as the test shows.
+  expect(copy).toMatchObject({ type: 1, models: 'gpt-4o-mini', group: 'default', balance: 0, used_quota: 0 });
+  await page.getByTestId(`channel-test-${copy!.id}`).click();
+  await expectToast(page, new RegExp(`通道 balance-${run}_复制 测试成功`));
 
   // A single delete asks first.
   await page.getByTestId(`channel-more-${copy!.id}`).click();
   await page.locator('.semi-dropdown-item').filter({ hasText: '删除' }).click();
   await page.locator('.semi-modal-content').filter({ hasText: '确定是否要删除此渠道？' }).locator('button', { hasText: '确定' }).click();
-  await expect(page.getByText(`balance-${run}_复制`)).toBeHidden();
+  await expect(page.getByTestId(`channel-row-channel-${copy!.id}`)).toBeHidden();
   expect(await channelsNamed(`balance-${run}_复制`)).toHaveLength(0);
 
   // Rebuilding abilities reports what it did.

@@ -9,6 +9,8 @@ import { apiCall, apiSession, registerUser, setOption, signIn, toast, USER_PASSW
 const run = Date.now().toString(36).slice(-6);
 const ratioModel = `e2e-ratio-${run}`;
 const fixedModel = `e2e-fixed-${run}`;
+// Named like an OpenAI model, so the server gives it a vendor (OpenAI) and a tag (vision).
+const vendorModel = `gpt-4o-e2e-${run}`;
 // A group of its own, so the numbers do not depend on what other specs left behind.
 const premium = `pz${run}`;
 const screenshots = '.tmp/pricing-screens';
@@ -27,14 +29,15 @@ async function mergeJsonOption(key: string, additions: Record<string, unknown>):
 test.beforeAll(async () => {
   root = await apiSession('root', '123456');
   // 0.075 × 2 = $0.15 per 1M input tokens, ×4 = $0.6 output; $0.04 per call; group ×1.5.
-  await mergeJsonOption('ModelRatio', { [ratioModel]: 0.075 });
-  await mergeJsonOption('CompletionRatio', { [ratioModel]: 4 });
+  await mergeJsonOption('ModelRatio', { [ratioModel]: 0.075, [vendorModel]: 1.25 });
+  await mergeJsonOption('CompletionRatio', { [ratioModel]: 4, [vendorModel]: 4 });
   await mergeJsonOption('ModelPrice', { [fixedModel]: 0.04 });
   await mergeJsonOption('GroupRatio', { [premium]: 1.5 });
   await mergeJsonOption('UserUsableGroups', { [premium]: '高级分组' });
   for (const [group, models] of [
     [`default,${premium}`, ratioModel],
     [premium, fixedModel],
+    [`default,${premium}`, vendorModel],
   ]) {
     const channel = await apiCall<{ id: number }>(root, 'POST', '/api/channel/', {
       type: 1,
@@ -103,6 +106,33 @@ test('signed out, in Chinese: the default group prices, another group, search an
   await expect(page.getByText('没有匹配的模型')).toBeVisible();
   await page.getByTestId('pricing-search').fill(run);
   await page.screenshot({ path: `${screenshots}/zh-light-signed-out.png`, fullPage: true });
+
+  // Vendor and tag filters: the OpenAI-named model has a vendor and the vision tag, the others have neither.
+  await chooseGroup(page, 'default');
+  await expect(page.getByTestId('pricing-vendor-1')).toHaveText('OpenAI 1');
+  await expect(page.getByTestId('pricing-vendor-other')).toHaveText('其他 2');
+  await page.getByTestId('pricing-vendor-1').click();
+  await expect(row(page, vendorModel)).toBeVisible();
+  await expect(row(page, ratioModel)).toHaveCount(0);
+  await expect(row(page, vendorModel)).toContainText('视觉');
+  await page.getByTestId('pricing-vendor-all').click();
+  await page.getByTestId('pricing-tag-vision').click();
+  await expect(row(page, vendorModel)).toBeVisible();
+  await expect(row(page, fixedModel)).toHaveCount(0);
+  await expect(page).toHaveURL(/tag=vision/);
+
+  // The card view shows the same model with its vendor and prices, and is remembered on reload.
+  await page.getByTestId('pricing-view-card').click();
+  const card = page.getByTestId(`pricing-card-${vendorModel}`);
+  await expect(card.getByTestId('pricing-vendor-name')).toHaveText('OpenAI');
+  await expect(card.getByTestId('pricing-input')).toHaveText('$2.5');
+  await expect(card.getByTestId('pricing-output')).toHaveText('$10');
+  await page.reload();
+  await expect(card).toBeVisible();
+  await page.getByTestId('pricing-tag-all').click();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByTestId(`pricing-card-${ratioModel}`)).toBeVisible();
+  await page.screenshot({ path: `${screenshots}/zh-light-cards-390.png`, fullPage: true });
 });
 
 test('signed in, in English and dark: own group first, models the group cannot use are marked', async ({ page }) => {
@@ -132,6 +162,11 @@ test('signed in, in English and dark: own group first, models the group cannot u
   await page.getByTestId('pricing-search').fill(`ratio-${run}`);
   await expect(row(page, fixedModel)).toHaveCount(0);
   await expect(row(page, ratioModel)).toBeVisible();
+  await page.getByTestId('pricing-search').fill(run);
+  await page.getByTestId('pricing-view-card').click();
+  await expect(page.getByTestId(`pricing-card-${vendorModel}`)).toContainText('Vision');
+  await expect(page.getByTestId(`pricing-card-${fixedModel}`).getByTestId('pricing-unusable')).toHaveText('Unavailable');
+  await page.screenshot({ path: `${screenshots}/en-dark-cards.png`, fullPage: true });
 });
 
 test("a user whose own group has a ratio sees that group's prices first", async ({ page }) => {

@@ -145,11 +145,34 @@ test('a user creates a token, copies its key, spends it through the relay and se
   expect(tokenAnswers.length).toBeGreaterThan(0);
   for (const text of await Promise.all(tokenAnswers)) expect(text).not.toContain(copied.slice(3));
 
+  // Connection info (under "more"): base URLs, and a cURL call that, copied, carries the full key
+  // and the user's first model; run as written, it spends the token.
+  await page.getByTestId(`token-more-${token!.id}`).click();
+  await page.getByTestId(`token-connection-${token!.id}`).click();
+  const connection = page.locator('.semi-modal-content').filter({ hasText: `令牌 relay-key-${run} 的连接信息` });
+  // The address is the ServerAddress option when one is set, else the page's own.
+  const status = await dataOf<{ server_address?: string }>(await page.request.get('/api/status'));
+  const origin = status.server_address?.replace(/\/+$/, '') || new URL(page.url()).origin;
+  await expect(connection.getByTestId('connection-url-openai')).toContainText(`${origin}/v1`);
+  await expect(connection.getByTestId('connection-snippet-curl')).toContainText(`Bearer sk-${token!.key}`);
+  await connection.getByRole('tab', { name: 'Claude Code' }).click();
+  await expect(connection.getByTestId('connection-snippet-claudeCode')).toContainText(`export ANTHROPIC_BASE_URL='${origin}'`);
+  await expect(connection.getByTestId('connection-snippet-claudeCode')).toContainText('ANTHROPIC_AUTH_TOKEN');
+  await page.screenshot({ path: test.info().outputPath('connection.png') });
+  await connection.getByRole('tab', { name: 'cURL' }).click();
+  await connection.getByTestId('connection-copy-curl').click();
+  await expect(toast(page, '已复制，含完整密钥，请妥善保管')).toBeVisible();
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  const [, url] = /^curl '([^']+)'/.exec(curl)!;
+  const [, authorization] = /-H 'Authorization: ([^']+)'/.exec(curl)!;
+  const [, body] = /-d '([^']+)'/.exec(curl)!;
+  expect(authorization).toBe(`Bearer ${copied}`);
+  expect(JSON.parse(body!)).toMatchObject({ model: 'gpt-4o-mini' });
+  await connection.locator('.semi-modal-close').click();
+
   // Spend it: the relay answers from the mock upstream and bills the token and the user.
-  const reply = await page.request.post('/v1/chat/completions', {
-    headers: { Authorization: `Bearer ${copied}` },
-    data: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
-  });
+  expect(url).toBe(`${origin}/v1/chat/completions`);
+  const reply = await page.request.post(new URL(url!).pathname, { headers: { Authorization: authorization!, 'Content-Type': 'application/json' }, data: body });
   expect(reply.status()).toBe(200);
   expect((await reply.json()).choices[0].message.content).toBe('Hello from the mock upstream.');
   expect(upstream.seen.at(-1)?.authorization).toBe('Bearer sk-upstream-secret');

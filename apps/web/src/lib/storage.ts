@@ -16,6 +16,8 @@ export const StorageKey = {
   chatLink2: 'chat_link2',
   pageSize: 'page-size',
   idSort: 'id-sort',
+  /** The pricing page's table or card view (modelgate's own; new-api keeps its choice the same way). */
+  pricingView: 'pricing-view',
   language: 'i18nextLng',
   themeMode: 'theme-mode',
   inviterCode: 'aff',

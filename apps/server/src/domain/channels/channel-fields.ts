@@ -35,6 +35,8 @@ const WRITABLE_COLUMNS = [
   'channel_info',
 ] as const satisfies readonly (keyof ChannelRow)[];
 export type ChannelWritable = Pick<ChannelRow, (typeof WRITABLE_COLUMNS)[number]>;
+/** What a channel has spent and holds upstream; a copy may carry it over (new-api's reset_balance=false). */
+export type ChannelUsage = Pick<ChannelRow, 'balance' | 'balance_updated_time' | 'used_quota'>;
 
 export function pickWritable(row: ChannelRow): ChannelWritable {
   return Object.fromEntries(WRITABLE_COLUMNS.map((column) => [column, row[column]])) as ChannelWritable;

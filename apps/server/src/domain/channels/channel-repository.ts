@@ -5,7 +5,7 @@ import type { ChannelsTable, Database } from '../../db/schema.js';
 import { like, likeContains, likeIgnoreCase, likePrefix, likeSuffix } from '../../lib/like-pattern.js';
 import type { Paging } from '../../lib/paging.js';
 import { abilityRowsFor, insertAbilities, rewriteAbilities } from './abilities.js';
-import type { ChannelRow, ChannelWritable } from './channel-fields.js';
+import type { ChannelRow, ChannelUsage, ChannelWritable } from './channel-fields.js';
 
 export interface ChannelFilter {
   /** Matches the id exactly, the name and base URL in part, or the whole key. */
@@ -171,7 +171,7 @@ export class ChannelRepository {
   }
 
   /** Inserts channels with their abilities, all or none. Returns the new ids in order. */
-  async insertMany(channels: (ChannelWritable & { created_time: number })[]): Promise<number[]> {
+  async insertMany(channels: (ChannelWritable & { created_time: number } & Partial<ChannelUsage>)[]): Promise<number[]> {
     return this.kysely.transaction().execute(async (trx) => {
       const ids: number[] = [];
       for (const channel of channels) ids.push(await insertReturningId(this.db, 'channels', this.sealed(channel) as Insertable<ChannelsTable>, trx));

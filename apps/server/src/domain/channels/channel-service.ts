@@ -186,11 +186,15 @@ export class ChannelService {
     return { mode: request.mode, channels };
   }
 
-  /** A new channel with the same settings and key; usage, balance and test results start over. */
-  async copy(id: number, suffix: string): Promise<ChannelRow> {
+  /**
+   * A new channel with the same settings and key; test results start over, and so do the used
+   * quota and balance unless `resetBalance` is false (new-api's copy keeps them then).
+   */
+  async copy(id: number, suffix: string, resetBalance = true): Promise<ChannelRow> {
     const source = await this.get(id);
+    const usage = resetBalance ? {} : { balance: source.balance, balance_updated_time: source.balance_updated_time, used_quota: source.used_quota };
     const [newId] = await this.repository.insertMany([
-      { ...pickWritable(source), name: `${source.name}${suffix}`, created_time: Math.floor(Date.now() / 1000) },
+      { ...pickWritable(source), ...usage, name: `${source.name}${suffix}`, created_time: Math.floor(Date.now() / 1000) },
     ]);
     this.changed();
     return this.get(newId!);

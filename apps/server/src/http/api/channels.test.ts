@@ -76,6 +76,7 @@ describe('channel permissions', () => {
       ['POST', '/api/channel/batch', { ids: [id] }],
       ['POST', '/api/channel/batch/tag', { ids: [id], tag: 't' }],
       ['POST', '/api/channel/fix'],
+      ['POST', `/api/channel/copy/${id}`],
       ['PUT', '/api/channel/tag', { tag: 't', priority: 1 }],
       ['POST', '/api/channel/tag/enabled', { tag: 't' }],
       ['GET', `/api/channel/update_balance/${id}/`],
@@ -201,6 +202,36 @@ describe('creating channels', () => {
     expect(copied.body.data).toMatchObject({ name: 'openai-main-copy', key: '', models: 'gpt-4o,gpt-4o-mini' });
     expect(await storedKey(copied.body.data.id)).toBe(SECRET);
     expect((await abilities(copied.body.data.id)).length).toBe(4);
+  });
+
+  it('copies under "_复制" by default and starts used quota and balance over unless reset_balance=false (new-api)', async () => {
+    const id = await create({ name: 'spent' });
+    await test.context.db.kysely
+      .updateTable('channels')
+      .set({ used_quota: 5000, balance: 12.5, test_time: 99, response_time: 321 })
+      .where('id', '=', id)
+      .execute();
+    const usage = async (copyId: number) =>
+      test.context.db.kysely
+        .selectFrom('channels')
+        .select(['name', 'used_quota', 'balance', 'test_time', 'response_time'])
+        .where('id', '=', copyId)
+        .executeTakeFirstOrThrow();
+
+    const reset = await call('POST', `/api/channel/copy/${id}`);
+    expect(reset.body.success).toBe(true);
+    expect(await usage(reset.body.data.id)).toMatchObject({ name: 'spent_复制', balance: 0, test_time: 0, response_time: 0 });
+    expect(Number((await usage(reset.body.data.id)).used_quota)).toBe(0);
+
+    const kept = await call('POST', `/api/channel/copy/${id}?suffix=-b&reset_balance=false`);
+    const keptRow = await usage(kept.body.data.id);
+    expect({ ...keptRow, used_quota: Number(keptRow.used_quota) }).toMatchObject({ name: 'spent-b', used_quota: 5000, balance: 12.5, test_time: 0 });
+    expect(await storedKey(kept.body.data.id)).toBe(SECRET);
+
+    // An unparsable flag keeps the default, as Go's ParseBool failure does in new-api.
+    const odd = await call('POST', `/api/channel/copy/${id}?reset_balance=maybe`);
+    expect((await usage(odd.body.data.id)).balance).toBe(0);
+    expect((await call('POST', '/api/channel/copy/999999')).body.success).toBe(false);
   });
 });
 

@@ -21,6 +21,14 @@ const flag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** Go's strconv.ParseBool, which new-api reads its query flags with; undefined for anything else. */
+function parseBoolFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  return undefined;
+}
+
 export const listQuery = z.object({
   keyword: z.string().optional(),
   group: z.string().optional(),
@@ -134,9 +142,10 @@ export function channelRoutes(app: FastifyInstance, context: AppContext, health:
   });
 
   app.post('/api/channel/copy/:id', { ...guarded, ...audited('channel.copy') }, async (request) => {
-    const { suffix } = request.query as { suffix?: string };
+    const { suffix, reset_balance: resetBalance } = request.query as { suffix?: string; reset_balance?: string };
     const source = channelId(request.params);
-    const copy = await channels.copy(source, suffix ?? '_复制');
+    // As new-api: a reset_balance that is not a boolean keeps the default (reset).
+    const copy = await channels.copy(source, suffix ?? '_复制', parseBoolFlag(resetBalance) ?? true);
     audit(request, 'channel.copy', `复制渠道 ID ${source} 为 ${copy.name}（ID ${Number(copy.id)}）`, {
       id: Number(copy.id),
       after: copy,

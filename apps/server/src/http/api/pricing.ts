@@ -1,8 +1,9 @@
 import { ChannelStatus } from '@modelgate/contract';
-import type { Envelope, PricedModel, PricingExtras } from '@modelgate/contract';
+import type { Envelope, PricedModel, PricingExtras, PricingVendor } from '@modelgate/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
+import { tagsOf, vendorOf } from '../../domain/billing/model-vendors.js';
 import { groupRatioOf, resolvePricing } from '../../domain/billing/pricing.js';
 import type { OptionService } from '../../domain/options/option-service.js';
 import { usableGroups } from '../../domain/tokens/usable-groups.js';
@@ -48,6 +49,8 @@ function pricingItem(options: OptionService, model: string, groups: string[]): P
   };
   const cacheRatios = options.json<Record<string, number>>('CacheRatio');
   if (Object.hasOwn(cacheRatios, model) && typeof cacheRatios[model] === 'number') item.cache_ratio = cacheRatios[model];
+  const tags = tagsOf(model);
+  if (tags) item.tags = tags;
   return item;
 }
 
@@ -70,12 +73,26 @@ export function pricingRoutes(app: FastifyInstance, context: AppContext): void {
       groupRatio[name] = groupRatioOf(options, name);
     }
     const data: PricedModel[] = [];
+    const vendors = new Map<number, PricingVendor>();
     for (const [model, servedIn] of [...(await servedModels(context))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const groups = [...servedIn].filter((group) => Object.hasOwn(usableGroup, group)).sort();
       if (groups.length === 0) continue;
       const item = pricingItem(options, model, groups);
-      if (item) data.push(item);
+      if (!item) continue;
+      const vendor = vendorOf(model);
+      if (vendor) {
+        item.vendor_id = vendor.id;
+        vendors.set(vendor.id, vendor);
+      }
+      data.push(item);
     }
-    return { success: true, message: '', data, group_ratio: groupRatio, usable_group: usableGroup } satisfies Envelope<PricedModel[]> & PricingExtras;
+    return {
+      success: true,
+      message: '',
+      data,
+      vendors: [...vendors.values()].sort((a, b) => a.id - b.id),
+      group_ratio: groupRatio,
+      usable_group: usableGroup,
+    } satisfies Envelope<PricedModel[]> & PricingExtras;
   });
 }

@@ -9,7 +9,7 @@ import type {
   ListedChannel,
   WireChannel,
 } from '@modelgate/contract';
-import { api } from '../../lib/api-client';
+import { api, ApiError } from '../../lib/api-client';
 
 export { rethrowUnlessApiError } from '../../lib/api-client';
 
@@ -145,8 +145,8 @@ export async function deleteChannel(id: number): Promise<void> {
 }
 
 /** The server copies the stored key as well, which the console never sees. */
-export async function copyChannel(id: number, suffix: string): Promise<WireChannel> {
-  const { data } = await api.post<WireChannel>(`/api/channel/copy/${id}`, undefined, { query: { suffix }, silent: true });
+export async function copyChannel(id: number, suffix: string, resetBalance: boolean): Promise<WireChannel> {
+  const { data } = await api.post<WireChannel>(`/api/channel/copy/${id}`, undefined, { query: { suffix, reset_balance: String(resetBalance) }, silent: true });
   return data;
 }
 
@@ -155,6 +155,20 @@ export async function testChannel(id: number, model?: string): Promise<number> {
   const { envelope } = await api.get<unknown>(`/api/channel/test/${id}`, { query: { model: model || undefined } });
   const time = Number(envelope.time);
   return Number.isFinite(time) ? time : 0;
+}
+
+export type ModelTestResult = { ok: true; time: number } | { ok: false; message: string };
+
+/** One model's test for the model test dialog: the outcome is shown in its row, not as a toast. */
+export async function testChannelModel(id: number, model: string): Promise<ModelTestResult> {
+  try {
+    const { envelope } = await api.get<unknown>(`/api/channel/test/${id}`, { query: { model }, silent: true });
+    const time = Number(envelope.time);
+    return { ok: true, time: Number.isFinite(time) ? time : 0 };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, message: error.message };
+    throw error;
+  }
 }
 
 export async function testAllChannels(): Promise<void> {

@@ -11,7 +11,7 @@ export interface ChannelActions {
   test: (channel: Channel, model?: string) => Promise<void>;
   remove: (channel: Channel) => Promise<void>;
   setStatus: (channel: Channel, status: number) => Promise<void>;
-  copy: (channel: Channel) => Promise<void>;
+  copy: (channel: Channel, suffix: string, resetBalance: boolean) => Promise<void>;
   updateBalance: (channel: Channel) => Promise<void>;
   patch: (channel: Channel, field: RowNumberField, value: number) => Promise<void>;
   setTagEnabled: (tag: string, enabled: boolean) => Promise<void>;
@@ -48,9 +48,9 @@ export function useChannelActions(): ChannelActions {
         Toast.success(t('messages.enabled'));
         await refresh();
       },
-      async copy(channel) {
+      async copy(channel, suffix, resetBalance) {
         try {
-          await copyChannel(channel.id, t('copySuffix'));
+          await copyChannel(channel.id, suffix, resetBalance);
           Toast.success(t('messages.copied'));
           await refresh();
         } catch (error) {

@@ -1,5 +1,6 @@
 import { Button, Dropdown } from '@douyinfe/semi-ui';
 import { ChannelStatus } from '@modelgate/contract';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   RowActionGroup,
@@ -13,6 +14,8 @@ import {
 import { rethrowUnlessApiError, type Channel } from '../api';
 import { splitList } from '../channel-display';
 import type { ChannelActions } from '../use-channel-actions';
+import { ChannelCopyModal } from './channel-copy-modal';
+import { ChannelModelTestModal } from './channel-model-test-modal';
 
 interface ChannelRowActionsProps {
   channel: Channel;
@@ -22,10 +25,11 @@ interface ChannelRowActionsProps {
   onManageKeys: (channel: Channel) => void;
 }
 
-/** Spec 02 §2 row operations: test (with a per-model menu), enable/disable, edit, and copy and delete under "more". */
+/** Spec 02 §2 row operations: test (with a per-model menu that also opens the model test dialog), enable/disable, edit, and copy and delete under "more". */
 export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: ChannelRowActionsProps) {
   const { t } = useTranslation('channels');
-  const { busy, run } = useRowBusy<'test' | 'status' | 'copy'>();
+  const { busy, run } = useRowBusy<'test' | 'status'>();
+  const [dialog, setDialog] = useState<'test' | 'copy' | null>(null);
   const confirmDelete = useConfirmDelete();
   const models = splitList(channel.models);
   const enabled = channel.status === ChannelStatus.Enabled;
@@ -40,6 +44,10 @@ export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: Ch
         testId={`channel-test-${channel.id}`}
         menu={
           <Dropdown.Menu className="mg-channel-model-menu">
+            <Dropdown.Item onClick={() => setDialog('test')} data-testid={`channel-model-test-${channel.id}`}>
+              {t('actions.openModelTest')}
+            </Dropdown.Item>
+            <Dropdown.Divider />
             <Dropdown.Title>{t('actions.testModels')}</Dropdown.Title>
             {models.map((model) => (
               <Dropdown.Item key={model} onClick={() => void run('test', () => actions.test(channel, model))}>
@@ -59,13 +67,13 @@ export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: Ch
         onClick={() => void run('status', () => actions.setStatus(channel, enabled ? ChannelStatus.ManuallyDisabled : ChannelStatus.Enabled))}
       />
       <RowEditButton label={t('actions.edit')} onClick={() => onEdit(channel)} testId={`channel-edit-${channel.id}`} />
-      <RowMoreMenu label={t('actions.more')} loading={busy('copy')} testId={`channel-more-${channel.id}`}>
+      <RowMoreMenu label={t('actions.more')} testId={`channel-more-${channel.id}`}>
         {channel.channel_info.is_multi_key && (
           <Dropdown.Item onClick={() => onManageKeys(channel)} data-testid={`channel-keys-${channel.id}`}>
             {t('actions.manageKeys')}
           </Dropdown.Item>
         )}
-        <Dropdown.Item onClick={() => void run('copy', () => actions.copy(channel))}>{t('actions.copy')}</Dropdown.Item>
+        <Dropdown.Item onClick={() => setDialog('copy')}>{t('actions.copy')}</Dropdown.Item>
         <Dropdown.Item
           type="danger"
           onClick={() =>
@@ -79,6 +87,8 @@ export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: Ch
           {t('actions.delete')}
         </Dropdown.Item>
       </RowMoreMenu>
+      {dialog === 'test' && <ChannelModelTestModal channel={channel} visible onClose={() => setDialog(null)} />}
+      {dialog === 'copy' && <ChannelCopyModal channel={channel} actions={actions} visible onClose={() => setDialog(null)} />}
     </RowActionGroup>
   );
 }

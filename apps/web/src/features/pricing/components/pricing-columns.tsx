@@ -2,8 +2,10 @@ import { Button, Space, Tag, Tooltip, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { IconCopy } from '@douyinfe/semi-icons';
 import type { TFunction } from 'i18next';
-import type { PricedModel } from '../api';
-import { formatDollars, pricesOf } from '../pricing-rules';
+import type { PricedModel, PricingVendor } from '../api';
+import { tagLabel, vendorLabel } from '../pricing-labels';
+import { formatDollars, pricesOf, tagsOf } from '../pricing-rules';
+import { VendorIcon } from './vendor-icon';
 
 interface ColumnOptions {
   t: TFunction<'pricing'>;
@@ -11,6 +13,7 @@ interface ColumnOptions {
   /** The signed-in user's group; undefined when signed out (then nothing is marked). */
   userGroup: string | undefined;
   onCopy: (model: PricedModel) => void;
+  vendorOf: (model: PricedModel) => PricingVendor | undefined;
 }
 
 const priceCell = (value: number | null, testId: string) =>
@@ -22,36 +25,55 @@ const priceCell = (value: number | null, testId: string) =>
     <Typography.Text data-testid={testId}>{formatDollars(value)}</Typography.Text>
   );
 
-export function pricingColumns({ t, groupRatio, userGroup, onCopy }: ColumnOptions): ColumnProps<PricedModel>[] {
+export function pricingColumns({ t, groupRatio, userGroup, onCopy, vendorOf }: ColumnOptions): ColumnProps<PricedModel>[] {
   return [
     {
       title: t('columns.model'),
       dataIndex: 'model_name',
+      width: 320,
       render: (_value, model) => {
         const unusable = userGroup !== undefined && !model.enable_groups.includes(userGroup);
+        const vendor = vendorOf(model);
+        const tags = tagsOf(model);
         return (
-          <Space spacing={4} wrap>
-            <Typography.Text strong data-testid="pricing-model-name">
-              {model.model_name}
-            </Typography.Text>
-            <Tooltip content={t('actions.copy')}>
-              <Button
-                size="small"
-                theme="borderless"
-                icon={<IconCopy />}
-                aria-label={t('actions.copy')}
-                onClick={() => onCopy(model)}
-                data-testid="pricing-copy"
-              />
-            </Tooltip>
-            {unusable && (
-              <Tooltip content={t('unusable.tooltip', { group: userGroup })}>
-                <Tag color="red" size="small" data-testid="pricing-unusable">
-                  {t('unusable.tag')}
-                </Tag>
+          <div className="mg-pricing-model-cell">
+            <div className="mg-pricing-model-line">
+              <Tooltip content={vendorLabel(t, vendor)}>
+                <span className="mg-pricing-vendor-cell">
+                  <VendorIcon vendor={vendor} label={vendorLabel(t, vendor)} />
+                </span>
               </Tooltip>
+              <Typography.Text strong data-testid="pricing-model-name">
+                {model.model_name}
+              </Typography.Text>
+              <Tooltip content={t('actions.copy')}>
+                <Button
+                  size="small"
+                  theme="borderless"
+                  icon={<IconCopy />}
+                  aria-label={t('actions.copy')}
+                  onClick={() => onCopy(model)}
+                  data-testid="pricing-copy"
+                />
+              </Tooltip>
+            </div>
+            {(tags.length > 0 || unusable) && (
+              <Space spacing={4} wrap>
+                {tags.map((tag) => (
+                  <Tag key={tag} size="small" color="light-blue">
+                    {tagLabel(t, tag)}
+                  </Tag>
+                ))}
+                {unusable && (
+                  <Tooltip content={t('unusable.tooltip', { group: userGroup })}>
+                    <Tag color="red" size="small" data-testid="pricing-unusable">
+                      {t('unusable.tag')}
+                    </Tag>
+                  </Tooltip>
+                )}
+              </Space>
             )}
-          </Space>
+          </div>
         );
       },
     },

@@ -1,6 +1,7 @@
 import { Button, Dropdown, Toast } from '@douyinfe/semi-ui';
 import { IconEyeClosed, IconEyeOpened } from '@douyinfe/semi-icons';
 import { TokenStatus } from '@modelgate/contract';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   RowActionGroup,
@@ -16,6 +17,7 @@ import { buildChatUrl, type ChatLink } from '../../chat/chat-links';
 import { fetchTokenKey, rethrowUnlessApiError, type Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
 import { enableBlocker, fullKey } from '../token-rules';
+import { TokenConnectionModal } from './token-connection-modal';
 
 interface TokenRowActionsProps {
   token: Token;
@@ -28,12 +30,13 @@ interface TokenRowActionsProps {
   onSetStatus: (token: Token, status: number) => Promise<void>;
 }
 
-/** Spec 02 §2 token actions: view key, copy, chat menu, enable/disable, edit, and delete under "more". */
+/** Spec 02 §2 token actions: view key, copy, chat menu, enable/disable, edit, and connection info and delete under "more". */
 export function TokenRowActions(props: TokenRowActionsProps) {
   const { t } = useTranslation('tokens');
   const { token } = props;
   const { busy, run } = useRowBusy<'status' | 'reveal' | 'copy'>();
   const confirmDelete = useConfirmDelete();
+  const [connectionOpen, setConnectionOpen] = useState(false);
   const enabled = token.status === TokenStatus.Enabled;
 
   // The list holds masked keys only: each use reads the full key from the server and drops it.
@@ -122,6 +125,9 @@ export function TokenRowActions(props: TokenRowActionsProps) {
       />
       <RowEditButton label={t('actions.edit')} onClick={() => props.onEdit(token)} testId={`token-edit-${token.id}`} />
       <RowMoreMenu label={t('actions.more')} testId={`token-more-${token.id}`}>
+        <Dropdown.Item onClick={() => setConnectionOpen(true)} data-testid={`token-connection-${token.id}`}>
+          {t('actions.connection')}
+        </Dropdown.Item>
         <Dropdown.Item
           type="danger"
           onClick={() =>
@@ -135,6 +141,7 @@ export function TokenRowActions(props: TokenRowActionsProps) {
           {t('actions.delete')}
         </Dropdown.Item>
       </RowMoreMenu>
+      {connectionOpen && <TokenConnectionModal token={token} serverAddress={props.serverAddress} onClose={() => setConnectionOpen(false)} />}
     </RowActionGroup>
   );
 }
