@@ -1,7 +1,6 @@
 import { Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { AuditEntry, AuditFilters } from './api';
@@ -11,6 +10,7 @@ import { AuditDetails } from './components/audit-details';
 import { AuditFilterBar } from './components/audit-filters';
 import { useAuditLog } from './queries';
 import './audit.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 /** URL names of the filters (the page is `p`). */
 const PARAM_NAMES: Record<keyof AuditFilters, string> = {
@@ -44,6 +44,7 @@ export default function AuditPage() {
 
   const columns = useMemo(() => auditColumns({ t, formatQuota }), [t, formatQuota]);
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-audit-page">
       <div className="mg-audit-header">
@@ -62,15 +63,7 @@ export default function AuditPage() {
         expandedRowRender={(row) => (row ? <AuditDetails entry={row} /> : null)}
         rowExpandable={(row) => !!row}
         onRow={(row) => ({ 'data-testid': row ? `audit-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
     </div>
   );

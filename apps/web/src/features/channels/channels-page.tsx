@@ -2,7 +2,6 @@ import { Empty, Table, Toast, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { readString, StorageKey, writeString } from '../../lib/storage';
@@ -19,6 +18,7 @@ import { ChannelKeysModal } from './components/channel-keys-modal';
 import { useChannelList, useGroups, useRefreshChannels } from './queries';
 import { useChannelActions } from './use-channel-actions';
 import './channels.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 /** The drawer follows the address: /channel/add and /channel/edit/:id open it over the list. */
 function useDrawerTarget(): 'add' | number | null {
@@ -118,6 +118,7 @@ export default function ChannelsPage() {
     [t, actions, formatQuota, onEdit, narrow],
   );
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-channel-page">
       <Typography.Title heading={4} className="mg-page-title">
@@ -160,15 +161,7 @@ export default function ChannelsPage() {
               }
             : undefined
         }
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <ChannelDrawer target={drawerTarget} onClose={closeDrawer} onSaved={refresh} />
       <TagEditModal tag={editingTag} onClose={() => setEditingTag(null)} onSaved={refresh} />

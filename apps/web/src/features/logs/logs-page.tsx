@@ -1,7 +1,6 @@
 import { Empty, Space, Table, Tag, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useSessionRoles } from '../../lib/session';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
@@ -14,6 +13,7 @@ import { UserInfoModal } from './components/user-info-modal';
 import { filtersFromParams } from './log-rules';
 import { useLogList, useLogStat, useRefreshLogs } from './queries';
 import './logs.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 /** URL names of the filters (the page is `p`), so a filtered page can be shared and reloaded. */
 const PARAM_NAMES: Record<keyof LogFilters, string> = {
@@ -53,6 +53,7 @@ export default function LogsPage() {
 
   const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-log-page">
       <div className="mg-log-header">
@@ -82,15 +83,7 @@ export default function LogsPage() {
         expandedRowRender={(row) => (row ? <LogDetails row={row} /> : null)}
         rowExpandable={(row) => !!row}
         onRow={(row) => ({ 'data-testid': row ? `log-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <UserInfoModal userId={userInfo} onClose={() => setUserInfo(null)} />
     </div>

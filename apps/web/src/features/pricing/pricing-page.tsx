@@ -3,7 +3,6 @@ import { IconSearch } from '@douyinfe/semi-icons';
 import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionUser } from '../../lib/session';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { useUrlFilters } from '../../lib/use-url-filters';
@@ -12,6 +11,7 @@ import { pricingColumns } from './components/pricing-columns';
 import { initialGroup, matchesSearch } from './pricing-rules';
 import { usePricing } from './queries';
 import './pricing.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 const readFilters = (params: URLSearchParams) => ({ search: params.get('q') ?? '', group: params.get('group') });
 
@@ -33,6 +33,7 @@ export default function PricingPage() {
   const onCopy = useCallback((model: PricedModel) => void copyWithFeedback(model.model_name, t('copied', { model: model.model_name })), [t]);
   const columns = useMemo(() => pricingColumns({ t, groupRatio, userGroup: user?.group, onCopy }), [t, groupRatio, user?.group, onCopy]);
 
+  const pagination = useTablePagination({ page, pageSize, total: models.length, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-pricing-page">
       <Typography.Title heading={4} className="mg-pricing-title">
@@ -84,15 +85,7 @@ export default function PricingPage() {
         scroll={narrow ? { x: 900 } : undefined}
         empty={<Empty description={search ? t('empty.search') : t('empty.none')} />}
         onRow={(model) => ({ 'data-testid': model ? `pricing-row-${model.model_name}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: models.length,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <Typography.Text type="tertiary" size="small" className="mg-pricing-note">
         {t('note')}

@@ -4,7 +4,6 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useUrlFilters } from '../../lib/use-url-filters';
 import type { Redemption } from './api';
@@ -16,6 +15,7 @@ import { formatTimestamp } from '../../lib/date-time';
 import { codesAsText } from './format';
 import { useRedemptionList } from './queries';
 import './redemptions.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 type FormState = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; row: Redemption };
 
@@ -77,6 +77,7 @@ export default function RedemptionsPage() {
     void copyWithFeedback(codesAsText(selected));
   };
 
+  const pagination = useTablePagination({ page, pageSize, total, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-redemptions">
       <Card bordered className="mg-page-card">
@@ -131,16 +132,7 @@ export default function RedemptionsPage() {
             selectedRowKeys: selected.map((row) => row.id),
             onChange: (_keys, selectedRows) => setSelected((selectedRows ?? []).filter((row): row is Redemption => Boolean(row))),
           }}
-          pagination={{
-            currentPage: page,
-            pageSize,
-            total,
-            showSizeChanger: true,
-            pageSizeOpts: PAGE_SIZE_CHOICES,
-            formatPageText: (info) => t('pageText', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total }),
-            onPageChange: setPage,
-            onPageSizeChange: setPageSize,
-          }}
+          pagination={pagination}
         />
       </Card>
 

@@ -2,11 +2,11 @@ import { Empty, Table, Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps, OnRowReturnObject } from '@douyinfe/semi-ui/lib/es/table';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../../lib/page-size';
 import { useQuotaFormatter } from '../../../lib/quota';
 import type { GroupInfo, ManagedUser } from '../api';
 import { GroupTag, RoleTag, TwoFactorTag, UserStatusTag } from './user-tags';
 import { UserRowActions } from './user-row-actions';
+import { useTablePagination } from '../../../components/shared/table-pagination';
 
 interface UsersTableProps {
   users: ManagedUser[];
@@ -78,6 +78,7 @@ export function UsersTable(props: UsersTableProps) {
     [t, formatQuota, groupRatios, onEdit],
   );
 
+  const pagination = useTablePagination({ page, pageSize, total, onPageChange, onPageSizeChange });
   return (
     <Table<ManagedUser>
       className="mg-users-table"
@@ -87,16 +88,7 @@ export function UsersTable(props: UsersTableProps) {
       loading={loading}
       empty={<Empty description={t('empty')} />}
       onRow={(user) => ({ 'data-username': user?.username ?? '' }) as OnRowReturnObject}
-      pagination={{
-        currentPage: page,
-        pageSize,
-        total,
-        pageSizeOpts: PAGE_SIZE_CHOICES,
-        showSizeChanger: true,
-        onPageChange,
-        onPageSizeChange,
-        formatPageText: (info) => t('pageInfo', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total: info?.total ?? 0 }),
-      }}
+      pagination={pagination}
     />
   );
 }
