@@ -18,6 +18,7 @@ import { ChannelKeysModal } from './components/channel-keys-modal';
 import { useChannelList, useGroups, useRefreshChannels } from './queries';
 import { useChannelActions } from './use-channel-actions';
 import './channels.css';
+import { columnsWidth } from '../../components/shared/table-columns';
 import { useTablePagination } from '../../components/shared/table-pagination';
 
 /** The drawer follows the address: /channel/add and /channel/edit/:id open it over the list. */
@@ -146,7 +147,7 @@ export default function ChannelsPage() {
         dataSource={rows}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1480 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => {
           const disabled = row?.kind === 'channel' && row.channel.status !== 1;

@@ -15,12 +15,17 @@ import { formatTimestamp } from '../../lib/date-time';
 import { codesAsText } from './format';
 import { useRedemptionList } from './queries';
 import './redemptions.css';
+import { columnsForScreen } from '../../components/shared/table-columns';
 import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 type FormState = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; row: Redemption };
 
 /** Paging and the keyword live in the URL (p, keyword) so a reload or a shared link shows the same rows. */
 const readKeyword = (params: URLSearchParams) => params.get('keyword') ?? '';
+
+/** What a phone keeps: the name, the status and the actions. */
+const PHONE_COLUMNS = ['name', 'status', 'actions'];
 
 export default function RedemptionsPage() {
   const { t } = useTranslation('redemptions');
@@ -46,25 +51,31 @@ export default function RedemptionsPage() {
     }
   });
 
+  const narrow = useNarrowScreen();
   const columns: ColumnProps<Redemption>[] = useMemo(
-    () => [
-      { title: t('columns.id'), dataIndex: 'id' },
-      { title: t('columns.name'), dataIndex: 'name', render: (name: string) => <span className="mg-redemption-name">{name}</span> },
-      { title: t('columns.status'), dataIndex: 'status', render: (status: number) => <RedemptionStatusTag status={status} /> },
-      { title: t('columns.quota'), dataIndex: 'quota', render: (quota: number) => <span className="mg-nowrap">{formatQuota(quota)}</span> },
-      { title: t('columns.createdTime'), dataIndex: 'created_time', render: (time: number) => <span className="mg-nowrap">{formatTimestamp(time)}</span> },
-      {
-        title: t('columns.redeemer'),
-        dataIndex: 'used_user_id',
-        render: (userId: number) => (userId === 0 ? t('none') : userId),
-      },
-      {
-        title: t('columns.actions'),
-        dataIndex: 'actions',
-        render: (_: unknown, row: Redemption) => <RedemptionRowActions row={row} onEdit={(target) => setForm({ mode: 'edit', row: target })} />,
-      },
-    ],
-    [t, formatQuota],
+    () =>
+      columnsForScreen<Redemption>(
+        [
+          { title: t('columns.id'), dataIndex: 'id' },
+          { title: t('columns.name'), dataIndex: 'name', render: (name: string) => <span className="mg-redemption-name">{name}</span> },
+          { title: t('columns.status'), dataIndex: 'status', render: (status: number) => <RedemptionStatusTag status={status} /> },
+          { title: t('columns.quota'), dataIndex: 'quota', render: (quota: number) => <span className="mg-nowrap">{formatQuota(quota)}</span> },
+          { title: t('columns.createdTime'), dataIndex: 'created_time', render: (time: number) => <span className="mg-nowrap">{formatTimestamp(time)}</span> },
+          {
+            title: t('columns.redeemer'),
+            dataIndex: 'used_user_id',
+            render: (userId: number) => (userId === 0 ? t('none') : userId),
+          },
+          {
+            title: t('columns.actions'),
+            dataIndex: 'actions',
+            render: (_: unknown, row: Redemption) => <RedemptionRowActions row={row} onEdit={(target) => setForm({ mode: 'edit', row: target })} />,
+          },
+        ],
+        narrow,
+        PHONE_COLUMNS,
+      ),
+    [t, formatQuota, narrow],
   );
 
   const search = () => setFilters({ keyword: draftKeyword.trim() });

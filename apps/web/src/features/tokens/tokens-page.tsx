@@ -16,6 +16,7 @@ import { TokenDrawer } from './components/token-drawer';
 import { useRefreshTokens, useTokenList } from './queries';
 import { tokensAsText } from './token-rules';
 import './tokens.css';
+import { columnsWidth } from '../../components/shared/table-columns';
 import { useTablePagination } from '../../components/shared/table-pagination';
 
 const readFilters = (params: URLSearchParams) => ({ keyword: params.get('keyword') ?? '', token: params.get('token') ?? '' });
@@ -156,7 +157,7 @@ export default function TokensPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1520 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) + 48 }}
         empty={<Empty description={t('empty')} />}
         rowSelection={{
           selectedRowKeys: selected.map((token) => token.id),
