@@ -262,7 +262,8 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
     // A manual disable greys the row too.
     const manualRow = page.getByTestId(`channel-row-channel-${manual.id}`);
     await expect(manualRow).not.toHaveClass(/mg-channel-row-disabled/);
-    await manualRow.getByRole('button', { name: '禁用' }).click();
+    await page.getByTestId(`channel-more-${manual.id}`).click();
+    await page.getByTestId(`channel-toggle-${manual.id}`).click();
     await expect(page.getByTestId(`channel-status-${manual.id}`)).toHaveText('已禁用');
     await expect(manualRow).toHaveClass(/mg-channel-row-disabled/);
 

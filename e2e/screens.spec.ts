@@ -208,10 +208,15 @@ async function expectOnScreen(target: Locator, where: string): Promise<void> {
     const x = box.right - 4;
     const y = box.top + box.height / 2;
     const hit = x < window.innerWidth ? document.elementFromPoint(x, y) : null;
-    return { right: Math.round(box.right), window: window.innerWidth, covered: !hit || !element.contains(hit) };
+    return {
+      right: Math.round(box.right),
+      window: window.innerWidth,
+      covered: !hit || !element.contains(hit),
+      hit: hit ? `${hit.tagName}.${hit.className}` : 'none',
+    };
   });
   expect(seen.right, `${where}: right edge past the window`).toBeLessThanOrEqual(seen.window);
-  expect(seen.covered, `${where}: covered by another column`).toBe(false);
+  expect(seen.covered, `${where}: covered by ${seen.hit}`).toBe(false);
 }
 
 function header(page: Page, text: string): Locator {

@@ -6,6 +6,8 @@ export function DateTimeCell({ seconds, testId }: { seconds: number; testId?: st
   return (
     <span className="mg-date-time" data-testid={testId}>
       <span>{date}</span>
+      {/* Not shown between the stacked lines, but keeps the copied text a date-time. */}
+      {time && ' '}
       {time && <span className="mg-date-time-clock">{time}</span>}
     </span>
   );

@@ -11,6 +11,7 @@ import { AuditFilterBar } from './components/audit-filters';
 import { useAuditLog } from './queries';
 import './audit.css';
 import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** URL names of the filters (the page is `p`). */
 const PARAM_NAMES: Record<keyof AuditFilters, string> = {
@@ -42,7 +43,8 @@ export default function AuditPage() {
     [setFilters],
   );
 
-  const columns = useMemo(() => auditColumns({ t, formatQuota }), [t, formatQuota]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(() => auditColumns({ t, narrow, formatQuota }), [t, narrow, formatQuota]);
 
   const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
@@ -58,7 +60,7 @@ export default function AuditPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1000 }}
+        scroll={narrow ? undefined : { x: 1000 }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <AuditDetails entry={row} /> : null)}
         rowExpandable={(row) => !!row}

@@ -6,14 +6,18 @@ import { useSessionRoles } from '../../lib/session';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { LogEntry, LogFilters } from './api';
 import { ClearLogsButton } from './components/clear-logs-button';
-import { logColumns } from './components/log-columns';
+import { DETAILS_MIN_WIDTH, logColumns } from './components/log-columns';
+import { LogColumnPicker } from './components/log-column-picker';
 import { LogDetails } from './components/log-details';
 import { LogFilterBar } from './components/log-filters';
 import { UserInfoModal } from './components/user-info-modal';
 import { filtersFromParams } from './log-rules';
 import { useLogList, useLogStat, useRefreshLogs } from './queries';
 import './logs.css';
+import { columnsWidth } from '../../components/shared/table-columns';
 import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
+import { useLogColumns } from './use-log-columns';
 
 /** URL names of the filters (the page is `p`), so a filtered page can be shared and reloaded. */
 const PARAM_NAMES: Record<keyof LogFilters, string> = {
@@ -26,6 +30,9 @@ const PARAM_NAMES: Record<keyof LogFilters, string> = {
   channel: 'channel',
   username: 'username',
 };
+
+/** Semi's expand-icon column. */
+const EXPAND_COLUMN_WIDTH = 40;
 
 export default function LogsPage() {
   const { t } = useTranslation('logs');
@@ -51,7 +58,12 @@ export default function LogsPage() {
     [setFilters],
   );
 
-  const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
+  const narrow = useNarrowScreen();
+  const [visibleColumns, setVisibleColumns] = useLogColumns(admin);
+  const columns = useMemo(
+    () => logColumns({ t, admin, visible: visibleColumns, narrow, formatQuota, onUser: setUserInfo }),
+    [t, admin, visibleColumns, narrow, formatQuota],
+  );
 
   const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
@@ -69,7 +81,10 @@ export default function LogsPage() {
             {t('stat.tpm', { value: stat.data?.tpm ?? 0 })}
           </Tag>
         </Space>
-        {admin && <ClearLogsButton onCleared={refresh} />}
+        <Space wrap spacing={8}>
+          {!narrow && <LogColumnPicker admin={admin} value={visibleColumns} onChange={setVisibleColumns} />}
+          {admin && <ClearLogsButton onCleared={refresh} />}
+        </Space>
       </div>
       <LogFilterBar filters={filters} admin={admin} searching={list.isFetching} onSubmit={applyFilters} />
       <Table<LogEntry>
@@ -78,7 +93,7 @@ export default function LogsPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: admin ? 1500 : 1300 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) + EXPAND_COLUMN_WIDTH + (visibleColumns.content ? DETAILS_MIN_WIDTH : 0) }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <LogDetails row={row} /> : null)}
         rowExpandable={(row) => !!row}

@@ -13,6 +13,7 @@ import { DrawingViewer } from './components/drawing-viewer';
 import { useDrawingList } from './queries';
 import '../tasks/tasks.css';
 import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** /midjourney: the caller's drawings (an admin's: everyone's, with channel and submit result). */
 export default function MidjourneyPage() {
@@ -24,7 +25,11 @@ export default function MidjourneyPage() {
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
 
-  const columns = useMemo(() => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }), [t, admin]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(
+    () => drawingColumns({ t, admin, narrow, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }),
+    [t, admin, narrow],
+  );
 
   const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
@@ -49,7 +54,7 @@ export default function MidjourneyPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: tableWidth(columns) }}
+        scroll={narrow ? undefined : { x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `mj-row-${row.id}` : undefined }) as object}
         pagination={pagination}

@@ -13,6 +13,7 @@ import type { SunoResult } from './suno-result';
 import { useTaskSearch } from './use-task-search';
 import './tasks.css';
 import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** /task: the caller's async tasks (Suno music and lyrics); an admin's: everyone's, with channels. */
 export default function TasksPage() {
@@ -23,7 +24,8 @@ export default function TasksPage() {
   const [content, setContent] = useState<DialogContent | null>(null);
   const [suno, setSuno] = useState<SunoResult | null>(null);
 
-  const columns = useMemo(() => taskColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(() => taskColumns({ t, admin, narrow, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin, narrow]);
 
   const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
@@ -47,7 +49,7 @@ export default function TasksPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: tableWidth(columns) }}
+        scroll={narrow ? undefined : { x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `task-row-${row.id}` : undefined }) as object}
         pagination={pagination}

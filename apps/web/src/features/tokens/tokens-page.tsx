@@ -146,9 +146,11 @@ export default function TokensPage() {
           <Button theme="solid" type="primary" icon={<IconPlus />} onClick={() => setDrawer('add')} data-testid="token-add">
             {t('actions.add')}
           </Button>
-          <Button icon={<IconCopy />} onClick={() => void copySelected()} data-testid="token-copy-selected">
-            {t('actions.copySelected')}
-          </Button>
+          {!narrow && (
+            <Button icon={<IconCopy />} onClick={() => void copySelected()} data-testid="token-copy-selected">
+              {t('actions.copySelected')}
+            </Button>
+          )}
         </Space>
       </div>
       <Table<Token>
@@ -159,10 +161,15 @@ export default function TokensPage() {
         size="small"
         scroll={narrow ? undefined : { x: columnsWidth(columns) + 48 }}
         empty={<Empty description={t('empty')} />}
-        rowSelection={{
-          selectedRowKeys: selected.map((token) => token.id),
-          onChange: (_keys, rows) => setSelected(rows ?? []),
-        }}
+        // Phones keep the columns a row needs; picking rows to copy is a desktop task.
+        rowSelection={
+          narrow
+            ? undefined
+            : {
+                selectedRowKeys: selected.map((token) => token.id),
+                onChange: (_keys, rows) => setSelected(rows ?? []),
+              }
+        }
         onRow={(token) => ({ 'data-testid': token ? `token-row-${token.id}` : undefined }) as object}
         pagination={pagination}
       />

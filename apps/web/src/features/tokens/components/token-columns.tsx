@@ -2,6 +2,7 @@ import { Space, Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
 import { RateLimitTags } from '../../../components/shared/rate-limit-fields';
+import { activeRateLimits } from '../../../lib/rate-limits';
 import { DateTimeCell } from '../../../components/shared/date-time-cell';
 import { columnsForScreen } from '../../../components/shared/table-columns';
 import type { Token } from '../api';
@@ -62,7 +63,7 @@ function allColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.status'),
       dataIndex: 'status',
-      width: 130,
+      width: 110,
       render: (_, token) => {
         const key = tokenStatusKey(token);
         return (
@@ -75,6 +76,8 @@ function allColumns(options: ColumnOptions): ColumnProps<Token>[] {
                 {token.group}
               </Tag>
             )}
+            {/* Phones have no limits column: the limits set show beside the status. */}
+            {options.narrow && activeRateLimits(token).length > 0 && <RateLimitTags figures={token} testId={`token-limits-${token.id}`} />}
           </Space>
         );
       },
@@ -82,7 +85,7 @@ function allColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.limits'),
       key: 'limits',
-      width: 130,
+      width: 110,
       render: (_, token) => <RateLimitTags figures={token} testId={`token-limits-${token.id}`} />,
     },
     {
@@ -118,7 +121,7 @@ function allColumns(options: ColumnOptions): ColumnProps<Token>[] {
       title: t('columns.actions'),
       key: 'actions',
       fixed: options.narrow ? undefined : 'right',
-      width: 250,
+      width: 280,
       render: (_, token) => (
         <TokenRowActions
           token={token}

@@ -96,16 +96,18 @@ export function TokenRowActions(props: TokenRowActionsProps) {
 
   return (
     <RowActionGroup>
-      <Button
-        size="small"
-        theme="borderless"
-        type="tertiary"
-        icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
-        loading={busy('reveal')}
-        onClick={() => void run('reveal', () => props.onToggleKey(token))}
-        aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
-        data-testid={`token-view-${token.id}`}
-      />
+      {!narrow && (
+        <Button
+          size="small"
+          theme="borderless"
+          type="tertiary"
+          icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
+          loading={busy('reveal')}
+          onClick={() => void run('reveal', () => props.onToggleKey(token))}
+          aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
+          data-testid={`token-view-${token.id}`}
+        />
+      )}
       <RowPrimaryButton label={t('actions.copy')} loading={busy('copy')} onClick={() => void copyKey()} testId={`token-copy-${token.id}`} />
       {!narrow && (
         <SplitMenuButton
@@ -119,9 +121,12 @@ export function TokenRowActions(props: TokenRowActionsProps) {
         />
       )}
       {!narrow && <RowEditButton label={t('actions.edit')} onClick={() => props.onEdit(token)} testId={`token-edit-${token.id}`} />}
-      <RowMoreMenu label={t('actions.more')} loading={busy('status')} testId={`token-more-${token.id}`}>
+      <RowMoreMenu label={t('actions.more')} loading={busy('status') || (narrow && busy('reveal'))} testId={`token-more-${token.id}`}>
         {narrow && (
           <>
+            <Dropdown.Item onClick={() => void run('reveal', () => props.onToggleKey(token))} data-testid={`token-view-${token.id}`}>
+              {props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
+            </Dropdown.Item>
             <Dropdown.Title>{t('actions.chat')}</Dropdown.Title>
             {chatItems}
             <Dropdown.Divider />
