@@ -117,14 +117,16 @@ test.beforeAll(async () => {
         image_url, video_url, video_urls, status, progress, fail_reason, channel_id, quota, buttons, properties)
        VALUES (1, ?, 'IMAGINE', ?, ?, ?, '', '', ?, ?, ?, ?, '', '[]', ?, ?, ?, ?, 50000, '[]', '{}')`,
     );
+    // Drawings keep their times in milliseconds.
+    const ms = (seconds: number) => seconds * 1000;
     drawing.run(
       userId,
       `mj-ok-${run}`,
       'a lighthouse at dusk',
       'a lighthouse at dusk',
-      now - 60,
-      now - 55,
-      now - 20,
+      ms(now - 60),
+      ms(now - 55),
+      ms(now - 20),
       '/logo.svg',
       'SUCCESS',
       '100%',
@@ -136,9 +138,9 @@ test.beforeAll(async () => {
       `mj-no-${run}`,
       'a forbidden picture',
       'a forbidden picture',
-      now - 50,
-      now - 45,
-      now - 30,
+      ms(now - 50),
+      ms(now - 45),
+      ms(now - 30),
       '',
       'FAILURE',
       '0%',
@@ -232,6 +234,21 @@ async function visit(page: Page, screen: Screen, language: Language, width: numb
   const columns = width < 768 ? screen.phone : screen.desktop;
   if (columns) {
     await expect(page.locator('.semi-table-tbody .semi-table-row').first(), `${screen.path}: rows`).toBeVisible();
+    if (process.env.SCREENS_DEBUG)
+      console.log(
+        screen.path,
+        await page
+          .locator('.semi-table-thead th')
+          .evaluateAll((cells) => cells.map((cell) => `${cell.textContent}:${Math.round(cell.getBoundingClientRect().width)}`).join(' ')),
+        await page.locator('.mg-content').evaluate((node) => node.clientWidth),
+        await page
+          .locator('.semi-table-tbody')
+          .first()
+          .evaluate((body) => {
+            const table = body.closest('table')!;
+            return `${table.style.width} ${getComputedStyle(table).tableLayout} ${table.getBoundingClientRect().width} cols=${[...table.querySelectorAll('col')].map((col) => col.style.width || col.getAttribute('width') || '?').join(',')}`;
+          }),
+      );
     for (const column of columns) await expectOnScreen(header(page, column), `${screen.path} ${column}`);
     // The first row's last button (its actions or its details) shows too.
     const lastButton = page.locator('.semi-table-tbody .semi-table-row').first().locator('button').last();
@@ -272,4 +289,23 @@ test('[en, dark, 1440×900] every screen fits; the columns people come for show 
   await presetLanguageAndTheme(page, 'en', 'dark');
   await signInBrowser(page, 'root', '123456');
   for (const screen of SCREENS) await visit(page, screen, 'en', 1440);
+
+  // The log's column picker: a column dropped stays dropped after a reload; reset brings it back.
+  await page.goto('/log');
+  await expect(header(page, 'Cost')).toBeVisible();
+  await page.getByTestId('log-columns-button').click();
+  const picker = page.getByRole('dialog').filter({ hasText: 'Column settings' });
+  await picker.getByText('Cost', { exact: true }).click();
+  await page.screenshot({ path: '/tmp/screens/en-1440-log-columns.png' });
+  await picker.getByTestId('log-columns-save').click();
+  await expect(picker).toBeHidden();
+  await expect(header(page, 'Cost')).toHaveCount(0);
+  expect(await page.evaluate(() => JSON.parse(localStorage.getItem('logs-table-columns-admin') ?? '{}'))).toMatchObject({ quota: false, content: true });
+  await page.reload();
+  await expect(header(page, 'Model')).toBeVisible();
+  await expect(header(page, 'Cost')).toHaveCount(0);
+  await page.getByTestId('log-columns-button').click();
+  await picker.getByTestId('log-columns-reset').click();
+  await picker.getByTestId('log-columns-save').click();
+  await expectOnScreen(header(page, 'Cost'), 'log Cost after reset');
 });

@@ -14,7 +14,7 @@ export function columnsForScreen<Row extends object>(columns: ColumnProps<Row>[]
   return columns.filter((column) => phone.includes(columnKey(column))).map(({ fixed: _fixed, width: _width, ...column }) => column);
 }
 
-/** The sum of the column widths, for a table's `scroll.x` so it is exactly as wide as its columns. */
+/** The sum of the given column widths, for a table's `scroll.x`; a column without one (it takes the rest) adds nothing. */
 export function columnsWidth<Row extends object>(columns: ColumnProps<Row>[]): number {
-  return columns.reduce((sum, column) => sum + (typeof column.width === 'number' ? column.width : 120), 0);
+  return columns.reduce((sum, column) => sum + (typeof column.width === 'number' ? column.width : 0), 0);
 }

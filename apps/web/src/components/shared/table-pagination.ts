@@ -32,6 +32,7 @@ export function useTablePagination({ page, pageSize, total, onPageChange, onPage
     size: narrow ? 'small' : 'default',
     showSizeChanger: Boolean(onPageSizeChange) && !narrow,
     ...(onPageSizeChange ? { pageSizeOpts: PAGE_SIZE_CHOICES, onPageSizeChange } : {}),
-    formatPageText: (info) => t(narrow ? 'pagination.short' : 'pagination.range', range(info)),
+    // An empty table says so itself; "0-0 / 0" under it adds nothing.
+    formatPageText: (info) => (total > 0 ? t(narrow ? 'pagination.short' : 'pagination.range', range(info)) : ''),
   };
 }

@@ -31,9 +31,6 @@ const PARAM_NAMES: Record<keyof LogFilters, string> = {
   username: 'username',
 };
 
-/** Semi's expand-icon column. */
-const EXPAND_COLUMN_WIDTH = 40;
-
 export default function LogsPage() {
   const { t } = useTranslation('logs');
   const { admin } = useSessionRoles();
@@ -93,7 +90,7 @@ export default function LogsPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={narrow ? undefined : { x: columnsWidth(columns) + EXPAND_COLUMN_WIDTH + (visibleColumns.content ? DETAILS_MIN_WIDTH : 0) }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) + (visibleColumns.content ? DETAILS_MIN_WIDTH : 0) }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <LogDetails row={row} /> : null)}
         rowExpandable={(row) => !!row}

@@ -21,7 +21,7 @@ interface ColumnContext {
 const PHONE_COLUMNS: LogColumnKey[] = ['created_at', 'model_name', 'quota'];
 
 /** The width the details column gets at least; it takes whatever the others leave. */
-export const DETAILS_MIN_WIDTH = 180;
+export const DETAILS_MIN_WIDTH = 150;
 
 function Ellipsis({ text }: { text: string }) {
   return (
@@ -42,29 +42,29 @@ export function logColumns({ t, admin, visible, narrow, formatQuota, onUser }: C
 
 function allColumns({ t, admin, formatQuota, onUser }: Pick<ColumnContext, 't' | 'admin' | 'formatQuota' | 'onUser'>): ColumnProps<LogEntry>[] {
   const columns: (ColumnProps<LogEntry> | false)[] = [
-    { title: t('columns.time'), dataIndex: 'created_at', width: 104, render: (_, row) => <DateTimeCell seconds={row.created_at} /> },
+    { title: t('columns.time'), dataIndex: 'created_at', width: 128, render: (_, row) => <DateTimeCell seconds={row.created_at} /> },
     admin && {
       title: t('columns.channel'),
       dataIndex: 'channel',
-      width: 64,
+      width: 72,
       render: (_, row) => (row.channel ? <Tag color="blue">{row.channel}</Tag> : null),
     },
     admin && {
       title: t('columns.user'),
       dataIndex: 'username',
-      width: 96,
+      width: 92,
       render: (_, row) => (
         <Typography.Text link ellipsis={{ showTooltip: true }} onClick={() => onUser(row.user_id)} data-testid={`log-user-${row.id}`}>
           {row.username}
         </Typography.Text>
       ),
     },
-    { title: t('columns.token'), dataIndex: 'token_name', width: 100, render: (_, row) => (row.token_name ? <Ellipsis text={row.token_name} /> : null) },
+    { title: t('columns.token'), dataIndex: 'token_name', width: 92, render: (_, row) => (row.token_name ? <Ellipsis text={row.token_name} /> : null) },
     { title: t('columns.group'), dataIndex: 'group', width: 90, render: (_, row) => (row.group ? <Ellipsis text={row.group} /> : null) },
     {
       title: t('columns.type'),
       dataIndex: 'type',
-      width: 80,
+      width: 104,
       render: (_, row) => {
         const key = rowTypeKey(row.type);
         return <Tag color={TYPE_COLOURS[key]}>{t(`types.${key}`)}</Tag>;
@@ -73,7 +73,7 @@ function allColumns({ t, admin, formatQuota, onUser }: Pick<ColumnContext, 't' |
     {
       title: t('columns.model'),
       dataIndex: 'model_name',
-      width: 140,
+      width: 124,
       render: (_, row) => (row.model_name ? <Ellipsis text={row.model_name} /> : null),
     },
     {
@@ -100,7 +100,7 @@ function allColumns({ t, admin, formatQuota, onUser }: Pick<ColumnContext, 't' |
     },
     { title: t('columns.prompt'), dataIndex: 'prompt_tokens', width: 72, render: (_, row) => (row.prompt_tokens ? row.prompt_tokens : '') },
     { title: t('columns.completion'), dataIndex: 'completion_tokens', width: 96, render: (_, row) => (row.completion_tokens ? row.completion_tokens : '') },
-    { title: t('columns.quota'), dataIndex: 'quota', width: 88, render: (_, row) => (row.quota ? <strong>{formatQuota(row.quota)}</strong> : '') },
+    { title: t('columns.quota'), dataIndex: 'quota', width: 80, render: (_, row) => (row.quota ? <strong>{formatQuota(row.quota)}</strong> : '') },
     {
       title: t('columns.details'),
       dataIndex: 'content',

@@ -51,7 +51,7 @@ function allColumns({ t, admin, onText, onImage }: ColumnContext): ColumnProps<D
         );
       },
     },
-    { title: t('columns.taskId'), dataIndex: 'mj_id', width: 120, render: (_, row) => <TaskIdCell id={row.mj_id} testId={`mj-copy-${row.id}`} /> },
+    { title: t('columns.taskId'), dataIndex: 'mj_id', width: 116, render: (_, row) => <TaskIdCell id={row.mj_id} testId={`mj-copy-${row.id}`} /> },
     admin && {
       title: t('columns.code'),
       dataIndex: 'code',
@@ -83,19 +83,23 @@ function allColumns({ t, admin, onText, onImage }: ColumnContext): ColumnProps<D
     {
       title: t('columns.prompt'),
       dataIndex: 'prompt',
-      width: 100,
+      width: 96,
+      // An ellipsis column makes Semi lay the table out fixed: the widths hold and long texts end in "…".
+      ellipsis: true,
       render: (_, row) => <TextCell text={row.prompt} onOpen={() => onText(t('columns.prompt'), row.prompt)} testId={`mj-prompt-${row.id}`} />,
     },
     {
       title: t('columns.promptEn'),
       dataIndex: 'prompt_en',
-      width: 100,
+      width: 96,
+      ellipsis: true,
       render: (_, row) => <TextCell text={row.prompt_en} onOpen={() => onText(t('columns.promptEn'), row.prompt_en)} />,
     },
     {
       title: t('columns.failReason'),
       dataIndex: 'fail_reason',
-      width: 120,
+      width: 112,
+      ellipsis: true,
       render: (_, row) => <TextCell text={row.fail_reason} onOpen={() => onText(t('columns.failReason'), row.fail_reason)} testId={`mj-fail-${row.id}`} />,
     },
   ];

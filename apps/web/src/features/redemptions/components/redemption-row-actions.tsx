@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { RowActionGroup, RowEditButton, RowMoreMenu, RowPrimaryButton, StatusToggleItem, useConfirmDelete } from '../../../components/shared/row-actions';
 import { rethrowUnlessApiError } from '../../../lib/api-client';
 import { copyWithFeedback } from '../../../lib/clipboard';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import type { Redemption } from '../api';
 import { useDeleteRedemption, useSetRedemptionStatus } from '../queries';
 
@@ -13,7 +14,8 @@ interface RedemptionRowActionsProps {
 }
 
 /**
- * Copy (the main action) and edit, and under "more" view, enable/disable and delete. Spec 02 §4:
+ * Copy (the main action) and edit, and under "more" view, enable/disable and delete (and edit, on a
+ * phone). Spec 02 §4:
  * edit only while unused; a used code cannot be enabled again.
  */
 export function RedemptionRowActions({ row, onEdit }: RedemptionRowActionsProps) {
@@ -21,6 +23,7 @@ export function RedemptionRowActions({ row, onEdit }: RedemptionRowActionsProps)
   const setStatus = useSetRedemptionStatus();
   const remove = useDeleteRedemption();
   const confirmDelete = useConfirmDelete();
+  const narrow = useNarrowScreen();
   const unused = row.status === RedemptionStatus.Unused;
   const busy = setStatus.isPending || remove.isPending;
 
@@ -37,8 +40,13 @@ export function RedemptionRowActions({ row, onEdit }: RedemptionRowActionsProps)
   return (
     <RowActionGroup>
       <RowPrimaryButton label={t('actions.copy')} onClick={() => void copyWithFeedback(row.key)} />
-      <RowEditButton label={t('actions.edit')} disabled={!unused} onClick={() => onEdit(row)} />
+      {!narrow && <RowEditButton label={t('actions.edit')} disabled={!unused} onClick={() => onEdit(row)} />}
       <RowMoreMenu label={t('actions.more')} loading={busy} testId={`redemption-more-${row.id}`}>
+        {narrow && (
+          <Dropdown.Item disabled={!unused} onClick={() => onEdit(row)}>
+            {t('actions.edit')}
+          </Dropdown.Item>
+        )}
         <Dropdown.Item onClick={view}>{t('actions.view')}</Dropdown.Item>
         <StatusToggleItem
           enabled={unused}
