@@ -30,14 +30,21 @@ export function defaultLogColumns(): LogColumnChoice {
   return Object.fromEntries(LOG_COLUMN_KEYS.map((key) => [key, !HIDDEN_BY_DEFAULT.includes(key)])) as LogColumnChoice;
 }
 
-/** A stored choice, with any column it does not name (an older console's) at its default. */
-export function readLogColumns(admin: boolean): LogColumnChoice {
-  const stored = readJson<Partial<Record<string, unknown>>>(admin ? StorageKey.logColumnsAdmin : StorageKey.logColumnsUser);
+/** A stored choice read back: what it does not say (a column added since, junk) is at its default. */
+export function mergeLogColumns(stored: unknown): LogColumnChoice {
   const choice = defaultLogColumns();
-  if (stored && typeof stored === 'object') {
-    for (const key of LOG_COLUMN_KEYS) if (typeof stored[key] === 'boolean') choice[key] = stored[key] as boolean;
+  if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
+    const values = stored as Record<string, unknown>;
+    for (const key of LOG_COLUMN_KEYS) {
+      const value = values[key];
+      if (typeof value === 'boolean') choice[key] = value;
+    }
   }
   return choice;
+}
+
+export function readLogColumns(admin: boolean): LogColumnChoice {
+  return mergeLogColumns(readJson<unknown>(admin ? StorageKey.logColumnsAdmin : StorageKey.logColumnsUser));
 }
 
 /** The columns shown on the log screen, remembered in localStorage per role. */
