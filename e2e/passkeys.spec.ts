@@ -156,7 +156,7 @@ test('a passkey is added from the settings, signs in without a password, is remo
   const row = admin.locator('.semi-table-row').filter({ hasText: username });
   await row.getByRole('button', { name: text.more }).click();
   await admin.getByRole('menuitem', { name: text.reset }).click();
-  await admin.getByRole('button', { name: text.confirm }).click();
+  await admin.getByRole('dialog').locator('button', { hasText: text.confirm }).click();
   await expect(toast(admin, text.resetDone).last()).toBeVisible();
   await admin.screenshot({ path: '.tmp/screens/passkeys-users-zh-1440.png' });
   await adminContext.close();

@@ -210,7 +210,7 @@ test('an administrator turns off a user’s two-factor from the user list', asyn
   await row.getByRole('button', { name: 'More actions' }).click();
   await page.getByTestId('user-disable-2fa').click();
   const confirm = page.getByRole('dialog').filter({ hasText: 'Turn off this user' });
-  await confirm.getByRole('button', { name: 'OK' }).click();
+  await confirm.locator('button', { hasText: 'OK' }).click();
   await expect(toast(page, /two-factor authentication was turned off/)).toBeVisible();
   await expect(row.getByTestId('user-2fa-tag')).toHaveCount(0);
 

@@ -1,6 +1,6 @@
 import { Button, Dropdown, Modal, Toast, Tooltip } from '@douyinfe/semi-ui';
 import { UserStatus } from '@modelgate/contract';
-import { type ReactElement, useState } from 'react';
+import { cloneElement, type ReactElement, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { disableUserTwoFactor, manageUser, type ManageAction, type ManagedUser } from '../api';
 import { ResetPasskeysItem } from '../../passkeys/components/reset-passkeys-action';
@@ -80,7 +80,7 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
     return (
       <Tooltip content={t(`denied.${reason}`)}>
         <span className="mg-user-action-denied" data-testid={`user-action-denied-${action}`}>
-          <Button {...button.props} disabled />
+          {cloneElement(button, { disabled: true })}
         </span>
       </Tooltip>
     );
