@@ -1,4 +1,4 @@
-import { Button, Dropdown } from '@douyinfe/semi-ui';
+import { Dropdown } from '@douyinfe/semi-ui';
 import { ChannelStatus } from '@modelgate/contract';
 import { useTranslation } from 'react-i18next';
 import {
@@ -100,20 +100,18 @@ interface TagRowActionsProps {
   onEditTag: (tag: string) => void;
 }
 
-/** Tag rows (aggregation mode): edit, enable all, disable all. */
+/** Tag rows (aggregation mode): edit, and enable all and disable all under "more". */
 export function TagRowActions({ tag, actions, onEditTag }: TagRowActionsProps) {
   const { t } = useTranslation('channels');
-  const { busy, run } = useRowBusy<'enable' | 'disable'>();
-  const toggle = (enabled: boolean) => void run(enabled ? 'enable' : 'disable', () => actions.setTagEnabled(tag, enabled));
+  const { busy, run } = useRowBusy<'toggle'>();
+  const toggle = (enabled: boolean) => void run('toggle', () => actions.setTagEnabled(tag, enabled));
   return (
     <RowActionGroup>
       <RowPrimaryButton label={t('actions.edit')} onClick={() => onEditTag(tag)} testId={`tag-edit-${tag}`} />
-      <Button size="small" theme="light" type="tertiary" loading={busy('enable')} onClick={() => toggle(true)}>
-        {t('actions.enableAll')}
-      </Button>
-      <Button size="small" theme="light" type="tertiary" loading={busy('disable')} onClick={() => toggle(false)}>
-        {t('actions.disableAll')}
-      </Button>
+      <RowMoreMenu label={t('actions.more')} loading={busy('toggle')} testId={`tag-more-${tag}`}>
+        <Dropdown.Item onClick={() => toggle(true)}>{t('actions.enableAll')}</Dropdown.Item>
+        <Dropdown.Item onClick={() => toggle(false)}>{t('actions.disableAll')}</Dropdown.Item>
+      </RowMoreMenu>
     </RowActionGroup>
   );
 }
