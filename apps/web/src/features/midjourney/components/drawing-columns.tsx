@@ -23,7 +23,7 @@ export function drawingColumns(context: ColumnContext): ColumnProps<DrawingTask>
   return columnsForScreen(allColumns(context), context.narrow, PHONE_COLUMNS);
 }
 
-function allColumns({ t, admin, onText, onImage }: ColumnContext): ColumnProps<DrawingTask>[] {
+function allColumns({ t, admin, narrow, onText, onImage }: ColumnContext): ColumnProps<DrawingTask>[] {
   const columns: (ColumnProps<DrawingTask> | false)[] = [
     {
       title: t('columns.submitTime'),
@@ -65,7 +65,21 @@ function allColumns({ t, admin, onText, onImage }: ColumnContext): ColumnProps<D
         );
       },
     },
-    { title: t('columns.status'), dataIndex: 'status', width: 90, render: (_, row) => <StatusCell status={row.status} /> },
+    {
+      title: t('columns.status'),
+      dataIndex: 'status',
+      width: 90,
+      render: (_, row) =>
+        // Phones have no fail-reason column: a failed drawing says why under its status.
+        narrow && row.fail_reason ? (
+          <span className="mg-task-status-reason">
+            <StatusCell status={row.status} />
+            <TextCell text={row.fail_reason} onOpen={() => onText(t('columns.failReason'), row.fail_reason)} />
+          </span>
+        ) : (
+          <StatusCell status={row.status} />
+        ),
+    },
     { title: t('columns.progress'), dataIndex: 'progress', width: 100, render: (_, row) => <ProgressCell progress={row.progress} status={row.status} /> },
     {
       title: t('columns.image'),
