@@ -23,7 +23,7 @@ export function auditColumns(context: ColumnContext): ColumnProps<AuditEntry>[] 
 
 function allColumns({ t, formatQuota }: ColumnContext): ColumnProps<AuditEntry>[] {
   return [
-    { title: t('columns.time'), dataIndex: 'created_at', width: 104, render: (_, row) => <DateTimeCell seconds={row.created_at} /> },
+    { title: t('columns.time'), dataIndex: 'created_at', width: 128, render: (_, row) => <DateTimeCell seconds={row.created_at} /> },
     {
       title: t('columns.actor'),
       dataIndex: 'actor_username',
