@@ -110,14 +110,14 @@ test.beforeAll(async () => {
   const listed = await dataOf<{ items: Array<{ id: number }> }>(await root.get('/api/redemption/search', { params: { keyword: `sc-${run}` } }));
   redemptionIds.push(...listed.items.map((code) => code.id));
 
-  // A finished and a failed drawing and a song task, written as the poller leaves them.
+  // A finished and a failed drawing and a song task, written as the poller leaves them (the failure already refunded).
   const now = Math.floor(Date.now() / 1000);
   const database = new Database(process.env.MODELGATE_E2E_SQLITE!);
   try {
     const drawing = database.prepare(
       `INSERT INTO midjourneys (code, user_id, action, mj_id, prompt, prompt_en, description, state, submit_time, start_time, finish_time,
-        image_url, video_url, video_urls, status, progress, fail_reason, channel_id, quota, buttons, properties)
-       VALUES (1, ?, 'IMAGINE', ?, ?, ?, '', '', ?, ?, ?, ?, '', '[]', ?, ?, ?, ?, 50000, '[]', '{}')`,
+        image_url, video_url, video_urls, status, progress, fail_reason, channel_id, quota, buttons, properties, refunded)
+       VALUES (1, ?, 'IMAGINE', ?, ?, ?, '', '', ?, ?, ?, ?, '', '[]', ?, ?, ?, ?, 50000, '[]', '{}', 1)`,
     );
     // Drawings keep their times in milliseconds.
     const ms = (seconds: number) => seconds * 1000;
