@@ -225,12 +225,14 @@ test('batch mode creates one channel per key line and tag mode aggregates them',
   await expect(tagRow).toContainText('3 个渠道');
   await expect(tagRow).toContainText('未测试');
 
-  // Disable all, then enable all, for every channel of the tag at once.
-  await tagRow.getByRole('button', { name: '禁用全部' }).click();
+  // Disable all, then enable all (under the tag row's "more"), for every channel of the tag at once.
+  await page.getByTestId(`tag-more-${tag}`).click();
+  await page.getByRole('menuitem', { name: '禁用全部' }).click();
   await expectToast(page, `已禁用标签 ${tag} 下的所有渠道`);
   await expect.poll(async () => (await channelsNamed(name)).map((channel) => channel.status)).toEqual([2, 2, 2]);
   await expect(tagRow).toContainText('已禁用');
-  await tagRow.getByRole('button', { name: '启用全部' }).click();
+  await page.getByTestId(`tag-more-${tag}`).click();
+  await page.getByRole('menuitem', { name: '启用全部' }).click();
   await expect.poll(async () => (await channelsNamed(name)).map((channel) => channel.status)).toEqual([1, 1, 1]);
 
   // The tag dialog checks its numbers, refuses an empty edit, then applies to every channel.
@@ -278,7 +280,8 @@ test('an auto-disabled channel is greyed with its reason; deleting disabled chan
     // A manual disable greys the row too.
     const manualRow = page.getByTestId(`channel-row-channel-${manual.id}`);
     await expect(manualRow).not.toHaveClass(/mg-channel-row-disabled/);
-    await manualRow.getByRole('button', { name: '禁用' }).click();
+    await page.getByTestId(`channel-more-${manual.id}`).click();
+    await page.getByTestId(`channel-toggle-${manual.id}`).click();
     await expect(page.getByTestId(`channel-status-${manual.id}`)).toHaveText('已禁用');
     await expect(manualRow).toHaveClass(/mg-channel-row-disabled/);
 

@@ -31,6 +31,7 @@ const TEXTS = {
     confirm: '确定',
     removed: '通行密钥已删除',
     reset: '重置通行密钥',
+    more: '更多操作',
     resetDone: '通行密钥已重置',
   },
   en: {
@@ -52,6 +53,7 @@ const TEXTS = {
     confirm: 'OK',
     removed: 'Passkey removed',
     reset: 'Reset passkeys',
+    more: 'More actions',
     resetDone: 'Passkeys reset',
   },
 } as const;
@@ -152,8 +154,9 @@ test('a passkey is added from the settings, signs in without a password, is remo
   await signIn(admin, ROOT.username, ROOT.password);
   await admin.goto(`/user?keyword=${username}`);
   const row = admin.locator('.semi-table-row').filter({ hasText: username });
-  await row.getByRole('button', { name: text.reset }).click();
-  await admin.getByRole('button', { name: text.confirm }).click();
+  await row.getByRole('button', { name: text.more }).click();
+  await admin.getByRole('menuitem', { name: text.reset }).click();
+  await admin.getByRole('dialog').locator('button', { hasText: text.confirm }).click();
   await expect(toast(admin, text.resetDone).last()).toBeVisible();
   await admin.screenshot({ path: '.tmp/screens/passkeys-users-zh-1440.png' });
   await adminContext.close();

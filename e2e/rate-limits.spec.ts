@@ -68,9 +68,10 @@ const fullKey = async (id: number) => `sk-${(await apiCall<{ key: string }>(user
 /** Scrolls the token table sideways to a cell's column (scrollIntoView would shift the whole page on a phone). */
 async function showColumn(cell: Locator): Promise<void> {
   await cell.evaluate((node) => {
-    const body = node.closest('.semi-table-body') as HTMLElement;
+    // A phone's table has no sideways scroller: its few columns fit.
+    const body = node.closest('.semi-table-body') as HTMLElement | null;
     const column = node.closest('td') as HTMLElement;
-    body.scrollLeft = Math.max(0, column.offsetLeft - 24);
+    if (body) body.scrollLeft = Math.max(0, column.offsetLeft - 24);
   });
 }
 
@@ -135,6 +136,8 @@ test('[en, 390] on a phone the limit fields stack and the list shows the limits'
   const limits = page.getByTestId(`token-limits-${token.id}`);
   await expect(limits).toHaveText('5000 RPD');
 
+  // On a phone, edit is under the row's "more" menu.
+  await page.getByTestId(`token-more-${token.id}`).click();
   await page.getByTestId(`token-edit-${token.id}`).click();
   const drawer = page.locator('.semi-sidesheet').filter({ hasText: 'Rate limits' });
   const rpm = drawer.getByTestId('token-form-limits-rpm');

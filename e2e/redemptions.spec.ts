@@ -118,11 +118,14 @@ test('search, disable, enable, edit, copy selected and delete', async ({ page })
   const copied = (await readClipboard(page)).split('\n').sort();
   expect(copied).toEqual(keys.map((key) => `${name}    ${key}`).sort());
 
+  // Enable and disable sit under the row's "more" menu.
   const first = rows.first();
-  await first.getByRole('button', { name: '禁用' }).click();
+  await first.getByRole('button', { name: '更多' }).click();
+  await page.getByRole('menuitem', { name: '禁用' }).click();
   await expect(first).toContainText('已禁用');
   await expect(first.getByRole('button', { name: '编辑' })).toBeDisabled();
-  await first.getByRole('button', { name: '启用' }).click();
+  await first.getByRole('button', { name: '更多' }).click();
+  await page.getByRole('menuitem', { name: '启用' }).click();
   await expect(first).toContainText('未使用');
 
   await first.getByRole('button', { name: '编辑' }).click();
@@ -139,8 +142,9 @@ test('search, disable, enable, edit, copy selected and delete', async ({ page })
 
   await rows
     .filter({ hasText: `${name}-x` })
-    .getByRole('button', { name: '删除' })
+    .getByRole('button', { name: '更多' })
     .click();
+  await page.getByRole('menuitem', { name: '删除' }).click();
   await page.getByRole('dialog').filter({ hasText: '确定是否要删除此兑换码？' }).locator('button', { hasText: '确定' }).click();
   await expect(rows).toHaveCount(1);
   const remaining = await apiCall<{ total: number }>(root, 'GET', `/api/redemption/search?keyword=${name}`);
@@ -160,8 +164,9 @@ test('a used code shows its redeemer and can be neither edited nor enabled', asy
   const row = page.locator('.semi-table-tbody .semi-table-row').filter({ hasText: name });
   await expect(row).toContainText('已使用');
   await expect(row).toContainText(String(user.user.id));
-  await expect(row.getByRole('button', { name: '启用' })).toBeDisabled();
   await expect(row.getByRole('button', { name: '编辑' })).toBeDisabled();
+  await row.getByRole('button', { name: '更多' }).click();
+  await expect(page.getByRole('menuitem', { name: '启用' })).toHaveAttribute('aria-disabled', 'true');
 });
 
 test('ordinary users have no redemption screen', async ({ page }) => {

@@ -261,11 +261,14 @@ test('expired and used-up tokens cannot be enabled until the cause is edited awa
   await page.goto(`/token?keyword=-${run}`);
 
   for (const token of [soon, empty]) {
+    await page.getByTestId(`token-more-${token.id}`).click();
     await page.getByTestId(`token-status-${token.id}`).click();
     await expect(page.getByTestId(`token-status-tag-${token.id}`)).toHaveText('已禁用');
   }
+  await page.getByTestId(`token-more-${soon.id}`).click();
   await page.getByTestId(`token-status-${soon.id}`).click();
   await expect(toast(page, '令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期')).toBeVisible();
+  await page.getByTestId(`token-more-${empty.id}`).click();
   await page.getByTestId(`token-status-${empty.id}`).click();
   await expect(toast(page, '令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度')).toBeVisible();
   await expect(page.getByTestId(`token-status-tag-${empty.id}`)).toHaveText('已禁用');
@@ -278,6 +281,7 @@ test('expired and used-up tokens cannot be enabled until the cause is edited awa
   await drawer.getByTestId('token-form-submit').click();
   await expect(toast(page, '令牌更新成功！')).toBeVisible();
   await expect(page.getByTestId(`token-row-${empty.id}`)).toContainText('无限制');
+  await page.getByTestId(`token-more-${empty.id}`).click();
   await page.getByTestId(`token-status-${empty.id}`).click();
   await expect(page.getByTestId(`token-status-tag-${empty.id}`)).toHaveText('已启用');
 });

@@ -207,9 +207,10 @@ test('an administrator turns off a user’s two-factor from the user list', asyn
   const row = page.locator(`tr[data-username="${enrolled}"]`);
   await expect(row.getByTestId('user-2fa-tag')).toHaveText('2FA');
   await page.screenshot({ path: '.tmp/screens/two-factor-users-en-1440.png' });
-  await row.getByTestId('user-disable-2fa').click();
-  await expect(page.locator('.semi-popconfirm')).toContainText('Turn off this user');
-  await page.locator('.semi-popconfirm').getByRole('button', { name: 'OK' }).click();
+  await row.getByRole('button', { name: 'More actions' }).click();
+  await page.getByTestId('user-disable-2fa').click();
+  const confirm = page.getByRole('dialog').filter({ hasText: 'Turn off this user' });
+  await confirm.locator('button', { hasText: 'OK' }).click();
   await expect(toast(page, /two-factor authentication was turned off/)).toBeVisible();
   await expect(row.getByTestId('user-2fa-tag')).toHaveCount(0);
 

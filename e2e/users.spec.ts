@@ -17,6 +17,7 @@ const TEXTS = {
     disable: '禁用',
     enable: '启用',
     confirm: '确定',
+    more: '更多操作',
     done: '操作成功完成！',
     common: '普通用户',
     admin: '管理员',
@@ -32,6 +33,7 @@ const TEXTS = {
     disable: 'Disable',
     enable: 'Enable',
     confirm: 'OK',
+    more: 'More actions',
     done: 'Done',
     common: 'User',
     admin: 'Admin',
@@ -78,8 +80,10 @@ for (const language of ['zh', 'en'] as const) {
     await expect(row).toContainText(text.common);
     await expect(row).toContainText(text.active);
 
-    await row.getByRole('button', { name: text.promote }).click();
-    await page.locator('.semi-popconfirm').getByRole('button', { name: text.confirm }).click();
+    // Promote and demote sit under the row's "more" menu and ask first.
+    await row.getByRole('button', { name: text.more }).click();
+    await page.getByRole('menuitem', { name: text.promote }).click();
+    await page.getByRole('dialog').locator('button', { hasText: text.confirm }).click();
     await expect(toast(page, text.done)).toBeVisible();
     await expect(row.locator('td').nth(4)).toHaveText(text.admin);
 
@@ -98,8 +102,9 @@ for (const language of ['zh', 'en'] as const) {
     await expect(rowOf(page, username).locator('td').nth(5)).toHaveText(text.active);
     expect(await loginAnswer(username)).toMatchObject({ success: true });
 
-    await rowOf(page, username).getByRole('button', { name: text.demote }).click();
-    await page.locator('.semi-popconfirm').getByRole('button', { name: text.confirm }).click();
+    await rowOf(page, username).getByRole('button', { name: text.more }).click();
+    await page.getByRole('menuitem', { name: text.demote }).click();
+    await page.getByRole('dialog').locator('button', { hasText: text.confirm }).click();
     await expect(rowOf(page, username).locator('td').nth(4)).toHaveText(text.common);
   });
 }
@@ -108,13 +113,16 @@ test("root's own row offers no action the server refuses; each says why", async 
   await signIn(page, ROOT.username, ROOT.password);
   await page.goto('/user?keyword=root');
   const row = rowOf(page, 'root');
-  for (const name of ['提升', '降级', '禁用', '注销']) await expect(row.getByRole('button', { name })).toBeDisabled();
+  await expect(row.getByRole('button', { name: '禁用' })).toBeDisabled();
   await expect(row.getByRole('button', { name: '编辑' })).toBeEnabled();
   await row.getByTestId('user-action-denied-disable').hover();
   await expect(page.locator('.semi-tooltip-content')).toHaveText('无法禁用超级管理员用户');
   await page.screenshot({ path: '.tmp/screens/users-root-row-zh-1440.png' });
-  await row.getByTestId('user-action-denied-delete').hover();
+  await row.getByRole('button', { name: '更多操作' }).click();
+  for (const name of ['提升', '降级', '注销']) await expect(page.getByRole('menuitem', { name })).toHaveAttribute('aria-disabled', 'true');
+  await page.getByTestId('user-action-denied-delete').hover();
   await expect(page.locator('.semi-tooltip-content').filter({ hasText: '无法删除超级管理员用户' })).toBeVisible();
+  await page.keyboard.press('Escape');
   // A click on a disabled action sends nothing: no refusal pops up and the row stays.
   await row.getByTestId('user-action-denied-disable').click({ force: true });
   await expect(toast(page, '无法禁用超级管理员用户')).toHaveCount(0);
@@ -140,9 +148,14 @@ test('a regular admin cannot promote, nor act on another admin or root; the rows
   await signIn(page, admin, USER_PASSWORD);
   await page.goto(`/user?keyword=${target}`);
   const common = rowOf(page, target);
-  await expect(common.getByRole('button', { name: 'Promote' })).toBeDisabled();
-  await common.getByTestId('user-action-denied-promote').hover();
-  await expect(page.locator('.semi-tooltip-content')).toHaveText('Only the super administrator can promote users to administrator');
+  await common.getByRole('button', { name: 'More actions' }).click();
+  await expect(page.getByRole('menuitem', { name: 'Promote' })).toHaveAttribute('aria-disabled', 'true');
+  await page.getByTestId('user-action-denied-promote').hover();
+  // The open menu is a tooltip too: the reason is the other one.
+  await expect(page.locator('.semi-tooltip-content').filter({ hasText: 'Only the super' })).toHaveText(
+    'Only the super administrator can promote users to administrator',
+  );
+  await page.keyboard.press('Escape');
   // What the admin may do stays available, and works.
   await common.getByRole('button', { name: 'Disable' }).click();
   await expect(common.locator('td').nth(5)).toHaveText('Banned');
@@ -150,7 +163,10 @@ test('a regular admin cannot promote, nor act on another admin or root; the rows
   for (const name of [otherAdmin, 'root']) {
     await page.goto(`/user?keyword=${name}`);
     const row = rowOf(page, name);
-    for (const action of ['Promote', 'Demote', 'Disable', 'Edit', 'Delete']) await expect(row.getByRole('button', { name: action })).toBeDisabled();
+    for (const action of ['Disable', 'Edit']) await expect(row.getByRole('button', { name: action })).toBeDisabled();
+    await row.getByRole('button', { name: 'More actions' }).click();
+    for (const action of ['Promote', 'Demote', 'Delete']) await expect(page.getByRole('menuitem', { name: action })).toHaveAttribute('aria-disabled', 'true');
+    await page.keyboard.press('Escape');
     await row.getByTestId('user-action-denied-edit').hover();
     await expect(page.locator('.semi-tooltip-content')).toHaveText('You cannot change users at your own level or above');
   }
@@ -228,8 +244,9 @@ test('a deregistered user is shown as such, without actions', async ({ page }) =
   await signIn(page, ROOT.username, ROOT.password);
   await page.goto(`/user?keyword=${username}`);
   const row = rowOf(page, username);
-  await row.getByRole('button', { name: '注销' }).click();
-  await page.locator('.semi-popconfirm').getByRole('button', { name: '确定' }).click();
+  await row.getByRole('button', { name: '更多操作' }).click();
+  await page.getByRole('menuitem', { name: '注销' }).click();
+  await page.getByRole('dialog').locator('button', { hasText: '确定' }).click();
   await expect(toast(page, '操作成功完成！')).toBeVisible();
   await expect(row.locator('td').nth(5)).toHaveText('已注销');
   await expect(row.getByRole('button')).toHaveCount(0);

@@ -21,6 +21,9 @@ export const StorageKey = {
   language: 'i18nextLng',
   themeMode: 'theme-mode',
   inviterCode: 'aff',
+  /** The log screen's column choice (as new-api names them: one for administrators, one for users). */
+  logColumnsAdmin: 'logs-table-columns-admin',
+  logColumnsUser: 'logs-table-columns-user',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

@@ -5,16 +5,12 @@ import { useSelf } from '../../features/auth/queries';
 import { useStatus } from '../../features/status/queries';
 import { useSessionRoles } from '../../lib/session';
 import { visibleConsoleRoutes } from '../../route-table';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { PageLoading } from '../shared/page-loading';
 import { AppFooter } from './app-footer';
 import { AppHeader } from './app-header';
+import { NavDrawer } from './nav-drawer';
 import { SideNav } from './side-nav';
-
-const NARROW_SCREEN = '(max-width: 768px)';
-
-function isNarrowScreen(): boolean {
-  return window.matchMedia?.(NARROW_SCREEN).matches ?? false;
-}
 
 /** Keeps the tab title and icon in line with the admin's system name and logo. */
 function useDocumentBranding(systemName: string | undefined, logo: string | undefined): void {
@@ -37,8 +33,13 @@ export function AppLayout() {
 
   // The admin's DefaultCollapseSidebar decides until the user toggles the sider in this tab.
   const [userCollapsed, setUserCollapsed] = useState<boolean | null>(null);
-  const collapsed = userCollapsed ?? (isNarrowScreen() || status.default_collapse_sidebar === true);
+  const collapsed = userCollapsed ?? status.default_collapse_sidebar === true;
   const onCollapsedChange = useCallback((next: boolean) => setUserCollapsed(next), []);
+  // Phones get no sider: the navigation lives in a drawer opened from the header.
+  const narrow = useNarrowScreen();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const openDrawer = useCallback(() => setDrawerOpen(true), []);
+  const closeDrawer = useCallback(() => setDrawerOpen(false), []);
 
   // Every page starts at the top; the content pane, not the window, is what scrolls.
   useEffect(() => {
@@ -50,10 +51,10 @@ export function AppLayout() {
   return (
     <Layout className="mg-app">
       <Layout.Header className="mg-header">
-        <AppHeader />
+        <AppHeader onOpenMenu={narrow ? openDrawer : undefined} />
       </Layout.Header>
       <Layout className="mg-body">
-        {sideRoutes.length > 0 && (
+        {!narrow && sideRoutes.length > 0 && (
           <Layout.Sider className="mg-sider">
             <SideNav routes={sideRoutes} collapsed={collapsed} onCollapsedChange={onCollapsedChange} />
           </Layout.Sider>
@@ -69,6 +70,7 @@ export function AppLayout() {
           </Layout.Footer>
         </div>
       </Layout>
+      {narrow && <NavDrawer visible={drawerOpen} onClose={closeDrawer} routes={sideRoutes} />}
     </Layout>
   );
 }

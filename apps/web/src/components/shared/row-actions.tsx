@@ -37,26 +37,47 @@ export function useRowBusy<Action extends string>() {
   return { busy, run };
 }
 
-interface StatusToggleButtonProps {
+interface StatusToggleItemProps {
   enabled: boolean;
-  loading: boolean;
   labels: { enable: string; disable: string };
   onClick: () => void;
+  disabled?: boolean;
   testId?: string;
 }
 
-/** Disable in warning colours while the row is enabled, enable otherwise. */
-export function StatusToggleButton({ enabled, loading, labels, onClick, testId }: StatusToggleButtonProps) {
+/** Disable while the row is enabled, enable otherwise: an item of the row's "more" menu. */
+export function StatusToggleItem({ enabled, labels, onClick, disabled, testId }: StatusToggleItemProps) {
   return (
-    <Button size="small" theme="light" type={enabled ? 'warning' : 'secondary'} loading={loading} onClick={onClick} data-testid={testId}>
+    <Dropdown.Item onClick={onClick} disabled={disabled} data-testid={testId}>
       {enabled ? labels.disable : labels.enable}
+    </Dropdown.Item>
+  );
+}
+
+/** The row's one main action, the only button in the primary colour. */
+export function RowPrimaryButton({
+  label,
+  onClick,
+  loading,
+  disabled,
+  testId,
+}: {
+  label: string;
+  onClick: () => void;
+  loading?: boolean;
+  disabled?: boolean;
+  testId?: string;
+}) {
+  return (
+    <Button size="small" theme="light" type="primary" loading={loading} disabled={disabled} onClick={onClick} data-testid={testId}>
+      {label}
     </Button>
   );
 }
 
-export function RowEditButton({ label, onClick, testId }: { label: string; onClick: () => void; testId?: string }) {
+export function RowEditButton({ label, onClick, disabled, testId }: { label: string; onClick: () => void; disabled?: boolean; testId?: string }) {
   return (
-    <Button size="small" theme="light" type="tertiary" onClick={onClick} data-testid={testId}>
+    <Button size="small" theme="light" type="tertiary" disabled={disabled} onClick={onClick} data-testid={testId}>
       {label}
     </Button>
   );
@@ -107,7 +128,11 @@ interface RowMoreMenuProps {
   children: ReactNode;
 }
 
-/** The "more" button at the end of a row, for the actions used less (copy, delete). */
+/**
+ * The "more" button at the end of a row: every action used less (enable/disable, copy, delete; on a
+ * phone also the frequent ones), so a row shows one main button, a frequent one or two, and this.
+ * Only delete is red, and only in here.
+ */
 export function RowMoreMenu({ label, loading, testId, children }: RowMoreMenuProps) {
   return (
     <Dropdown trigger="click" clickToHide position="bottomRight" render={<Dropdown.Menu>{children}</Dropdown.Menu>}>

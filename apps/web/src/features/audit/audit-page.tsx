@@ -1,7 +1,6 @@
 import { Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { AuditEntry, AuditFilters } from './api';
@@ -11,6 +10,8 @@ import { AuditDetails } from './components/audit-details';
 import { AuditFilterBar } from './components/audit-filters';
 import { useAuditLog } from './queries';
 import './audit.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** URL names of the filters (the page is `p`). */
 const PARAM_NAMES: Record<keyof AuditFilters, string> = {
@@ -42,8 +43,10 @@ export default function AuditPage() {
     [setFilters],
   );
 
-  const columns = useMemo(() => auditColumns({ t, formatQuota }), [t, formatQuota]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(() => auditColumns({ t, narrow, formatQuota }), [t, narrow, formatQuota]);
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-audit-page">
       <div className="mg-audit-header">
@@ -57,20 +60,12 @@ export default function AuditPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1000 }}
+        scroll={narrow ? undefined : { x: 1000 }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <AuditDetails entry={row} /> : null)}
         rowExpandable={(row) => !!row}
         onRow={(row) => ({ 'data-testid': row ? `audit-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
     </div>
   );

@@ -2,7 +2,6 @@ import { Empty, Table, Toast, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { readString, StorageKey, writeString } from '../../lib/storage';
@@ -19,6 +18,8 @@ import { ChannelKeysModal } from './components/channel-keys-modal';
 import { useChannelList, useGroups, useRefreshChannels } from './queries';
 import { useChannelActions } from './use-channel-actions';
 import './channels.css';
+import { columnsWidth } from '../../components/shared/table-columns';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 /** The drawer follows the address: /channel/add and /channel/edit/:id open it over the list. */
 function useDrawerTarget(): 'add' | number | null {
@@ -118,6 +119,7 @@ export default function ChannelsPage() {
     [t, actions, formatQuota, onEdit, narrow],
   );
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-channel-page">
       <Typography.Title heading={4} className="mg-page-title">
@@ -145,7 +147,7 @@ export default function ChannelsPage() {
         dataSource={rows}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1480 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => {
           const disabled = row?.kind === 'channel' && row.channel.status !== 1;
@@ -160,15 +162,7 @@ export default function ChannelsPage() {
               }
             : undefined
         }
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <ChannelDrawer target={drawerTarget} onClose={closeDrawer} onSaved={refresh} />
       <TagEditModal tag={editingTag} onClose={() => setEditingTag(null)} onSaved={refresh} />

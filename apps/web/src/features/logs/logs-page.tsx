@@ -1,19 +1,23 @@
 import { Empty, Space, Table, Tag, Typography } from '@douyinfe/semi-ui';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useSessionRoles } from '../../lib/session';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { LogEntry, LogFilters } from './api';
 import { ClearLogsButton } from './components/clear-logs-button';
-import { logColumns } from './components/log-columns';
+import { DETAILS_MIN_WIDTH, logColumns } from './components/log-columns';
+import { LogColumnPicker } from './components/log-column-picker';
 import { LogDetails } from './components/log-details';
 import { LogFilterBar } from './components/log-filters';
 import { UserInfoModal } from './components/user-info-modal';
 import { filtersFromParams } from './log-rules';
 import { useLogList, useLogStat, useRefreshLogs } from './queries';
 import './logs.css';
+import { columnsWidth } from '../../components/shared/table-columns';
+import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
+import { useLogColumns } from './use-log-columns';
 
 /** URL names of the filters (the page is `p`), so a filtered page can be shared and reloaded. */
 const PARAM_NAMES: Record<keyof LogFilters, string> = {
@@ -51,8 +55,14 @@ export default function LogsPage() {
     [setFilters],
   );
 
-  const columns = useMemo(() => logColumns({ t, admin, formatQuota, onUser: setUserInfo }), [t, admin, formatQuota]);
+  const narrow = useNarrowScreen();
+  const [visibleColumns, setVisibleColumns] = useLogColumns(admin);
+  const columns = useMemo(
+    () => logColumns({ t, admin, visible: visibleColumns, narrow, formatQuota, onUser: setUserInfo }),
+    [t, admin, visibleColumns, narrow, formatQuota],
+  );
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-log-page">
       <div className="mg-log-header">
@@ -68,7 +78,10 @@ export default function LogsPage() {
             {t('stat.tpm', { value: stat.data?.tpm ?? 0 })}
           </Tag>
         </Space>
-        {admin && <ClearLogsButton onCleared={refresh} />}
+        <Space wrap spacing={8}>
+          {!narrow && <LogColumnPicker admin={admin} value={visibleColumns} onChange={setVisibleColumns} />}
+          {admin && <ClearLogsButton onCleared={refresh} />}
+        </Space>
       </div>
       <LogFilterBar filters={filters} admin={admin} searching={list.isFetching} onSubmit={applyFilters} />
       <Table<LogEntry>
@@ -77,20 +90,12 @@ export default function LogsPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: admin ? 1500 : 1300 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) + (visibleColumns.content ? DETAILS_MIN_WIDTH : 0) }}
         empty={<Empty description={t('empty')} />}
         expandedRowRender={(row) => (row ? <LogDetails row={row} /> : null)}
         rowExpandable={(row) => !!row}
         onRow={(row) => ({ 'data-testid': row ? `log-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <UserInfoModal userId={userInfo} onClose={() => setUserInfo(null)} />
     </div>

@@ -1,7 +1,6 @@
 import { Banner, Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionRoles } from '../../lib/session';
 import { useStatus } from '../status/queries';
 import { ContentDialog, type DialogContent } from '../tasks/components/content-dialog';
@@ -13,6 +12,8 @@ import { drawingColumns } from './components/drawing-columns';
 import { DrawingViewer } from './components/drawing-viewer';
 import { useDrawingList } from './queries';
 import '../tasks/tasks.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** /midjourney: the caller's drawings (an admin's: everyone's, with channel and submit result). */
 export default function MidjourneyPage() {
@@ -24,8 +25,13 @@ export default function MidjourneyPage() {
   const [content, setContent] = useState<DialogContent | null>(null);
   const [drawing, setDrawing] = useState<DrawingTask | null>(null);
 
-  const columns = useMemo(() => drawingColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }), [t, admin]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(
+    () => drawingColumns({ t, admin, narrow, onText: (title, text) => setContent({ title, text }), onImage: setDrawing }),
+    [t, admin, narrow],
+  );
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-task-page" data-testid="mj-page">
       <Typography.Title heading={4} className="mg-task-title">
@@ -48,18 +54,10 @@ export default function MidjourneyPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: tableWidth(columns) }}
+        scroll={narrow ? undefined : { x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `mj-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <ContentDialog content={content} onClose={() => setContent(null)} />
       <DrawingViewer drawing={drawing} onClose={() => setDrawing(null)} />

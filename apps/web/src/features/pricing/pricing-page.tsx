@@ -3,7 +3,6 @@ import { IconGridView, IconList, IconSearch } from '@douyinfe/semi-icons';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionUser } from '../../lib/session';
 import { readString, StorageKey, writeString } from '../../lib/storage';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
@@ -15,6 +14,7 @@ import { PricingFilters } from './components/pricing-filters';
 import { filterModels, initialGroup, tagChoices, vendorChoices, type PricingFilter } from './pricing-rules';
 import { usePricing } from './queries';
 import './pricing.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 const readFilters = (params: URLSearchParams) => ({
   search: params.get('q') ?? '',
@@ -70,6 +70,8 @@ export default function PricingPage() {
   const empty = <Empty description={search || vendor || tag ? t('empty.search') : t('empty.none')} />;
   const cardPage = models.slice((page - 1) * pageSize, page * pageSize);
 
+  const pagination = useTablePagination({ page, pageSize, total: models.length, onPageChange: setPage, onPageSizeChange: setPageSize });
+  const { formatPageText: _pageText, ...cardPagination } = pagination;
   return (
     <div className="mg-pricing-page">
       <Typography.Title heading={4} className="mg-pricing-title">
@@ -147,19 +149,7 @@ export default function PricingPage() {
               ))}
             </div>
           )}
-          {models.length > 0 && (
-            <Pagination
-              className="mg-pricing-pagination"
-              currentPage={page}
-              pageSize={pageSize}
-              total={models.length}
-              pageSizeOpts={PAGE_SIZE_CHOICES}
-              showSizeChanger={!narrow}
-              size={narrow ? 'small' : 'default'}
-              onPageChange={setPage}
-              onPageSizeChange={setPageSize}
-            />
-          )}
+          {models.length > 0 && <Pagination className="mg-pricing-pagination" {...cardPagination} />}
         </Spin>
       ) : (
         <Table<PricedModel>
@@ -172,15 +162,7 @@ export default function PricingPage() {
           scroll={narrow ? { x: 900 } : undefined}
           empty={empty}
           onRow={(model) => ({ 'data-testid': model ? `pricing-row-${model.model_name}` : undefined }) as object}
-          pagination={{
-            currentPage: page,
-            pageSize,
-            total: models.length,
-            pageSizeOpts: PAGE_SIZE_CHOICES,
-            showSizeChanger: true,
-            onPageChange: setPage,
-            onPageSizeChange: setPageSize,
-          }}
+          pagination={pagination}
         />
       )}
       <Typography.Text type="tertiary" size="small" className="mg-pricing-note">

@@ -4,7 +4,6 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useUrlFilters } from '../../lib/use-url-filters';
 import type { Redemption } from './api';
@@ -16,11 +15,17 @@ import { formatTimestamp } from '../../lib/date-time';
 import { codesAsText } from './format';
 import { useRedemptionList } from './queries';
 import './redemptions.css';
+import { columnsForScreen } from '../../components/shared/table-columns';
+import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 type FormState = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; row: Redemption };
 
 /** Paging and the keyword live in the URL (p, keyword) so a reload or a shared link shows the same rows. */
 const readKeyword = (params: URLSearchParams) => params.get('keyword') ?? '';
+
+/** What a phone keeps: the name, the status and the actions. */
+const PHONE_COLUMNS = ['name', 'status', 'actions'];
 
 export default function RedemptionsPage() {
   const { t } = useTranslation('redemptions');
@@ -46,25 +51,31 @@ export default function RedemptionsPage() {
     }
   });
 
+  const narrow = useNarrowScreen();
   const columns: ColumnProps<Redemption>[] = useMemo(
-    () => [
-      { title: t('columns.id'), dataIndex: 'id' },
-      { title: t('columns.name'), dataIndex: 'name', render: (name: string) => <span className="mg-redemption-name">{name}</span> },
-      { title: t('columns.status'), dataIndex: 'status', render: (status: number) => <RedemptionStatusTag status={status} /> },
-      { title: t('columns.quota'), dataIndex: 'quota', render: (quota: number) => <span className="mg-nowrap">{formatQuota(quota)}</span> },
-      { title: t('columns.createdTime'), dataIndex: 'created_time', render: (time: number) => <span className="mg-nowrap">{formatTimestamp(time)}</span> },
-      {
-        title: t('columns.redeemer'),
-        dataIndex: 'used_user_id',
-        render: (userId: number) => (userId === 0 ? t('none') : userId),
-      },
-      {
-        title: t('columns.actions'),
-        dataIndex: 'actions',
-        render: (_: unknown, row: Redemption) => <RedemptionRowActions row={row} onEdit={(target) => setForm({ mode: 'edit', row: target })} />,
-      },
-    ],
-    [t, formatQuota],
+    () =>
+      columnsForScreen<Redemption>(
+        [
+          { title: t('columns.id'), dataIndex: 'id' },
+          { title: t('columns.name'), dataIndex: 'name', render: (name: string) => <span className="mg-redemption-name">{name}</span> },
+          { title: t('columns.status'), dataIndex: 'status', render: (status: number) => <RedemptionStatusTag status={status} /> },
+          { title: t('columns.quota'), dataIndex: 'quota', render: (quota: number) => <span className="mg-nowrap">{formatQuota(quota)}</span> },
+          { title: t('columns.createdTime'), dataIndex: 'created_time', render: (time: number) => <span className="mg-nowrap">{formatTimestamp(time)}</span> },
+          {
+            title: t('columns.redeemer'),
+            dataIndex: 'used_user_id',
+            render: (userId: number) => (userId === 0 ? t('none') : userId),
+          },
+          {
+            title: t('columns.actions'),
+            dataIndex: 'actions',
+            render: (_: unknown, row: Redemption) => <RedemptionRowActions row={row} onEdit={(target) => setForm({ mode: 'edit', row: target })} />,
+          },
+        ],
+        narrow,
+        PHONE_COLUMNS,
+      ),
+    [t, formatQuota, narrow],
   );
 
   const search = () => setFilters({ keyword: draftKeyword.trim() });
@@ -77,6 +88,7 @@ export default function RedemptionsPage() {
     void copyWithFeedback(codesAsText(selected));
   };
 
+  const pagination = useTablePagination({ page, pageSize, total, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-redemptions">
       <Card bordered className="mg-page-card">
@@ -131,16 +143,7 @@ export default function RedemptionsPage() {
             selectedRowKeys: selected.map((row) => row.id),
             onChange: (_keys, selectedRows) => setSelected((selectedRows ?? []).filter((row): row is Redemption => Boolean(row))),
           }}
-          pagination={{
-            currentPage: page,
-            pageSize,
-            total,
-            showSizeChanger: true,
-            pageSizeOpts: PAGE_SIZE_CHOICES,
-            formatPageText: (info) => t('pageText', { start: info?.currentStart ?? 0, end: info?.currentEnd ?? 0, total }),
-            onPageChange: setPage,
-            onPageSizeChange: setPageSize,
-          }}
+          pagination={pagination}
         />
       </Card>
 

@@ -1,7 +1,6 @@
 import { Empty, Table, Typography } from '@douyinfe/semi-ui';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useSessionRoles } from '../../lib/session';
 import type { AsyncTask } from './api';
 import { ContentDialog, type DialogContent } from './components/content-dialog';
@@ -13,6 +12,8 @@ import { useTaskList } from './queries';
 import type { SunoResult } from './suno-result';
 import { useTaskSearch } from './use-task-search';
 import './tasks.css';
+import { useTablePagination } from '../../components/shared/table-pagination';
+import { useNarrowScreen } from '../../lib/use-narrow-screen';
 
 /** /task: the caller's async tasks (Suno music and lyrics); an admin's: everyone's, with channels. */
 export default function TasksPage() {
@@ -23,8 +24,10 @@ export default function TasksPage() {
   const [content, setContent] = useState<DialogContent | null>(null);
   const [suno, setSuno] = useState<SunoResult | null>(null);
 
-  const columns = useMemo(() => taskColumns({ t, admin, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin]);
+  const narrow = useNarrowScreen();
+  const columns = useMemo(() => taskColumns({ t, admin, narrow, onText: (title, text) => setContent({ title, text }), onSuno: setSuno }), [t, admin, narrow]);
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-task-page" data-testid="task-page">
       <Typography.Title heading={4} className="mg-task-title">
@@ -46,18 +49,10 @@ export default function TasksPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: tableWidth(columns) }}
+        scroll={narrow ? undefined : { x: tableWidth(columns) }}
         empty={<Empty description={t('empty')} />}
         onRow={(row) => ({ 'data-testid': row ? `task-row-${row.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <ContentDialog content={content} onClose={() => setContent(null)} />
       <SunoDialog result={suno} onClose={() => setSuno(null)} />

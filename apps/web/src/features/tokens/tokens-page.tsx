@@ -3,7 +3,6 @@ import { IconCopy, IconKey, IconPlus, IconSearch } from '@douyinfe/semi-icons';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyWithFeedback } from '../../lib/clipboard';
-import { PAGE_SIZE_CHOICES } from '../../lib/page-size';
 import { useQuotaFormatter } from '../../lib/quota';
 import { useNarrowScreen } from '../../lib/use-narrow-screen';
 import { useUrlFilters } from '../../lib/use-url-filters';
@@ -17,6 +16,8 @@ import { TokenDrawer } from './components/token-drawer';
 import { useRefreshTokens, useTokenList } from './queries';
 import { tokensAsText } from './token-rules';
 import './tokens.css';
+import { columnsWidth } from '../../components/shared/table-columns';
+import { useTablePagination } from '../../components/shared/table-pagination';
 
 const readFilters = (params: URLSearchParams) => ({ keyword: params.get('keyword') ?? '', token: params.get('token') ?? '' });
 
@@ -106,6 +107,7 @@ export default function TokensPage() {
     [t, formatQuota, revealedKeys, onToggleKey, chat, status, onDelete, onSetStatus, narrow],
   );
 
+  const pagination = useTablePagination({ page, pageSize, total: list.data?.total ?? 0, onPageChange: setPage, onPageSizeChange: setPageSize });
   return (
     <div className="mg-page mg-token-page">
       <Typography.Title heading={4} className="mg-token-title">
@@ -144,9 +146,11 @@ export default function TokensPage() {
           <Button theme="solid" type="primary" icon={<IconPlus />} onClick={() => setDrawer('add')} data-testid="token-add">
             {t('actions.add')}
           </Button>
-          <Button icon={<IconCopy />} onClick={() => void copySelected()} data-testid="token-copy-selected">
-            {t('actions.copySelected')}
-          </Button>
+          {!narrow && (
+            <Button icon={<IconCopy />} onClick={() => void copySelected()} data-testid="token-copy-selected">
+              {t('actions.copySelected')}
+            </Button>
+          )}
         </Space>
       </div>
       <Table<Token>
@@ -155,22 +159,19 @@ export default function TokensPage() {
         dataSource={list.data?.items ?? []}
         loading={list.isLoading}
         size="small"
-        scroll={{ x: 1520 }}
+        scroll={narrow ? undefined : { x: columnsWidth(columns) + 48 }}
         empty={<Empty description={t('empty')} />}
-        rowSelection={{
-          selectedRowKeys: selected.map((token) => token.id),
-          onChange: (_keys, rows) => setSelected(rows ?? []),
-        }}
+        // Phones keep the columns a row needs; picking rows to copy is a desktop task.
+        rowSelection={
+          narrow
+            ? undefined
+            : {
+                selectedRowKeys: selected.map((token) => token.id),
+                onChange: (_keys, rows) => setSelected(rows ?? []),
+              }
+        }
         onRow={(token) => ({ 'data-testid': token ? `token-row-${token.id}` : undefined }) as object}
-        pagination={{
-          currentPage: page,
-          pageSize,
-          total: list.data?.total ?? 0,
-          pageSizeOpts: PAGE_SIZE_CHOICES,
-          showSizeChanger: true,
-          onPageChange: setPage,
-          onPageSizeChange: setPageSize,
-        }}
+        pagination={pagination}
       />
       <TokenDrawer target={drawer} onClose={() => setDrawer(null)} onSaved={refresh} onCreated={setCreated} />
       <CreatedKeysModal created={created} onClose={() => setCreated(null)} />

@@ -1,20 +1,29 @@
 import { Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
-import { formatTimestamp } from '../../../lib/date-time';
+import { DateTimeCell } from '../../../components/shared/date-time-cell';
+import { columnsForScreen } from '../../../components/shared/table-columns';
 import type { AuditEntry } from '../api';
 import { actionName, auditSummary, isAuditTarget, roleKey } from '../audit-rules';
 
 interface ColumnContext {
   t: TFunction<'audit'>;
+  /** Phones: the time, the action and its summary. */
+  narrow: boolean;
   formatQuota: (quota: number) => string;
 }
 
 const ROLE_COLOURS = { user: 'grey', admin: 'blue', root: 'orange' } as const;
 
-export function auditColumns({ t, formatQuota }: ColumnContext): ColumnProps<AuditEntry>[] {
+const PHONE_COLUMNS = ['created_at', 'action', 'summary'];
+
+export function auditColumns(context: ColumnContext): ColumnProps<AuditEntry>[] {
+  return columnsForScreen(allColumns(context), context.narrow, PHONE_COLUMNS);
+}
+
+function allColumns({ t, formatQuota }: ColumnContext): ColumnProps<AuditEntry>[] {
   return [
-    { title: t('columns.time'), dataIndex: 'created_at', width: 160, render: (_, row) => formatTimestamp(row.created_at) },
+    { title: t('columns.time'), dataIndex: 'created_at', width: 128, render: (_, row) => <DateTimeCell seconds={row.created_at} /> },
     {
       title: t('columns.actor'),
       dataIndex: 'actor_username',

@@ -1,6 +1,7 @@
 import { Space, Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
+import { columnsForScreen } from '../../../components/shared/table-columns';
 import type { Channel } from '../api';
 import { averageResponseTime, channelTypeName, sharedValue, splitList, uniqueValues, type TableRow } from '../channel-display';
 import type { ChannelActions } from '../use-channel-actions';
@@ -19,7 +20,7 @@ interface ColumnOptions {
   onEdit: (channel: Channel) => void;
   onEditTag: (tag: string) => void;
   onManageKeys: (channel: Channel) => void;
-  /** No fixed action column on narrow screens. */
+  /** Phones: only the name, status and actions columns, none fixed. */
   narrow: boolean;
 }
 
@@ -36,21 +37,28 @@ function GroupTags({ groups }: { groups: string[] }) {
 }
 
 /** The table columns of spec 02 §2 for channel rows and, in tag mode, tag rows. */
+/** What a phone keeps: the name, the status and the actions. */
+const PHONE_COLUMNS = ['name', 'status', 'operations'];
+
 export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onManageKeys, narrow }: ColumnOptions): ColumnProps<TableRow>[] {
+  return columnsForScreen(allColumns({ t, actions, formatQuota, onEdit, onEditTag, onManageKeys, narrow }), narrow, PHONE_COLUMNS);
+}
+
+function allColumns({ t, actions, formatQuota, onEdit, onEditTag, onManageKeys, narrow }: ColumnOptions): ColumnProps<TableRow>[] {
   return [
     {
       title: t('columns.id'),
       key: 'id',
-      width: 100,
+      width: 64,
       render: (_, row) => (row.kind === 'channel' ? <span className="mg-nowrap">{row.channel.id}</span> : null),
     },
     {
       title: t('columns.name'),
       key: 'name',
-      width: 180,
+      width: 150,
       render: (_, row) =>
         row.kind === 'channel' ? (
-          <Typography.Text ellipsis={{ showTooltip: true }} style={{ maxWidth: 160 }}>
+          <Typography.Text ellipsis={{ showTooltip: true }} style={{ maxWidth: 134 }}>
             {row.channel.name}
           </Typography.Text>
         ) : (
@@ -67,7 +75,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
     {
       title: t('columns.group'),
       key: 'group',
-      width: 140,
+      width: 110,
       render: (_, row) => (
         <GroupTags groups={row.kind === 'channel' ? splitList(row.channel.group) : uniqueValues(row.channels.flatMap((c) => splitList(c.group)))} />
       ),
@@ -75,7 +83,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
     {
       title: t('columns.type'),
       key: 'type',
-      width: 140,
+      width: 110,
       render: (_, row) => {
         const types = row.kind === 'channel' ? [row.channel.type] : [...new Set(row.channels.map((c) => c.type))];
         return (
@@ -92,7 +100,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
     {
       title: t('columns.status'),
       key: 'status',
-      width: 130,
+      width: 120,
       render: (_, row) =>
         row.kind === 'channel' ? (
           <Space spacing={4} wrap>
@@ -108,7 +116,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
     {
       title: t('columns.responseTime'),
       key: 'response_time',
-      width: 110,
+      width: 84,
       render: (_, row) =>
         row.kind === 'channel' ? (
           <ResponseTimeTag milliseconds={row.channel.response_time} testedAt={row.channel.test_time} />
@@ -119,7 +127,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
     {
       title: t('columns.usage'),
       key: 'usage',
-      width: 190,
+      width: 150,
       render: (_, row) =>
         row.kind === 'channel' ? (
           <UsageCell channel={row.channel} formatQuota={formatQuota} onUpdateBalance={actions.updateBalance} />
@@ -133,7 +141,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
       (field): ColumnProps<TableRow> => ({
         title: t(`columns.${field}`),
         key: field,
-        width: 110,
+        width: 92,
         render: (_, row) =>
           row.kind === 'channel' ? (
             <RowNumberInput
@@ -157,7 +165,7 @@ export function channelColumns({ t, actions, formatQuota, onEdit, onEditTag, onM
       title: t('columns.operations'),
       key: 'operations',
       fixed: narrow ? undefined : 'right',
-      width: 290,
+      width: 176,
       render: (_, row) =>
         row.kind === 'channel' ? (
           <ChannelRowActions channel={row.channel} actions={actions} onEdit={onEdit} onManageKeys={onManageKeys} />

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatTimestamp } from '../../../lib/date-time';
 import { fetchKeyStatus, manageKeys, rethrowUnlessApiError, type Channel, type KeyAction, type KeyStatusPage } from '../api';
+import { useTablePagination } from '../../../components/shared/table-pagination';
 
 type KeyEntry = KeyStatusPage['keys'][number];
 
@@ -143,6 +144,7 @@ export function ChannelKeysModal({ channel, onClose, onChanged }: ChannelKeysMod
   ];
 
   const data = keys.data;
+  const pagination = useTablePagination({ page, pageSize: PAGE_SIZE, total: data?.total ?? 0, onPageChange: setPage });
   return (
     <Modal
       title={channel ? t('keys.title', { name: channel.name }) : ''}
@@ -203,12 +205,7 @@ export function ChannelKeysModal({ channel, onClose, onChanged }: ChannelKeysMod
         loading={keys.isFetching}
         size="small"
         scroll={{ x: 760 }}
-        pagination={{
-          currentPage: page,
-          pageSize: PAGE_SIZE,
-          total: data?.total ?? 0,
-          onPageChange: setPage,
-        }}
+        pagination={pagination}
         data-testid="channel-keys-table"
       />
     </Modal>

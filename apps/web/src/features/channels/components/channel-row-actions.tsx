@@ -1,16 +1,17 @@
-import { Button, Dropdown } from '@douyinfe/semi-ui';
+import { Dropdown } from '@douyinfe/semi-ui';
 import { ChannelStatus } from '@modelgate/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   RowActionGroup,
-  RowEditButton,
   RowMoreMenu,
+  RowPrimaryButton,
   SplitMenuButton,
-  StatusToggleButton,
+  StatusToggleItem,
   useConfirmDelete,
   useRowBusy,
 } from '../../../components/shared/row-actions';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import { rethrowUnlessApiError, type Channel } from '../api';
 import { splitList } from '../channel-display';
 import type { ChannelActions } from '../use-channel-actions';
@@ -25,55 +26,70 @@ interface ChannelRowActionsProps {
   onManageKeys: (channel: Channel) => void;
 }
 
-/** Spec 02 §2 row operations: test (with a per-model menu that also opens the model test dialog), enable/disable, edit, and copy and delete under "more". */
+/**
+ * Spec 02 §2 row operations: edit, test (with a per-model menu), and under "more" enable/disable,
+ * the key list, copy (a dialog) and delete; the test's menu also opens the model test dialog. On a phone the test moves into "more" as well.
+ */
 export function ChannelRowActions({ channel, actions, onEdit, onManageKeys }: ChannelRowActionsProps) {
   const { t } = useTranslation('channels');
+  const narrow = useNarrowScreen();
   const { busy, run } = useRowBusy<'test' | 'status'>();
   const [dialog, setDialog] = useState<'test' | 'copy' | null>(null);
   const confirmDelete = useConfirmDelete();
   const models = splitList(channel.models);
   const enabled = channel.status === ChannelStatus.Enabled;
+  const test = () => void run('test', () => actions.test(channel));
 
   return (
     <RowActionGroup>
-      <SplitMenuButton
-        className="mg-nowrap"
-        label={t('actions.test')}
-        loading={busy('test')}
-        onClick={() => void run('test', () => actions.test(channel))}
-        testId={`channel-test-${channel.id}`}
-        menu={
-          <Dropdown.Menu className="mg-channel-model-menu">
-            <Dropdown.Item onClick={() => setDialog('test')} data-testid={`channel-model-test-${channel.id}`}>
-              {t('actions.openModelTest')}
-            </Dropdown.Item>
-            <Dropdown.Divider />
-            <Dropdown.Title>{t('actions.testModels')}</Dropdown.Title>
-            {models.map((model) => (
-              <Dropdown.Item key={model} onClick={() => void run('test', () => actions.test(channel, model))}>
-                {model}
+      <RowPrimaryButton label={t('actions.edit')} onClick={() => onEdit(channel)} testId={`channel-edit-${channel.id}`} />
+      {!narrow && (
+        <SplitMenuButton
+          className="mg-nowrap"
+          type="tertiary"
+          label={t('actions.test')}
+          loading={busy('test')}
+          onClick={test}
+          testId={`channel-test-${channel.id}`}
+          menu={
+            <Dropdown.Menu className="mg-channel-model-menu">
+              <Dropdown.Item onClick={() => setDialog('test')} data-testid={`channel-model-test-${channel.id}`}>
+                {t('actions.openModelTest')}
               </Dropdown.Item>
-            ))}
-          </Dropdown.Menu>
-        }
-        menuLabel={t('actions.testModels')}
-        menuDisabled={models.length === 0 || busy('test')}
-        menuTestId={`channel-test-menu-${channel.id}`}
-      />
-      <StatusToggleButton
-        enabled={enabled}
-        loading={busy('status')}
-        labels={{ enable: t('actions.enable'), disable: t('actions.disable') }}
-        onClick={() => void run('status', () => actions.setStatus(channel, enabled ? ChannelStatus.ManuallyDisabled : ChannelStatus.Enabled))}
-      />
-      <RowEditButton label={t('actions.edit')} onClick={() => onEdit(channel)} testId={`channel-edit-${channel.id}`} />
-      <RowMoreMenu label={t('actions.more')} testId={`channel-more-${channel.id}`}>
+              <Dropdown.Divider />
+              <Dropdown.Title>{t('actions.testModels')}</Dropdown.Title>
+              {models.map((model) => (
+                <Dropdown.Item key={model} onClick={() => void run('test', () => actions.test(channel, model))}>
+                  {model}
+                </Dropdown.Item>
+              ))}
+            </Dropdown.Menu>
+          }
+          menuLabel={t('actions.testModels')}
+          menuDisabled={models.length === 0 || busy('test')}
+          menuTestId={`channel-test-menu-${channel.id}`}
+        />
+      )}
+      <RowMoreMenu label={t('actions.more')} loading={busy('status') || (narrow && busy('test'))} testId={`channel-more-${channel.id}`}>
+        {narrow && <Dropdown.Item onClick={test}>{t('actions.test')}</Dropdown.Item>}
+        {narrow && (
+          <Dropdown.Item onClick={() => setDialog('test')} data-testid={`channel-model-test-${channel.id}`}>
+            {t('actions.openModelTest')}
+          </Dropdown.Item>
+        )}
+        <StatusToggleItem
+          enabled={enabled}
+          labels={{ enable: t('actions.enable'), disable: t('actions.disable') }}
+          onClick={() => void run('status', () => actions.setStatus(channel, enabled ? ChannelStatus.ManuallyDisabled : ChannelStatus.Enabled))}
+          testId={`channel-toggle-${channel.id}`}
+        />
         {channel.channel_info.is_multi_key && (
           <Dropdown.Item onClick={() => onManageKeys(channel)} data-testid={`channel-keys-${channel.id}`}>
             {t('actions.manageKeys')}
           </Dropdown.Item>
         )}
         <Dropdown.Item onClick={() => setDialog('copy')}>{t('actions.copy')}</Dropdown.Item>
+        <Dropdown.Divider />
         <Dropdown.Item
           type="danger"
           onClick={() =>
@@ -99,20 +115,18 @@ interface TagRowActionsProps {
   onEditTag: (tag: string) => void;
 }
 
-/** Tag rows (aggregation mode): enable all, disable all, edit. */
+/** Tag rows (aggregation mode): edit, and enable all and disable all under "more". */
 export function TagRowActions({ tag, actions, onEditTag }: TagRowActionsProps) {
   const { t } = useTranslation('channels');
-  const { busy, run } = useRowBusy<'enable' | 'disable'>();
-  const toggle = (enabled: boolean) => void run(enabled ? 'enable' : 'disable', () => actions.setTagEnabled(tag, enabled));
+  const { busy, run } = useRowBusy<'toggle'>();
+  const toggle = (enabled: boolean) => void run('toggle', () => actions.setTagEnabled(tag, enabled));
   return (
     <RowActionGroup>
-      <Button size="small" theme="light" loading={busy('enable')} onClick={() => toggle(true)}>
-        {t('actions.enableAll')}
-      </Button>
-      <Button size="small" theme="light" type="warning" loading={busy('disable')} onClick={() => toggle(false)}>
-        {t('actions.disableAll')}
-      </Button>
-      <RowEditButton label={t('actions.edit')} onClick={() => onEditTag(tag)} testId={`tag-edit-${tag}`} />
+      <RowPrimaryButton label={t('actions.edit')} onClick={() => onEditTag(tag)} testId={`tag-edit-${tag}`} />
+      <RowMoreMenu label={t('actions.more')} loading={busy('toggle')} testId={`tag-more-${tag}`}>
+        <Dropdown.Item onClick={() => toggle(true)}>{t('actions.enableAll')}</Dropdown.Item>
+        <Dropdown.Item onClick={() => toggle(false)}>{t('actions.disableAll')}</Dropdown.Item>
+      </RowMoreMenu>
     </RowActionGroup>
   );
 }

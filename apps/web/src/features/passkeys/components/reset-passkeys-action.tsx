@@ -1,37 +1,36 @@
-import { Button, Popconfirm, Toast } from '@douyinfe/semi-ui';
-import { useState } from 'react';
+import { Dropdown, Modal, Toast } from '@douyinfe/semi-ui';
 import { useTranslation } from 'react-i18next';
 import { resetUserPasskeys } from '../api';
 
-/** 重置通行密钥 in the users list (administrators), after a confirmation. */
-export function ResetPasskeysAction({ userId, disabled }: { userId: number; disabled?: boolean }) {
+/** 重置通行密钥 in a user row's "more" menu (administrators), after a confirmation. */
+export function ResetPasskeysItem({ userId, disabled }: { userId: number; disabled?: boolean }) {
   const { t } = useTranslation(['passkeys', 'common']);
-  const [busy, setBusy] = useState(false);
 
   const reset = async () => {
-    setBusy(true);
     try {
       await resetUserPasskeys(userId);
       Toast.success(t('admin.resetDone'));
     } catch {
       /* the API client showed the server's reason (no passkey, no right) */
-    } finally {
-      setBusy(false);
     }
   };
 
   return (
-    <Popconfirm
-      title={t('admin.resetTitle')}
-      content={t('admin.resetContent')}
-      okType="danger"
-      okText={t('common:actions.confirm')}
-      cancelText={t('common:actions.cancel')}
-      onConfirm={() => void reset()}
+    <Dropdown.Item
+      disabled={disabled}
+      onClick={() =>
+        Modal.confirm({
+          title: t('admin.resetTitle'),
+          content: t('admin.resetContent'),
+          okText: t('common:actions.confirm'),
+          cancelText: t('common:actions.cancel'),
+          okButtonProps: { type: 'danger', theme: 'solid' },
+          centered: true,
+          onOk: reset,
+        })
+      }
     >
-      <Button size="small" theme="light" type="tertiary" disabled={disabled || busy} loading={busy}>
-        {t('admin.reset')}
-      </Button>
-    </Popconfirm>
+      {t('admin.reset')}
+    </Dropdown.Item>
   );
 }

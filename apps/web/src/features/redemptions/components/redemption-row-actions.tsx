@@ -1,7 +1,10 @@
-import { Button, Popconfirm, Popover, Space, Toast } from '@douyinfe/semi-ui';
+import { Dropdown, Modal, Toast } from '@douyinfe/semi-ui';
 import { RedemptionStatus } from '@modelgate/contract';
 import { useTranslation } from 'react-i18next';
+import { RowActionGroup, RowEditButton, RowMoreMenu, RowPrimaryButton, StatusToggleItem, useConfirmDelete } from '../../../components/shared/row-actions';
+import { rethrowUnlessApiError } from '../../../lib/api-client';
 import { copyWithFeedback } from '../../../lib/clipboard';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import type { Redemption } from '../api';
 import { useDeleteRedemption, useSetRedemptionStatus } from '../queries';
 
@@ -10,56 +13,65 @@ interface RedemptionRowActionsProps {
   onEdit: (row: Redemption) => void;
 }
 
-/** Spec 02 §4: edit only while unused; a used code cannot be enabled again. */
+/**
+ * Copy (the main action) and edit, and under "more" view, enable/disable and delete (and edit, on a
+ * phone). Spec 02 §4:
+ * edit only while unused; a used code cannot be enabled again.
+ */
 export function RedemptionRowActions({ row, onEdit }: RedemptionRowActionsProps) {
-  const { t } = useTranslation('redemptions');
+  const { t } = useTranslation(['redemptions', 'common']);
   const setStatus = useSetRedemptionStatus();
   const remove = useDeleteRedemption();
+  const confirmDelete = useConfirmDelete();
+  const narrow = useNarrowScreen();
   const unused = row.status === RedemptionStatus.Unused;
   const busy = setStatus.isPending || remove.isPending;
 
   const changeStatus = (status: number) => setStatus.mutate({ id: row.id, status }, { onSuccess: () => Toast.success(t('operationDone')) });
+  const view = () =>
+    Modal.info({
+      title: t('actions.view'),
+      content: <code className="mg-popover-key mg-mono">{row.key}</code>,
+      okText: t('common:actions.close'),
+      hasCancel: false,
+      centered: true,
+    });
 
   return (
-    <Space spacing={4} className="mg-row-actions">
-      <Popover content={<code className="mg-popover-key mg-mono">{row.key}</code>} position="top" trigger="click" showArrow>
-        <Button size="small" theme="light" type="tertiary">
-          {t('actions.view')}
-        </Button>
-      </Popover>
-      <Button size="small" theme="light" type="primary" onClick={() => void copyWithFeedback(row.key)}>
-        {t('actions.copy')}
-      </Button>
-      <Popconfirm
-        title={t('deleteConfirm.title')}
-        content={t('deleteConfirm.content')}
-        okType="danger"
-        position="left"
-        onConfirm={() => remove.mutate(row.id, { onSuccess: () => Toast.success(t('operationDone')) })}
-      >
-        <Button size="small" theme="light" type="danger" disabled={busy}>
-          {t('actions.delete')}
-        </Button>
-      </Popconfirm>
-      {unused ? (
-        <Button size="small" theme="light" type="warning" loading={setStatus.isPending} onClick={() => changeStatus(RedemptionStatus.Disabled)}>
-          {t('actions.disable')}
-        </Button>
-      ) : (
-        <Button
-          size="small"
-          theme="light"
-          type="secondary"
-          loading={setStatus.isPending}
+    <RowActionGroup>
+      <RowPrimaryButton label={t('actions.copy')} onClick={() => void copyWithFeedback(row.key)} />
+      {!narrow && <RowEditButton label={t('actions.edit')} disabled={!unused} onClick={() => onEdit(row)} />}
+      <RowMoreMenu label={t('actions.more')} loading={busy} testId={`redemption-more-${row.id}`}>
+        {narrow && (
+          <Dropdown.Item disabled={!unused} onClick={() => onEdit(row)}>
+            {t('actions.edit')}
+          </Dropdown.Item>
+        )}
+        <Dropdown.Item onClick={view}>{t('actions.view')}</Dropdown.Item>
+        <StatusToggleItem
+          enabled={unused}
           disabled={row.status === RedemptionStatus.Used}
-          onClick={() => changeStatus(RedemptionStatus.Unused)}
+          labels={{ enable: t('actions.enable'), disable: t('actions.disable') }}
+          onClick={() => changeStatus(unused ? RedemptionStatus.Disabled : RedemptionStatus.Unused)}
+        />
+        <Dropdown.Divider />
+        <Dropdown.Item
+          type="danger"
+          onClick={() =>
+            confirmDelete({
+              title: t('deleteConfirm.title'),
+              content: t('deleteConfirm.content'),
+              onOk: () =>
+                remove
+                  .mutateAsync(row.id)
+                  .then(() => void Toast.success(t('operationDone')))
+                  .catch(rethrowUnlessApiError),
+            })
+          }
         >
-          {t('actions.enable')}
-        </Button>
-      )}
-      <Button size="small" theme="light" type="tertiary" disabled={!unused} onClick={() => onEdit(row)}>
-        {t('actions.edit')}
-      </Button>
-    </Space>
+          {t('actions.delete')}
+        </Dropdown.Item>
+      </RowMoreMenu>
+    </RowActionGroup>
   );
 }

@@ -1,7 +1,8 @@
 import { Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
-import { formatTimestamp } from '../../../lib/date-time';
+import { DateTimeCell } from '../../../components/shared/date-time-cell';
+import { columnsForScreen } from '../../../components/shared/table-columns';
 import type { AsyncTask } from '../api';
 import { sunoResult, taskActionTag, type SunoResult } from '../suno-result';
 import { ChannelCell, DurationCell, ProgressCell, StatusCell, TaskIdCell, TextCell } from './task-cells';
@@ -9,6 +10,8 @@ import { ChannelCell, DurationCell, ProgressCell, StatusCell, TaskIdCell, TextCe
 interface ColumnContext {
   t: TFunction<'tasks'>;
   admin: boolean;
+  /** Phones: the time, the status and the details. */
+  narrow: boolean;
   onText: (title: string, text: string) => void;
   onSuno: (result: SunoResult) => void;
 }
@@ -29,7 +32,7 @@ function PlatformTag({ platform, t }: { platform: string; t: TFunction<'tasks'> 
 }
 
 /** The details cell: a finished Suno task opens its songs or lyrics; otherwise the fail reason. */
-function DetailsCell({ row, t, onText, onSuno }: { row: AsyncTask } & Omit<ColumnContext, 'admin'>) {
+function DetailsCell({ row, t, onText, onSuno }: { row: AsyncTask } & Omit<ColumnContext, 'admin' | 'narrow'>) {
   if (row.platform === 'suno' && row.status === 'SUCCESS') {
     const result = sunoResult(row.data);
     if (result.kind !== 'none') {
@@ -43,11 +46,17 @@ function DetailsCell({ row, t, onText, onSuno }: { row: AsyncTask } & Omit<Colum
   return <TextCell text={row.fail_reason} onOpen={() => onText(t('dialog.failReason'), row.fail_reason)} testId={`task-fail-${row.id}`} />;
 }
 
+const PHONE_COLUMNS = ['submit_time', 'status', 'fail_reason'];
+
 /** new-api's task columns; the channel column is an admin's only. */
-export function taskColumns({ t, admin, onText, onSuno }: ColumnContext): ColumnProps<AsyncTask>[] {
+export function taskColumns(context: ColumnContext): ColumnProps<AsyncTask>[] {
+  return columnsForScreen(allColumns(context), context.narrow, PHONE_COLUMNS);
+}
+
+function allColumns({ t, admin, onText, onSuno }: ColumnContext): ColumnProps<AsyncTask>[] {
   const columns: (ColumnProps<AsyncTask> | false)[] = [
-    { title: t('columns.submitTime'), dataIndex: 'submit_time', width: 160, className: 'mg-task-nowrap', render: (_, row) => formatTimestamp(row.submit_time) },
-    { title: t('columns.finishTime'), dataIndex: 'finish_time', width: 160, className: 'mg-task-nowrap', render: (_, row) => formatTimestamp(row.finish_time) },
+    { title: t('columns.submitTime'), dataIndex: 'submit_time', width: 104, render: (_, row) => <DateTimeCell seconds={row.submit_time} /> },
+    { title: t('columns.finishTime'), dataIndex: 'finish_time', width: 104, render: (_, row) => <DateTimeCell seconds={row.finish_time} /> },
     {
       title: t('columns.duration'),
       dataIndex: 'start_time',

@@ -2,7 +2,9 @@ import { Space, Tag, Typography } from '@douyinfe/semi-ui';
 import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import type { TFunction } from 'i18next';
 import { RateLimitTags } from '../../../components/shared/rate-limit-fields';
-import { formatTimestamp } from '../../../lib/date-time';
+import { activeRateLimits } from '../../../lib/rate-limits';
+import { DateTimeCell } from '../../../components/shared/date-time-cell';
+import { columnsForScreen } from '../../../components/shared/table-columns';
 import type { Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
 import { fullKey, tokenStatusKey } from '../token-rules';
@@ -28,18 +30,25 @@ interface ColumnOptions {
   onEdit: (token: Token) => void;
   onDelete: (token: Token) => Promise<void>;
   onSetStatus: (token: Token, status: number) => Promise<void>;
-  /** No fixed action column on narrow screens. */
+  /** Phones: only the name, status and actions columns, none fixed. */
   narrow: boolean;
 }
 
 /** Spec 02 §2 columns: name, status and group, rate limits (issue 27), used, remaining, created, expiry, actions. */
 export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
+  return columnsForScreen(allColumns(options), options.narrow, PHONE_COLUMNS);
+}
+
+/** What a phone keeps: the name (with its key), the status and the actions. */
+const PHONE_COLUMNS = ['name', 'status', 'actions'];
+
+function allColumns(options: ColumnOptions): ColumnProps<Token>[] {
   const { t, formatQuota } = options;
   return [
     {
       title: t('columns.name'),
       dataIndex: 'name',
-      width: 210,
+      width: 170,
       render: (_, token) => (
         <div className="mg-token-name">
           <Typography.Text strong ellipsis={{ showTooltip: true }}>
@@ -54,7 +63,7 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.status'),
       dataIndex: 'status',
-      width: 170,
+      width: 110,
       render: (_, token) => {
         const key = tokenStatusKey(token);
         return (
@@ -67,6 +76,8 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
                 {token.group}
               </Tag>
             )}
+            {/* Phones have no limits column: the limits set show beside the status. */}
+            {options.narrow && activeRateLimits(token).length > 0 && <RateLimitTags figures={token} testId={`token-limits-${token.id}`} />}
           </Space>
         );
       },
@@ -74,19 +85,19 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.limits'),
       key: 'limits',
-      width: 190,
+      width: 110,
       render: (_, token) => <RateLimitTags figures={token} testId={`token-limits-${token.id}`} />,
     },
     {
       title: t('columns.used'),
       dataIndex: 'used_quota',
-      width: 100,
+      width: 90,
       render: (_, token) => <span data-testid={`token-used-${token.id}`}>{formatQuota(token.used_quota)}</span>,
     },
     {
       title: t('columns.remaining'),
       dataIndex: 'remain_quota',
-      width: 110,
+      width: 100,
       render: (_, token) =>
         token.unlimited_quota ? (
           <Tag color="white">{t('cells.unlimited')}</Tag>
@@ -97,20 +108,20 @@ export function tokenColumns(options: ColumnOptions): ColumnProps<Token>[] {
     {
       title: t('columns.created'),
       dataIndex: 'created_time',
-      width: 160,
-      render: (_, token) => formatTimestamp(token.created_time),
+      width: 104,
+      render: (_, token) => <DateTimeCell seconds={token.created_time} />,
     },
     {
       title: t('columns.expiry'),
       dataIndex: 'expired_time',
-      width: 160,
-      render: (_, token) => (token.expired_time === -1 ? t('cells.never') : formatTimestamp(token.expired_time)),
+      width: 104,
+      render: (_, token) => (token.expired_time === -1 ? t('cells.never') : <DateTimeCell seconds={token.expired_time} />),
     },
     {
       title: t('columns.actions'),
       key: 'actions',
       fixed: options.narrow ? undefined : 'right',
-      width: 360,
+      width: 280,
       render: (_, token) => (
         <TokenRowActions
           token={token}

@@ -7,12 +7,14 @@ import {
   RowActionGroup,
   RowEditButton,
   RowMoreMenu,
+  RowPrimaryButton,
   SplitMenuButton,
-  StatusToggleButton,
+  StatusToggleItem,
   useConfirmDelete,
   useRowBusy,
 } from '../../../components/shared/row-actions';
 import { copyWithFeedback } from '../../../lib/clipboard';
+import { useNarrowScreen } from '../../../lib/use-narrow-screen';
 import { buildChatUrl, type ChatLink } from '../../chat/chat-links';
 import { fetchTokenKey, rethrowUnlessApiError, type Token } from '../api';
 import type { ChatMenu } from '../chat-menu';
@@ -30,7 +32,10 @@ interface TokenRowActionsProps {
   onSetStatus: (token: Token, status: number) => Promise<void>;
 }
 
-/** Spec 02 §2 token actions: view key, copy, chat menu, enable/disable, edit, and connection info and delete under "more". */
+/**
+ * Spec 02 §2 token actions: view key, copy (the main one), chat menu, edit, and enable/disable,
+ * connection info and delete under "more"; on a phone the chat links and edit move under "more" too.
+ */
 export function TokenRowActions(props: TokenRowActionsProps) {
   const { t } = useTranslation('tokens');
   const { token } = props;
@@ -38,6 +43,7 @@ export function TokenRowActions(props: TokenRowActionsProps) {
   const confirmDelete = useConfirmDelete();
   const [connectionOpen, setConnectionOpen] = useState(false);
   const enabled = token.status === TokenStatus.Enabled;
+  const narrow = useNarrowScreen();
 
   // The list holds masked keys only: each use reads the full key from the server and drops it.
   const copyKey = () =>
@@ -78,56 +84,70 @@ export function TokenRowActions(props: TokenRowActionsProps) {
 
   const links = props.chat.kind === 'links' ? props.chat.links : [];
 
+  const chatItems =
+    props.chat.kind === 'configError' ? (
+      <Dropdown.Item disabled>{t('chat.configError')}</Dropdown.Item>
+    ) : links.length === 0 ? (
+      <Dropdown.Item disabled>{t('chat.notConfigured')}</Dropdown.Item>
+    ) : (
+      links.map((link) => (
+        <Dropdown.Item key={`${link.name}-${link.template}`} onClick={() => void openChat(link)}>
+          {link.name}
+        </Dropdown.Item>
+      ))
+    );
+
   return (
     <RowActionGroup>
-      <Button
-        size="small"
-        theme="borderless"
-        type="tertiary"
-        icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
-        loading={busy('reveal')}
-        onClick={() => void run('reveal', () => props.onToggleKey(token))}
-        aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
-        data-testid={`token-view-${token.id}`}
-      />
-      <Button size="small" theme="light" loading={busy('copy')} onClick={() => void copyKey()} data-testid={`token-copy-${token.id}`}>
-        {t('actions.copy')}
-      </Button>
-      <SplitMenuButton
-        className="mg-token-split"
-        type="tertiary"
-        label={t('actions.chat')}
-        onClick={onChat}
-        menu={
-          <Dropdown.Menu>
-            {props.chat.kind === 'configError' ? (
-              <Dropdown.Item disabled>{t('chat.configError')}</Dropdown.Item>
-            ) : links.length === 0 ? (
-              <Dropdown.Item disabled>{t('chat.notConfigured')}</Dropdown.Item>
-            ) : (
-              links.map((link) => (
-                <Dropdown.Item key={`${link.name}-${link.template}`} onClick={() => void openChat(link)}>
-                  {link.name}
-                </Dropdown.Item>
-              ))
-            )}
-          </Dropdown.Menu>
-        }
-        menuLabel={t('actions.chatMenu')}
-        menuTestId={`token-chat-menu-${token.id}`}
-      />
-      <StatusToggleButton
-        enabled={enabled}
-        loading={busy('status')}
-        labels={{ enable: t('actions.enable'), disable: t('actions.disable') }}
-        onClick={toggleStatus}
-        testId={`token-status-${token.id}`}
-      />
-      <RowEditButton label={t('actions.edit')} onClick={() => props.onEdit(token)} testId={`token-edit-${token.id}`} />
-      <RowMoreMenu label={t('actions.more')} testId={`token-more-${token.id}`}>
+      {!narrow && (
+        <Button
+          size="small"
+          theme="borderless"
+          type="tertiary"
+          icon={props.keyVisible ? <IconEyeClosed /> : <IconEyeOpened />}
+          loading={busy('reveal')}
+          onClick={() => void run('reveal', () => props.onToggleKey(token))}
+          aria-label={props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
+          data-testid={`token-view-${token.id}`}
+        />
+      )}
+      <RowPrimaryButton label={t('actions.copy')} loading={busy('copy')} onClick={() => void copyKey()} testId={`token-copy-${token.id}`} />
+      {!narrow && (
+        <SplitMenuButton
+          className="mg-token-split"
+          type="tertiary"
+          label={t('actions.chat')}
+          onClick={onChat}
+          menu={<Dropdown.Menu>{chatItems}</Dropdown.Menu>}
+          menuLabel={t('actions.chatMenu')}
+          menuTestId={`token-chat-menu-${token.id}`}
+        />
+      )}
+      {!narrow && <RowEditButton label={t('actions.edit')} onClick={() => props.onEdit(token)} testId={`token-edit-${token.id}`} />}
+      <RowMoreMenu label={t('actions.more')} loading={busy('status') || (narrow && busy('reveal'))} testId={`token-more-${token.id}`}>
+        {narrow && (
+          <>
+            <Dropdown.Item onClick={() => void run('reveal', () => props.onToggleKey(token))} data-testid={`token-view-${token.id}`}>
+              {props.keyVisible ? t('actions.hideKey') : t('actions.viewKey')}
+            </Dropdown.Item>
+            <Dropdown.Title>{t('actions.chat')}</Dropdown.Title>
+            {chatItems}
+            <Dropdown.Divider />
+            <Dropdown.Item onClick={() => props.onEdit(token)} data-testid={`token-edit-${token.id}`}>
+              {t('actions.edit')}
+            </Dropdown.Item>
+          </>
+        )}
         <Dropdown.Item onClick={() => setConnectionOpen(true)} data-testid={`token-connection-${token.id}`}>
           {t('actions.connection')}
         </Dropdown.Item>
+        <StatusToggleItem
+          enabled={enabled}
+          labels={{ enable: t('actions.enable'), disable: t('actions.disable') }}
+          onClick={toggleStatus}
+          testId={`token-status-${token.id}`}
+        />
+        <Dropdown.Divider />
         <Dropdown.Item
           type="danger"
           onClick={() =>

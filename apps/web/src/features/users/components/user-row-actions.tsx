@@ -1,9 +1,10 @@
-import { Button, Popconfirm, Space, Toast, Tooltip } from '@douyinfe/semi-ui';
+import { Button, Dropdown, Modal, Toast, Tooltip } from '@douyinfe/semi-ui';
 import { UserStatus } from '@modelgate/contract';
-import { type ReactElement, useState } from 'react';
+import { cloneElement, type ReactElement, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { disableUserTwoFactor, manageUser, type ManageAction, type ManagedUser } from '../api';
-import { ResetPasskeysAction } from '../../passkeys/components/reset-passkeys-action';
+import { ResetPasskeysItem } from '../../passkeys/components/reset-passkeys-action';
+import { RowActionGroup, RowMoreMenu, RowPrimaryButton } from '../../../components/shared/row-actions';
 import { useInvalidateUsers, usePatchUserRow } from '../queries';
 import { useSessionUser } from '../../../lib/session';
 import { denyReason, type RowAction } from '../user-action-rules';
@@ -17,7 +18,8 @@ interface UserRowActionsProps {
 }
 
 /**
- * Promote, demote, disable or enable, edit and delete (spec 01 §4). What the viewer may do to whom
+ * Edit (the main action), disable or enable, and under "more" promote, demote, turn off 2FA, reset
+ * passkeys and delete (spec 01 §4). What the viewer may do to whom
  * is decided by the server (spec 01 §6); an action it would refuse (root's own row, an administrator
  * on another administrator) is disabled here with the reason as a tooltip.
  */
@@ -59,57 +61,65 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
   };
 
   const busy = pending !== null;
-  const confirmProps = { okText: t('common:actions.confirm'), cancelText: t('common:actions.cancel') };
+  const confirmThen = (title: string, content: string, work: () => Promise<void>, danger = false) =>
+    Modal.confirm({
+      title,
+      content,
+      okText: t('common:actions.confirm'),
+      cancelText: t('common:actions.cancel'),
+      okButtonProps: danger ? { type: 'danger', theme: 'solid' } : undefined,
+      centered: true,
+      onOk: work,
+    });
+  /** The reason the server would refuse `action` to this viewer, or null. */
+  const denied = (action: RowAction) => denyReason(actorRole, user, action);
   /** The action's button, or, when the server would refuse it, the same button disabled with the reason. */
-  const guarded = (action: RowAction, button: ReactElement<{ disabled?: boolean }>, wrap: (b: ReactElement) => ReactElement = (b) => b) => {
-    const reason = denyReason(actorRole, user, action);
-    if (reason === null) return wrap(button);
+  const guardedButton = (action: RowAction, button: ReactElement<{ disabled?: boolean }>) => {
+    const reason = denied(action);
+    if (reason === null) return button;
     return (
       <Tooltip content={t(`denied.${reason}`)}>
         <span className="mg-user-action-denied" data-testid={`user-action-denied-${action}`}>
-          <Button {...button.props} disabled />
+          {cloneElement(button, { disabled: true })}
+        </span>
+      </Tooltip>
+    );
+  };
+  /** A "more" menu item, disabled with the reason when the server would refuse it. */
+  const guardedItem = (action: RowAction, label: string, onClick: () => void, type?: 'danger') => {
+    const reason = denied(action);
+    if (reason === null) {
+      return (
+        <Dropdown.Item type={type} disabled={busy} onClick={onClick} data-testid={`user-action-${action}`}>
+          {label}
+        </Dropdown.Item>
+      );
+    }
+    return (
+      <Tooltip content={t(`denied.${reason}`)} position="left">
+        <span className="mg-user-action-denied" data-testid={`user-action-denied-${action}`}>
+          <Dropdown.Item disabled>{label}</Dropdown.Item>
         </span>
       </Tooltip>
     );
   };
 
   return (
-    <Space spacing={4} wrap className="mg-user-actions">
-      {guarded(
-        'promote',
-        <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === 'promote'}>
-          {t('actions.promote')}
-        </Button>,
-        (b) => (
-          <Popconfirm title={t('confirm.promoteTitle')} content={t('confirm.promoteContent')} onConfirm={() => run('promote')} {...confirmProps}>
-            {b}
-          </Popconfirm>
-        ),
-      )}
-      {guarded(
-        'demote',
-        <Button size="small" theme="light" type="secondary" disabled={busy} loading={pending === 'demote'}>
-          {t('actions.demote')}
-        </Button>,
-        (b) => (
-          <Popconfirm title={t('confirm.demoteTitle')} content={t('confirm.demoteContent')} onConfirm={() => run('demote')} {...confirmProps}>
-            {b}
-          </Popconfirm>
-        ),
-      )}
+    <RowActionGroup>
+      {guardedButton('edit', <RowPrimaryButton label={t('actions.edit')} disabled={busy} onClick={() => onEdit(user)} />)}
       {user.status === UserStatus.Enabled
-        ? guarded(
+        ? guardedButton(
             'disable',
-            <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === 'disable'} onClick={() => void run('disable')}>
+            <Button size="small" theme="light" type="tertiary" disabled={busy} loading={pending === 'disable'} onClick={() => void run('disable')}>
               {t('actions.disable')}
             </Button>,
           )
-        : guarded(
+        : guardedButton(
             'enable',
             <Button
               size="small"
               theme="light"
-              type="secondary"
+              type="tertiary"
               disabled={busy || user.status === ENABLE_BLOCKED_STATUS}
               loading={pending === 'enable'}
               onClick={() => void run('enable')}
@@ -117,37 +127,31 @@ export function UserRowActions({ user, onEdit }: UserRowActionsProps) {
               {t('actions.enable')}
             </Button>,
           )}
-      {guarded(
-        'edit',
-        <Button size="small" theme="light" type="tertiary" disabled={busy} onClick={() => onEdit(user)}>
-          {t('actions.edit')}
-        </Button>,
-      )}
-      {user.two_fa_enabled && (
-        <Popconfirm
-          title={t('security:users.disableTitle')}
-          content={t('security:users.disableContent')}
-          okType="danger"
-          onConfirm={() => turnOffTwoFactor()}
-          {...confirmProps}
-        >
-          <Button size="small" theme="light" type="warning" disabled={busy} loading={pending === '2fa'} data-testid="user-disable-2fa">
+      <RowMoreMenu
+        label={t('actions.more')}
+        loading={pending === 'promote' || pending === 'demote' || pending === 'delete' || pending === '2fa'}
+        testId={`user-more-${user.id}`}
+      >
+        {guardedItem('promote', t('actions.promote'), () => confirmThen(t('confirm.promoteTitle'), t('confirm.promoteContent'), () => run('promote')))}
+        {guardedItem('demote', t('actions.demote'), () => confirmThen(t('confirm.demoteTitle'), t('confirm.demoteContent'), () => run('demote')))}
+        {user.two_fa_enabled && (
+          <Dropdown.Item
+            disabled={busy}
+            onClick={() => confirmThen(t('security:users.disableTitle'), t('security:users.disableContent'), turnOffTwoFactor, true)}
+            data-testid="user-disable-2fa"
+          >
             {t('security:users.disable')}
-          </Button>
-        </Popconfirm>
-      )}
-      <ResetPasskeysAction userId={user.id} disabled={busy || denyReason(actorRole, user, 'edit') !== null} />
-      {guarded(
-        'delete',
-        <Button size="small" theme="light" type="danger" disabled={busy} loading={pending === 'delete'}>
-          {t('actions.delete')}
-        </Button>,
-        (b) => (
-          <Popconfirm title={t('confirm.deleteTitle')} content={t('confirm.deleteContent')} okType="danger" onConfirm={() => run('delete')} {...confirmProps}>
-            {b}
-          </Popconfirm>
-        ),
-      )}
-    </Space>
+          </Dropdown.Item>
+        )}
+        <ResetPasskeysItem userId={user.id} disabled={busy || denied('edit') !== null} />
+        <Dropdown.Divider />
+        {guardedItem(
+          'delete',
+          t('actions.delete'),
+          () => confirmThen(t('confirm.deleteTitle'), t('confirm.deleteContent'), () => run('delete'), true),
+          'danger',
+        )}
+      </RowMoreMenu>
+    </RowActionGroup>
   );
 }
