@@ -3,10 +3,10 @@
 #
 #   1. scripts/services.sh   install/start PostgreSQL, MariaDB, Redis (+ chromium,
 #                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
-#   2. type-check every workspace (npm run typecheck: tsc), then lint (npm run lint: Biome)
-#   3. build the web console (the e2e server serves apps/web/dist)
-#   3b. the coding-agent CLIs the relay's agent tests run (scripts/agent-clis.mjs: npm
-#       installs them once into ~/.cache/modelgate/agent-clis/, not into the workspaces)
+#   2. type-check every workspace (npm run typecheck: tsc) beside lint (npm run lint: Biome,
+#      dependency-cruiser) and the web console's build (the e2e server serves apps/web/dist)
+#      and, also beside them, the coding-agent CLIs the relay's agent tests run
+#      (scripts/agent-clis.mjs: npm installs them once into ~/.cache/modelgate/agent-clis/)
 #   4. Vitest      (unit + integration, root vitest.config.ts)
 #   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
 #   6. ONE closing line "N passed, N failed, N skipped" summing both runners
@@ -40,40 +40,42 @@ step "services"
 source scripts/services.sh || fail_early "scripts/services.sh failed: the test databases are not available"
 [[ -d node_modules ]] || fail_early "node_modules missing: run 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci' first"
 
-# --- 2. type-check ----------------------------------------------------------
+# --- 2. type-check, lint and web build, side by side ----------------------------
 # tsx runs code with type errors, so the tests alone would not catch them.
-step "typecheck"
-set +e
-npm run typecheck
-typecheck_rc=$?
-set -e
-
-# --- 2b. lint ---------------------------------------------------------------
 # Biome: the formatter (a file not formatted fails) and a few strict lint rules (biome.json): unused code, the React hooks rules, no `any` in product code.
 # dependency-cruiser (.dependency-cruiser.cjs): no import cycle anywhere, no import up the server's layers.
-step "lint"
+# The web build feeds Playwright (the e2e server serves apps/web/dist).
+# tsc is single-threaded, so it runs beside lint and the build (about a minute saved on two cores); its
+# output is printed whole once it ends rather than interleaved.
+step "typecheck (in the background) + lint + build web console"
+typecheck_log=.tmp/typecheck.log
+# Claude Code, Codex and Gemini CLI for apps/server/src/relay/coding-agents.test.ts: about 15 s from
+# the registry the first time (370 MB of tarballs, 900 MB unpacked), a file read once installed; it
+# mostly waits on the network, so it runs in the background too. Not counted as a step: if it fails,
+# those tests fail and say how to install.
+agent_clis_log=.tmp/agent-clis.log
+node scripts/agent-clis.mjs >"$agent_clis_log" 2>&1 &
+agent_clis_pid=$!
 set +e
+npm run typecheck >"$typecheck_log" 2>&1 &
+typecheck_pid=$!
 npm run lint
 lint_rc=$?
-set -e
-
-# --- 3. web build -----------------------------------------------------------
 build_rc=skip
 if [[ -f apps/web/package.json ]] \
   && node -e 'process.exit(require("./apps/web/package.json").scripts?.build ? 0 : 1)'; then
-  step "build web console"
-  set +e
   npm run build -w apps/web
   build_rc=$?
-  set -e
 fi
+wait "$typecheck_pid"
+typecheck_rc=$?
+set -e
+step "typecheck (exit $typecheck_rc)"
+cat "$typecheck_log"
 
-# --- 3b. coding-agent CLIs ---------------------------------------------------
-# Claude Code, Codex and Gemini CLI for apps/server/src/relay/coding-agents.test.ts: about 15 s from
-# the registry the first time (370 MB of tarballs, 900 MB unpacked), a file read once installed.
-# Not counted as a step: if it fails, those tests fail and say how to install.
 step "coding-agent CLIs"
-node scripts/agent-clis.mjs || echo "[test] the coding-agent CLIs could not be installed: their tests will fail" >&2
+wait "$agent_clis_pid" || echo "[test] the coding-agent CLIs could not be installed: their tests will fail" >&2
+cat "$agent_clis_log"
 
 # --- 4. Vitest --------------------------------------------------------------
 step "vitest"
