@@ -2,8 +2,9 @@ import { Button, Card, Space, Tag, Tooltip, Typography } from '@douyinfe/semi-ui
 import { IconCopy } from '@douyinfe/semi-icons';
 import { useTranslation } from 'react-i18next';
 import type { PricedModel, PricingVendor } from '../api';
-import { tagLabel, vendorLabel } from '../pricing-labels';
-import { formatDollars, pricesOf, tagsOf } from '../pricing-rules';
+import { vendorLabel } from '../pricing-labels';
+import { formatDollars, pricesOf } from '../pricing-rules';
+import { ModelTags } from './model-tags';
 import { VendorIcon } from './vendor-icon';
 
 interface PricingCardProps {
@@ -19,7 +20,6 @@ interface PricingCardProps {
 export function PricingCard({ model, vendor, groupRatio, userGroup, onCopy }: PricingCardProps) {
   const { t } = useTranslation('pricing');
   const prices = pricesOf(model, groupRatio);
-  const unusable = userGroup !== undefined && !model.enable_groups.includes(userGroup);
   const lines: [string, number | null, string][] = [
     [t('card.input'), prices.input, 'pricing-input'],
     [t('card.output'), prices.output, 'pricing-output'],
@@ -44,18 +44,7 @@ export function PricingCard({ model, vendor, groupRatio, userGroup, onCopy }: Pr
         <Tag color={model.quota_type === 1 ? 'teal' : 'violet'} size="small">
           {model.quota_type === 1 ? t('type.fixed') : t('type.ratio')}
         </Tag>
-        {tagsOf(model).map((tag) => (
-          <Tag key={tag} size="small" color="light-blue">
-            {tagLabel(t, tag)}
-          </Tag>
-        ))}
-        {unusable && (
-          <Tooltip content={t('unusable.tooltip', { group: userGroup })}>
-            <Tag color="red" size="small" data-testid="pricing-unusable">
-              {t('unusable.tag')}
-            </Tag>
-          </Tooltip>
-        )}
+        <ModelTags model={model} userGroup={userGroup} t={t} />
       </Space>
       <dl className="mg-pricing-card-prices">
         {lines

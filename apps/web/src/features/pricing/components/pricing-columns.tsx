@@ -3,8 +3,9 @@ import type { ColumnProps } from '@douyinfe/semi-ui/lib/es/table';
 import { IconCopy } from '@douyinfe/semi-icons';
 import type { TFunction } from 'i18next';
 import type { PricedModel, PricingVendor } from '../api';
-import { tagLabel, vendorLabel } from '../pricing-labels';
+import { vendorLabel } from '../pricing-labels';
 import { formatDollars, pricesOf, tagsOf } from '../pricing-rules';
+import { ModelTags, unusableFor } from './model-tags';
 import { VendorIcon } from './vendor-icon';
 
 interface ColumnOptions {
@@ -32,9 +33,7 @@ export function pricingColumns({ t, groupRatio, userGroup, onCopy, vendorOf }: C
       dataIndex: 'model_name',
       width: 320,
       render: (_value, model) => {
-        const unusable = userGroup !== undefined && !model.enable_groups.includes(userGroup);
         const vendor = vendorOf(model);
-        const tags = tagsOf(model);
         return (
           <div className="mg-pricing-model-cell">
             <div className="mg-pricing-model-line">
@@ -57,20 +56,9 @@ export function pricingColumns({ t, groupRatio, userGroup, onCopy, vendorOf }: C
                 />
               </Tooltip>
             </div>
-            {(tags.length > 0 || unusable) && (
+            {(tagsOf(model).length > 0 || unusableFor(model, userGroup)) && (
               <Space spacing={4} wrap>
-                {tags.map((tag) => (
-                  <Tag key={tag} size="small" color="light-blue">
-                    {tagLabel(t, tag)}
-                  </Tag>
-                ))}
-                {unusable && (
-                  <Tooltip content={t('unusable.tooltip', { group: userGroup })}>
-                    <Tag color="red" size="small" data-testid="pricing-unusable">
-                      {t('unusable.tag')}
-                    </Tag>
-                  </Tooltip>
-                )}
+                <ModelTags model={model} userGroup={userGroup} t={t} />
               </Space>
             )}
           </div>
