@@ -258,7 +258,7 @@ describe('npm run backup on SQLite', () => {
     );
   }, 60_000);
 
-  it('refuses a missing database, an existing --out and a bad restore file with exit code 2', async () => {
+  it('refuses a missing database, an existing --out and a bad restore file with exit code 2; restore --force replaces a database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'modelgate-backup-bad-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const env = { SQLITE_PATH: join(dir, 'missing.db'), MODELGATE_SECRET_KEY: '' };
@@ -269,6 +269,18 @@ describe('npm run backup on SQLite', () => {
     const notBackup = await runBackup(['restore', join(dir, 'nowhere.db'), '--to', join(dir, 'r')], env);
     expect(notBackup.code).toBe(2);
     expect(notBackup.stderr).toContain('no backup file at');
+    // --force replaces a database: the stale WAL beside it goes too, the backup's rows are what remain.
+    const live = join(dir, 'live.db');
+    await (await connectDb({ sqlitePath: live, sqlDsn: '', migrate: true })).close();
+    const liveEnv = { SQLITE_PATH: live, MODELGATE_SECRET_KEY: '' };
+    const taken = await runBackup(['--out', join(dir, 'b.db')], liveEnv);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toContain('users 0, tokens 0, logs 0');
+    expect((await runBackup(['--out', join(dir, 'b.db')], liveEnv)).stderr).toContain('already exists');
+    const over = await runBackup(['restore', join(dir, 'b.db'), '--force'], liveEnv);
+    expect(over.code, over.stderr).toBe(0);
+    expect(over.stdout).toContain(`restored ${join(dir, 'b.db')} to ${live}`);
+    expect(existsSync(`${live}-wal`)).toBe(false);
     const usage = await runBackup(['--bogus'], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('usage: npm run backup');
