@@ -56,6 +56,7 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
     sqlDsn: config.sqlDsn,
     migrate: config.isMaster,
     secretKey: config.secretKey,
+    backgroundCheckpoints: { onError: (message) => logger.warn(`SQLite checkpoint on the worker thread failed: ${message}`) },
     onKeyFileCreated: (path) => logger.warn(`wrote a new secret key to ${path}: back it up with the database, its secrets cannot be read without it`),
   });
 

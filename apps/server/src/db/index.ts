@@ -8,6 +8,7 @@ import type { Db, DialectName } from './db-types.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { requireSharedKey, unlockSecrets } from './secret-key.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
 export type { Db, DialectName } from './db-types.js';
 
@@ -25,12 +26,17 @@ export function dialectOf(sqlDsn: string): DialectName {
 export interface OpenDbOptions {
   sqlitePath: string;
   sqlDsn: string;
+  /**
+   * SQLite: checkpoint the write-ahead log on a worker thread rather than inside the commit that
+   * fills it (db/sqlite-checkpointer.ts). The server's connection; tools leave it off.
+   */
+  backgroundCheckpoints?: { onError: (message: string) => void } | undefined;
 }
 
 /** A connection before its secret key is unlocked. */
 type OpenedDb = Omit<Db, 'secrets'>;
 
-function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): OpenedDb {
+function openDb({ sqlitePath, sqlDsn, backgroundCheckpoints }: OpenDbOptions): OpenedDb {
   const dialect = dialectOf(sqlDsn);
   if (dialect === 'sqlite') {
     if (sqlitePath !== ':memory:') mkdirSync(dirname(sqlitePath), { recursive: true });
@@ -42,7 +48,14 @@ function openDb({ sqlitePath, sqlDsn }: OpenDbOptions): OpenedDb {
     // 32 MiB of page cache (the default is 2 MiB): the logs table's indexes stay in memory as it grows.
     database.pragma('cache_size = -32768');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-    return { kysely, dialect, sqlite: database, close: () => kysely.destroy() };
+    const checkpointer =
+      backgroundCheckpoints && sqlitePath !== ':memory:' ? new SqliteCheckpointer(database, sqlitePath, backgroundCheckpoints.onError) : undefined;
+    const close = async () => {
+      // The worker's connection first: the last one to close folds the log into the file.
+      await checkpointer?.close();
+      await kysely.destroy();
+    };
+    return { kysely, dialect, sqlite: database, close };
   }
   if (dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: sqlDsn, max: 20 });

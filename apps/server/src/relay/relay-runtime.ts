@@ -61,7 +61,13 @@ export type RelayParts = Omit<RelayRuntime, 'ready' | 'flush' | 'drain' | 'recla
 export function startRelayRuntime(context: AppContext, parts: RelayParts): RelayRuntime {
   const { config, logger } = context;
   const { cache, ledger, reminders, leaseStore, service, charges } = parts;
-  const flush = (returnAll = false) => cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
+  // Not before this process is registered: a flush's heartbeat would find no row of its own, take
+  // the process for one given up for dead and register it itself, and the registration then fail.
+  let ready: Promise<void> | undefined;
+  const flush = async (returnAll = false) => {
+    await ready;
+    return cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
+  };
   // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
   const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
   const reclaimDead = async () => {
@@ -86,7 +92,7 @@ export function startRelayRuntime(context: AppContext, parts: RelayParts): Relay
 
   const runtime: RelayRuntime = {
     ...parts,
-    ready: Promise.all([cache.start(), register()]).then(() => undefined),
+    ready: (ready = Promise.all([cache.start(), register()]).then(() => undefined)),
     flush: () => flush(),
     reclaimDead,
     async drain() {

@@ -80,7 +80,7 @@ const HEADROOM_LEAVES = 3;
  * whatever the others do. Free lease goes back to the balance at the next flush.
  */
 export class ChargeService {
-  /** Give-backs of capped calls' unused leases scheduled or under way. */
+  /** Give-backs of capped calls' unused leases and early refills, scheduled or under way. */
   private readonly givingBack = new Set<Promise<void>>();
 
   constructor(
@@ -100,7 +100,35 @@ export class ChargeService {
     const { user, token } = this.accountsOf(payer);
     if (quick > user.free || (token !== undefined && quick > token.free)) return undefined;
     hold(user, token, quick);
+    if (user.free < user.lowWater || (token !== undefined && token.free < token.lowWater)) this.refillEarly(user, token);
     return { payer, held: quick };
+  }
+
+  /**
+   * A busy payer's lease is running low: it is topped up now, in the background, while calls go on
+   * spending what is left. Otherwise the take would come when the lease is empty, and every call
+   * of the payer would wait for it, and for whatever holds the database then: on SQLite, a batch
+   * flush's transaction (tens of milliseconds under load), which put every call of a busy payer in
+   * the relay's p99. Only from a comfortable balance (the take with headroom); a payer near the end
+   * of its balance goes on through `reserve`, which takes exactly what a call needs.
+   */
+  private refillEarly(user: LeaseAccount, token: LeaseAccount | undefined): void {
+    if (user.topUp !== undefined || token?.topUp !== undefined) return;
+    const need = Math.max(user.lowWater, token?.lowWater ?? 0);
+    const now = Date.now();
+    if (need >= user.failedNeed && now - user.failedAt < RETRY_MS) return;
+    if (token && need >= token.failedNeed && now - token.failedAt < RETRY_MS) return;
+    user.busy += 1;
+    if (token) token.busy += 1;
+    const refill = this.topUp(user, token, need, { generousOnly: true })
+      .catch(() => undefined)
+      .then(() => {
+        user.busy -= 1;
+        if (token) token.busy -= 1;
+        notify(user, token);
+      });
+    this.givingBack.add(refill);
+    void refill.then(() => this.givingBack.delete(refill));
   }
 
   /**
