@@ -12,6 +12,27 @@ import { runWrk } from './wrk.js';
 export interface Measured {
   target: Target;
   process: Pinned;
+  /** modelgate's /metrics: its event-loop delay is read around each run. */
+  metricsUrl?: string;
+}
+
+/**
+ * The event loop's delays during a run, from prom-client's monitorEventLoopDelay histogram (reset
+ * at each scrape, so a scrape before the run starts it afresh). It samples every 10 ms and each
+ * sample includes that interval: the interval is taken off, leaving how late the loop was.
+ */
+async function eventLoopDelay(metricsUrl: string): Promise<{ p99Ms: number; maxMs: number } | undefined> {
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? Number.NaN) * 1000;
+    const sampling = 10;
+    return {
+      p99Ms: Math.max(0, read('nodejs_eventloop_lag_p99_seconds') - sampling),
+      maxMs: Math.max(0, read('nodejs_eventloop_lag_max_seconds') - sampling),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface BenchSettings {
@@ -117,9 +138,11 @@ export class Measurer {
     const onRelayCore = measured.process !== this.mock;
     const pids = [measured.process.pid, this.mock.pid];
     const before = pids.map(cpuMicros);
+    if (measured.metricsUrl) await eventLoopDelay(measured.metricsUrl);
     const coreBefore = coreBusyMicros(settings.relayCore);
     const result = await runWrk({ ...options, durationSeconds: settings.durationSeconds });
     const coreAfter = coreBusyMicros(settings.relayCore);
+    const loop = measured.metricsUrl ? await eventLoopDelay(measured.metricsUrl) : undefined;
     const after = pids.map(cpuMicros);
     const wallMicros = result.seconds * 1_000_000;
     const targetCpu = after[0]! - before[0]!;
@@ -135,11 +158,14 @@ export class Measurer {
       mockCpuPercent: (100 * (after[1]! - before[1]!)) / wallMicros,
       relayCoreOtherPercent: Math.max(0, (100 * (coreAfter - coreBefore - (onRelayCore ? targetCpu : 0))) / wallMicros),
       errors: result.non2xx + result.socketErrors,
+      loopP99Ms: loop?.p99Ms,
+      loopMaxMs: loop?.maxMs,
     };
     if (record) this.rows.push(row);
     settings.log(
       `${label} ${row.mode} c${connections}: ${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.p50Ms.toFixed(3)} ms, ` +
-        `${row.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${row.errors ? `, ${row.errors} ERRORS` : ''}`,
+        `${row.cpuMicrosPerRequest.toFixed(0)} µs CPU/req${loop ? `, event loop late p99 ${loop.p99Ms.toFixed(1)} / max ${loop.maxMs.toFixed(1)} ms` : ''}` +
+        `${row.errors ? `, ${row.errors} ERRORS` : ''}`,
     );
     return row;
   }

@@ -245,7 +245,11 @@ async function relayBench(): Promise<void> {
   const targets = {
     direct: { target: { name: 'direct (mock)', origin: mockOrigin, path, headers }, process: mock.process },
     reference: { target: { name: 'reference proxy', origin: `http://127.0.0.1:${proxy.port}`, path, headers }, process: proxy.process },
-    modelgate: { target: { name: 'modelgate', origin: `http://127.0.0.1:${gateway.port}`, path, headers }, process: gateway.process },
+    modelgate: {
+      target: { name: 'modelgate', origin: `http://127.0.0.1:${gateway.port}`, path, headers },
+      process: gateway.process,
+      metricsUrl: `http://127.0.0.1:${gateway.port}/metrics`,
+    },
   } satisfies Record<string, Measured>;
   for (const measured of [targets.direct, targets.reference]) {
     const problem = await answerProblem(measured.target);
