@@ -45,6 +45,7 @@ import { RouteMethods } from './http/route-methods.js';
 import { apiTrailingSlash } from './http/trailing-slash.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
 import { isMetricsPath, metricsRoutes } from './http/metrics-routes.js';
+import type { LogOutputStats } from './lib/log-output.js';
 import { lazyChildLogger } from './lib/lazy-request-logger.js';
 import { enforceRateLimit } from './lib/rate-limit.js';
 
@@ -79,9 +80,11 @@ export interface AppServices {
   realtime: RealtimeRelay;
   /** Passkeys (WebAuthn): sign-in, registration, re-verification. */
   passkeys: PasskeyService;
+  /** The log destination's figures for /metrics, when the process logs through one (main.ts). */
+  logOutput?: LogOutputStats;
 }
 
-export async function buildApp({ context, relay, tasks, realtime, passkeys }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ context, relay, tasks, realtime, passkeys, logOutput }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -158,7 +161,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys }: Ap
   const routeMethods = RouteMethods.install(app);
 
   healthRoutes(app, context);
-  metricsRoutes(app, context, relay);
+  metricsRoutes(app, context, relay, logOutput);
   // First: their onRoute hooks record every /api route registered after them (the audit
   // declarations of admin write routes, the OpenAPI description).
   trackAuditCoverage(app);

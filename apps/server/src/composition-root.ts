@@ -15,6 +15,7 @@ import { RelayCache } from './domain/relay-cache/relay-cache.js';
 import { ResponseStore } from './domain/responses/response-store.js';
 import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
 import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
+import type { LogOutputStats } from './lib/log-output.js';
 import { RelayMetrics } from './lib/metrics/relay-metrics.js';
 import { UserUrlFetcher } from './lib/user-url-fetch.js';
 import { ChannelAffinity } from './relay/channel-affinity.js';
@@ -42,6 +43,8 @@ export interface ComposeOptions {
   config: AppConfig;
   logger: Logger;
   version: string;
+  /** The log destination's figures for /metrics (main.ts's LogOutput); tests log elsewhere. */
+  logOutput?: LogOutputStats;
 }
 
 /**
@@ -49,7 +52,7 @@ export interface ComposeOptions {
  * it depends on the others, and handed to what uses it; nothing is looked up later. main.ts starts
  * the gateway through it, and so does every whole-app test (test-support/test-app.ts).
  */
-export async function composeServer({ config, logger, version }: ComposeOptions): Promise<Server> {
+export async function composeServer({ config, logger, version, logOutput }: ComposeOptions): Promise<Server> {
   // The database: migrated by the master node only; its secrets unlocked with MODELGATE_SECRET_KEY or the key file.
   const db = await connectDb({
     sqlitePath: config.sqlitePath,
@@ -152,6 +155,6 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   if (config.isMaster) context.schedule(3600, () => context.audit.purge(context.options.number('AuditLogRetentionDays')), 'audit log retention');
 
   // HTTP: the console's API, the relay and the console itself.
-  const app = await buildApp({ context, relay, tasks, realtime, passkeys });
+  const app = await buildApp({ context, relay, tasks, realtime, passkeys, logOutput });
   return { context, relay, tasks, app };
 }

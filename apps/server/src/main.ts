@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { composeServer } from './composition-root.js';
 import { ConfigError, loadConfig } from './config/env.js';
+import { LogOutput } from './lib/log-output.js';
 import { installShutdownSignals, shutdownTimeoutFrom } from './lib/shutdown.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -19,14 +20,20 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({
-    level: config.logLevel,
-    redact: ['req.headers.authorization', 'req.headers.cookie', '*.key', '*.password', '*.access_token'],
-  });
+  // JSON lines on stdout, written without blocking the event loop and through a bounded buffer:
+  // lines a stalled reader leaves no room for are dropped and counted in /metrics (lib/log-output.ts).
+  const logOutput = new LogOutput();
+  const logger = pino(
+    {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', '*.key', '*.password', '*.access_token'],
+    },
+    logOutput,
+  );
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: a random one is used, so sessions will not survive a restart or span several nodes');
   }
-  const { context, app } = await composeServer({ config, logger, version });
+  const { context, app } = await composeServer({ config, logger, version, logOutput });
 
   // SIGTERM/SIGINT: refuse new connections, finish requests and streams up to SHUTDOWN_TIMEOUT,
   // flush counters and logs, close the database and Redis, exit 0 (lib/shutdown.ts).

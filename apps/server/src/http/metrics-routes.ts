@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../app-context.js';
+import type { LogOutputStats } from '../lib/log-output.js';
 import { createMetricsRegistry } from '../lib/metrics/prometheus.js';
 import type { RelayRuntime } from '../relay/relay-runtime.js';
 
@@ -20,7 +21,7 @@ export function bearerMatches(header: string | undefined, expected: string): boo
  * prom-client's event-loop and GC observers) is made at the first scrape, so an instance nobody
  * scrapes pays nothing for it.
  */
-export function metricsRoutes(app: FastifyInstance, context: AppContext, relay: RelayRuntime): void {
+export function metricsRoutes(app: FastifyInstance, context: AppContext, relay: RelayRuntime, logOutput?: LogOutputStats): void {
   let registry: Registry | undefined;
   const token = context.config.metricsToken;
 
@@ -32,13 +33,13 @@ export function metricsRoutes(app: FastifyInstance, context: AppContext, relay: 
         .type('text/plain; charset=utf-8')
         .send('401 Unauthorized: /metrics needs Authorization: Bearer <METRICS_TOKEN>\n');
     }
-    registry ??= createRegistry(relay);
+    registry ??= createRegistry(relay, logOutput);
     const body = await registry.metrics();
     return reply.header('Cache-Control', 'no-store').type(registry.contentType).send(body);
   });
 }
 
-function createRegistry(runtime: RelayRuntime): Registry {
+function createRegistry(runtime: RelayRuntime, logOutput: LogOutputStats | undefined): Registry {
   return createMetricsRegistry({
     relay: runtime.metrics,
     async cacheSizes() {
@@ -46,6 +47,7 @@ function createRegistry(runtime: RelayRuntime): Registry {
       return { tokens: runtime.cache.tokens.size, users: runtime.cache.users.size, channels: index.byId.size };
     },
     logQueueRows: () => runtime.ledger.logs.size,
+    logOutput,
   });
 }
 

@@ -14,13 +14,17 @@ import { ConfigError } from '../config/env.js';
  *     client sees the stream cut). The relay then bills what the call delivered, as for any client
  *     that goes away;
  *  4. runs the context's closers: the relay waits for its calls to settle, flushes its counters
- *     and logs and gives back what it held, and the database and Redis are closed.
+ *     and logs and gives back what it held, and the database and Redis are closed;
+ *  5. gives the log lines still buffered up to LOG_FLUSH_LIMIT_MS to reach stdout's reader, then
+ *     exits whether or not a stalled reader took them (lib/log-output.ts).
  * A second signal while this runs ends the process at once with exit code 1.
  */
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
 /** How long step 4 (settle, flush, close) may take after the requests are done. */
 const CLOSE_LIMIT_MS = 30_000;
+/** How long the last log lines may wait for the reader of stdout before the process exits anyway. */
+export const LOG_FLUSH_LIMIT_MS = 2_000;
 
 const shutdownEnv = z.object({
   SHUTDOWN_TIMEOUT: z
@@ -126,8 +130,7 @@ export function installShutdownSignals(options: ShutdownOptions, exit: (code: nu
     logger.info({ signal, timeoutSeconds: options.timeoutSeconds }, 'shutting down: refusing new connections, finishing requests under way');
     void shutdownGracefully(options).then(({ clean }) => {
       logger.info({ clean }, 'shut down');
-      logger.flush?.();
-      exit(clean ? 0 : 1);
+      void within(new Promise<void>((resolve) => logger.flush(() => resolve())), LOG_FLUSH_LIMIT_MS).then(() => exit(clean ? 0 : 1));
     });
   };
   process.on('SIGINT', onSignal);

@@ -25,8 +25,13 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface ServerProcessOptions {
+  /** False: the test never reads the process's stdout (a stalled log shipper); `output` then holds stderr only. */
+  readStdout?: boolean;
+}
+
 /** A real modelgate process (main.ts through tsx, as `npm start` runs it) on a free port; resolves once /api/status answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, { readStdout = true }: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'apps/server/src/main.ts')], {
     cwd: REPO_ROOT,
@@ -34,7 +39,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  if (readStdout) child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  // Unread, the pipe would hold the test process open after the server is gone.
+  else child.once('exit', () => child.stdout!.destroy());
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { LogOutputStats } from '../log-output.js';
 import type { BucketCounts, RelayMetrics, RequestSeries } from './relay-metrics.js';
 
 /** What the scrape reads besides the relay's own counters. */
@@ -8,6 +9,8 @@ export interface MetricSources {
   cacheSizes(): { tokens: number; users: number; channels: number } | Promise<{ tokens: number; users: number; channels: number }>;
   /** Consume logs waiting for the next batch write. */
   logQueueRows(): number;
+  /** The process log's destination (main.ts); absent when the app logs elsewhere (tests): both read 0. */
+  logOutput?: LogOutputStats | undefined;
 }
 
 type HistogramValue = { metricName: string; labels: Record<string, string | number>; value: number };
@@ -69,6 +72,8 @@ export const METRIC_NAMES = {
   cut: 'modelgate_relay_cut_calls_total',
   cacheEntries: 'modelgate_relay_cache_entries',
   logQueue: 'modelgate_relay_log_queue_rows',
+  logLinesDropped: 'modelgate_log_lines_dropped_total',
+  logBuffered: 'modelgate_log_buffered_bytes',
 } as const;
 
 /**
@@ -188,6 +193,23 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
     registers: [registry],
     collect() {
       this.set(sources.logQueueRows());
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.logLinesDropped,
+    help: 'Process log lines (stdout) dropped because their reader fell behind by more than the log buffer (1 MiB) or was gone',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.logOutput?.droppedLines ?? 0);
+    },
+  });
+  new Gauge({
+    name: METRIC_NAMES.logBuffered,
+    help: 'Process log bytes written and not yet taken by the reader of stdout',
+    registers: [registry],
+    collect() {
+      this.set(sources.logOutput?.bufferedBytes ?? 0);
     },
   });
   return registry;
