@@ -25,7 +25,7 @@ const EXPORT_ERROR_LOG_INTERVAL_MS = 60_000;
 export const TRACING_SHUTDOWN_LIMIT_MS = 5_000;
 
 /**
- * This process's OpenTelemetry traces (lib/telemetry/README.md): a tracer provider over a batch
+ * This process's OpenTelemetry traces (the root README, "Observability: traces"): a tracer provider over a batch
  * processor and an OTLP/HTTP exporter (protobuf or JSON), built only while traces are on. Nothing
  * is registered globally: spans are made through `tracer` and parented explicitly, so no context
  * manager or auto-instrumentation runs on the request path.
