@@ -56,9 +56,9 @@ export class Tracing {
     return this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
   }
 
-  /** Sends the spans ended so far. */
+  /** Sends the spans ended so far; resolves when the collector has answered (a refusal is logged by the exporter, never thrown). */
   flush(): Promise<void> {
-    return this.provider.forceFlush();
+    return this.provider.forceFlush().catch(() => undefined);
   }
 
   /** Sends what is queued and stops, waiting at most `limitMs`; never throws. */
