@@ -161,6 +161,27 @@ describe('traces over OTLP/HTTP protobuf (the default protocol)', () => {
     expect(attemptsOf(spans, call!)).toHaveLength(1);
   });
 
+  it('names the caller’s protocol: an Anthropic Messages call served by an OpenAI channel', async () => {
+    const model = unique('trace-anthropic');
+    const { user, token } = await payer(env, model);
+    await seedChannel(env.context, { key: 'sk-converted', baseUrl: env.upstream.url, models: [model], groups: [user.group] });
+    const response = await request(`${env.gateway}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': token.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.statusCode).toBe(200);
+    await response.body.text();
+    const [call] = callSpans(await exported(env));
+    expect(call).toMatchObject({ name: 'relay /v1/messages' });
+    expect(call!.attributes).toMatchObject({
+      'http.route': '/v1/messages',
+      'modelgate.protocol': 'anthropic',
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 11,
+    });
+  });
+
   it('gives each attempt its span: the failed first channel’s with its error kind and retried, then the one that served', async () => {
     const model = unique('trace-retry');
     const { user, token } = await payer(env, model);
@@ -211,6 +232,43 @@ describe('traces over OTLP/HTTP protobuf (the default protocol)', () => {
     expect(call!.attributes['modelgate.quota']).toBeUndefined();
     const [attempt] = attemptsOf(spans, call!);
     expect(attempt!.attributes).toMatchObject({ 'http.response.status_code': 503, 'modelgate.retried': false });
+  });
+
+  it('gives each key of a multi-key channel its attempt span when the upstream refuses the keys', async () => {
+    const model = unique('trace-keys');
+    const { user, token } = await payer(env, model);
+    await setOption(env.context, 'AutomaticDisableChannelEnabled', true);
+    try {
+      const created = await env.test.app.inject({
+        method: 'POST',
+        url: '/api/channel/',
+        headers: await env.test.login(),
+        payload: {
+          mode: 'multi_to_single',
+          multi_key_mode: 'polling',
+          channel: { type: 1, name: 'two keys', key: 'sk-dead-one\nsk-dead-two', base_url: env.upstream.url, models: model, groups: [user.group], auto_ban: 1 },
+        },
+      });
+      const channelId = (created.json() as { data: { id: number } }).data.id;
+      env.upstream.respond((recorded, response) =>
+        sendJson(response, 401, { error: { message: `Incorrect API key provided: ${recorded.key}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      );
+
+      const answer = await chat(env, token.apiKey, { model });
+      expect(answer.status).toBe(401);
+      const spans = await exported(env);
+      const [call] = callSpans(spans);
+      expect(call!.attributes).toMatchObject({ 'error.type': 'upstream:invalid_api_key', 'modelgate.attempts': 2, 'http.response.status_code': 401 });
+      const attempts = attemptsOf(spans, call!);
+      expect(attempts.map((span) => [span.attributes['modelgate.channel.id'], span.attributes['error.type'], span.attributes['modelgate.retried']])).toEqual([
+        [channelId, 'upstream:invalid_api_key', true],
+        [channelId, 'upstream:invalid_api_key', false],
+      ]);
+      const sent = JSON.stringify(spans, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+      expect(sent).not.toContain('sk-dead');
+    } finally {
+      await setOption(env.context, 'AutomaticDisableChannelEnabled', false);
+    }
   });
 
   it('traces a call refused for the client’s mistake with its error kind and no attempt', async () => {
