@@ -145,13 +145,14 @@ describe('traces over OTLP/HTTP protobuf (the default protocol)', () => {
     const { user, token } = await payer(env, model);
     await seedChannel(env.context, { key: 'sk-stream', baseUrl: env.upstream.url, models: [model], groups: [user.group] });
 
-    const answer = await chat(env, token.apiKey, { model, stream: true, stream_options: { include_usage: true } });
+    // A traceparent that is not one is ignored: the call starts a trace of its own.
+    const answer = await chat(env, token.apiKey, { model, stream: true, stream_options: { include_usage: true } }, { traceparent: 'not-a-trace' });
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('[DONE]');
     const spans = await exported(env);
     const [call] = callSpans(spans);
-    // A new trace: no parent.
     expect(call!.parentSpanId).toBe('');
+    expect(call!.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(call!.attributes).toMatchObject({
       'gen_ai.request.stream': true,
       'gen_ai.usage.input_tokens': 11,
