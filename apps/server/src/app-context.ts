@@ -5,6 +5,7 @@ import type { Db } from './db/index.js';
 import { OptionService } from './domain/options/option-service.js';
 import { AuditLog } from './domain/audit/audit-log.js';
 import { ClusterChanges } from './lib/cluster-changes.js';
+import { Tracing } from './lib/telemetry/tracing.js';
 import { UserService } from './domain/users/user-service.js';
 import { FreshVerification } from './domain/users/fresh-verification.js';
 import { TwoFactor } from './domain/users/two-factor.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   verification: VerificationStore;
   redis: Redis | undefined;
   changes: ClusterChanges;
+  /** OpenTelemetry traces (lib/telemetry/): undefined while off, and then nothing is built or sent. */
+  tracing: Tracing | undefined;
   /** Unix seconds when this process started. */
   startTime: number;
   version: string;
@@ -83,6 +86,17 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
   const twoFactor = new TwoFactor(db, rateLimits, options);
   freshVerification.register(twoFactor);
 
+  const tracing = config.tracing ? new Tracing(config.tracing, version, logger) : undefined;
+  if (tracing)
+    logger.info(
+      {
+        endpoint: tracing.config.url.replace(/\/\/[^/@]*@/, '//').replace(/\?.*$/, ''),
+        protocol: tracing.config.protocol,
+        service: tracing.config.serviceName,
+      },
+      'traces: exporting spans over OTLP/HTTP',
+    );
+
   const closers: (() => Promise<void>)[] = [];
   const context: AppContext = {
     config,
@@ -97,6 +111,7 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     verification: redis ? new RedisVerificationStore(redis) : new MemoryVerificationStore(),
     redis,
     changes,
+    tracing,
     startTime: Math.floor(Date.now() / 1000),
     version,
     draining: false,
@@ -107,6 +122,8 @@ export async function createAppContext({ config, db, logger, version }: CreateCo
     async close() {
       for (const timer of timers) clearInterval(timer);
       for (const closer of closers.reverse()) await closer();
+      // After every closer: the spans of the last calls are ended by now; the wait is bounded.
+      await tracing?.shutdown();
       await changes.close();
       if (redis) await redis.quit().catch(() => undefined);
       await db.close();

@@ -25,6 +25,7 @@ import { RateLimiter } from './relay/rate-limits/rate-limiter.js';
 import { RelayAuthenticator } from './relay/relay-auth.js';
 import { startRelayRuntime, type RelayRuntime } from './relay/relay-runtime.js';
 import { RelayService } from './relay/relay-service.js';
+import { RelayTracer } from './relay/relay-trace.js';
 import { createTaskRuntime, type TaskRuntime } from './relay/tasks/task-runtime.js';
 import { RealtimeRelay } from './relay/realtime/realtime-relay.js';
 import { UpstreamClient } from './providers/upstream-client.js';
@@ -116,7 +117,24 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
   const affinity = new ChannelAffinity(context.options, context.redis, logger);
   const responses = new ResponseStore(db, context.options, logger);
   context.onClose(() => responses.flush());
-  const service = new RelayService({ context, cache, auth, charges, ledger, upstream, health, sensitive, images, rateLimits, metrics, affinity, responses });
+  // Spans of relayed calls while OTEL_EXPORTER_OTLP_ENDPOINT is set (lib/telemetry/); undefined otherwise.
+  const tracer = context.tracing ? new RelayTracer(context.tracing) : undefined;
+  const service = new RelayService({
+    context,
+    cache,
+    auth,
+    charges,
+    ledger,
+    upstream,
+    health,
+    sensitive,
+    images,
+    rateLimits,
+    metrics,
+    affinity,
+    responses,
+    tracer,
+  });
   const relay = startRelayRuntime(context, {
     cache,
     ledger,

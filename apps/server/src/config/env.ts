@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseSecretKey } from '../lib/secret-box.js';
+import { type TracingConfig, tracingConfigFrom } from '../lib/telemetry/tracing-config.js';
 
 /**
  * Process configuration from the environment, under the names one-api and new-api users know.
@@ -220,6 +221,8 @@ export interface AppConfig {
     linuxdoBaseUrl: string;
     turnstileVerifyUrl: string;
   };
+  /** OpenTelemetry traces (OTEL_* variables, lib/telemetry/); undefined while off (no OTLP endpoint, or disabled). */
+  tracing: TracingConfig | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -236,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       `invalid configuration: REQUEST_TIMEOUT must be 0 or at least REQUEST_HEADERS_TIMEOUT (${value.REQUEST_HEADERS_TIMEOUT}), got ${value.REQUEST_TIMEOUT}`,
     );
   }
+  const tracing = tracingConfigFrom(env);
+  if ('problem' in tracing) throw new ConfigError(`invalid configuration: ${tracing.problem}`);
   const sessionSecretGenerated = value.SESSION_SECRET === '';
   return {
     port: value.PORT,
@@ -273,5 +278,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       linuxdoBaseUrl: value.LINUXDO_OAUTH_BASE_URL,
       turnstileVerifyUrl: value.TURNSTILE_VERIFY_URL,
     },
+    tracing: tracing.config,
   };
 }

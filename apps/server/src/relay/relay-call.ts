@@ -3,6 +3,7 @@ import type { ProviderAdaptor } from '../providers/provider-types.js';
 import { cappedInput, type ChatOutputLimitField } from './completion-cap.js';
 import type { RelayCaller } from './relay-auth.js';
 import type { RelayInput } from './relay-input.js';
+import type { CallTrace } from './relay-trace.js';
 import { RequestAbort } from './request-abort.js';
 
 /** One request while it is forwarded: who asked for what, and whether they are still there. */
@@ -21,6 +22,8 @@ export class Call {
     readonly input: RelayInput,
     /** performance.now() when the request arrived. */
     readonly startedAt: number,
+    /** The call's span; undefined while traces are off. */
+    readonly trace: CallTrace | undefined,
   ) {
     reply.raw.on('close', () => this.leave());
     // The client may have hung up while we were authenticating and reserving.

@@ -24,6 +24,7 @@ import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
 import type { RateLimiter, RateTicket } from './rate-limits/rate-limiter.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
+import type { AttemptTrace, RelayTracer } from './relay-trace.js';
 import { readRelayInput, readResponses, responsesInputItems, type RelayInput, type UrlTarget } from './relay-input.js';
 import { routeCall, type Route } from './relay-route.js';
 import { Call } from './relay-call.js';
@@ -59,6 +60,8 @@ export interface RelayServiceDeps {
   responses: ResponseStore;
   /** Keeps an agent session's calls on one channel and key while it is healthy. */
   affinity: ChannelAffinity;
+  /** The calls' spans (relay-trace.ts); undefined while traces are off, so that off costs one field read a call. */
+  tracer: RelayTracer | undefined;
 }
 
 /** Endpoints whose output limit the relay can lower for a payer who cannot pay for more. */
@@ -125,14 +128,18 @@ export class RelayService {
     const startedAt = performance.now();
     let model = '';
     let rateTicket: RateTicket | undefined;
+    const tracer = this.deps.tracer;
+    const trace = tracer === undefined ? undefined : tracer.startCall(request, spec);
     try {
       const startedWall = Date.now();
       const { auth, charges, context } = this.deps;
       const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
       const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+      trace?.caller(caller);
       const read = readRelayInput(spec, request.body, target);
       const input = read instanceof Promise ? await read : read;
       model = input.model;
+      trace?.input(input);
       auth.checkModel(caller, input.model);
       // Rate limits: a 429 before anything is held; undefined (nothing to await or give back) while no limit applies.
       const admitted = this.deps.rateLimits.admit(caller, input.model, spec.caller === 'session', reply);
@@ -149,7 +156,7 @@ export class RelayService {
       const reserved = this.reserve(payer, input, pricing);
       const reservation = reserved instanceof Promise ? await reserved : reserved;
 
-      const call = new Call(request, reply, caller, input, startedAt);
+      const call = new Call(request, reply, caller, input, startedAt, trace);
       if (reservation.cap !== undefined) {
         call.outputCap = reservation.cap;
         call.countedPrompt = reservation.countedPrompt;
@@ -166,6 +173,7 @@ export class RelayService {
       if (!result) {
         // The client left before any answer: nothing to send, nothing generated to bill.
         charges.release(reservation);
+        trace?.clientGone();
         reply.hijack();
         reply.raw.destroy();
         this.deps.metrics.failed(spec.path, model, 499, performance.now() - startedAt);
@@ -173,6 +181,7 @@ export class RelayService {
       }
       const { delivery, channel, upstreamModel, keyIndex } = result;
       rateTicket?.succeeded();
+      trace?.delivered(channel, upstreamModel, delivery.firstResponseMs);
       try {
         if (delivery.billable) {
           const settled = this.settle(call, { reservation, pricing, delivery, channel, upstreamModel, tried, startedWall, keyIndex, rateTicket });
@@ -187,11 +196,14 @@ export class RelayService {
       // A piped answer is still flowing: handing Fastify the reply makes it wait for the end.
       return reply.sent ? undefined : reply;
     } catch (error) {
-      this.deps.metrics.failed(spec.path, model, toAppError(error).status, performance.now() - startedAt);
+      const failure = toAppError(error);
+      this.deps.metrics.failed(spec.path, model, failure.status, performance.now() - startedAt);
+      trace?.failed(failure);
       throw error;
     } finally {
       // A rate-limit gate's slot: given back now, or when a piped answer's last byte is out.
       rateTicket?.end(reply);
+      trace?.end(reply);
       this.active -= 1;
       if (this.active === 0 && this.idleWaiters.length > 0) {
         const waiters = this.idleWaiters;
@@ -309,6 +321,8 @@ export class RelayService {
     const affinity = found instanceof Promise ? await found : found;
     const { breakers } = this.deps.health;
     let lastError: AppError | undefined;
+    // The span of a failed attempt, ended when it is known whether another attempt follows.
+    let failedTrace: AttemptTrace | undefined;
     for (let attempt = 0; attempt <= retries; attempt += 1) {
       const channel =
         route.pinned ??
@@ -316,7 +330,9 @@ export class RelayService {
         pickChannel(route.tiers, attempt, tried, Math.random, breakers);
       if (!channel) break;
       tried.push(channel.id);
-      let result = await this.attempt(call, channel, affinity?.keyFor(channel));
+      failedTrace?.close(true);
+      let attemptTrace = call.trace?.attempt(channel);
+      let result = await this.attempt(call, channel, affinity?.keyFor(channel), attemptTrace);
       // A key its upstream refused: the channel's other keys are tried before another channel (not counted as retries).
       const dead = new Set<number>();
       while (result.kind === 'failed' && result.deadKey !== undefined && dead.size < channel.keys.length && !call.clientGone()) {
@@ -324,8 +340,12 @@ export class RelayService {
         dead.add(result.deadKey);
         const next = channel.keys.findIndex((_key, index) => !dead.has(index));
         if (next === -1) break;
-        result = await this.attempt(call, channel, next);
+        attemptTrace?.failed(result.error);
+        attemptTrace?.close(true);
+        attemptTrace = call.trace?.attempt(channel);
+        result = await this.attempt(call, channel, next, attemptTrace);
       }
+      if (attemptTrace !== undefined) failedTrace = this.traceOutcome(attemptTrace, result);
       if (result.kind === 'delivered') {
         affinity?.served(channel, result.keyIndex);
         return { result, tried };
@@ -336,11 +356,23 @@ export class RelayService {
       if (!result.error.retryable || call.clientGone()) break;
     }
     affinity?.gaveUp();
+    failedTrace?.close(false);
     throw lastError ?? new AppError('channel:no_available_channel', '没有可用的渠道 (no available channel)', { status: 503 });
   }
 
-  /** `preferredKey`: the key to draw first (the session's, on its pinned channel). */
-  private async attempt(call: Call, channel: RelayChannel, preferredKey: number | undefined): Promise<AttemptResult> {
+  /** Records an attempt's outcome on its span; returns the span when it failed (still open, see AttemptTrace.close). */
+  private traceOutcome(trace: AttemptTrace, result: AttemptResult): AttemptTrace | undefined {
+    if (result.kind === 'delivered') trace.delivered();
+    else if (result.kind === 'client_gone') trace.clientGone();
+    else {
+      trace.failed(result.error);
+      return trace;
+    }
+    return undefined;
+  }
+
+  /** `preferredKey`: the key to draw first (the session's, on its pinned channel). `trace`: the attempt's span, while traces are on. */
+  private async attempt(call: Call, channel: RelayChannel, preferredKey: number | undefined, trace: AttemptTrace | undefined): Promise<AttemptResult> {
     const adaptor = channel.adaptor;
     // A capped call's request carries the lowered limit in the field this upstream reads.
     const input = adaptor ? call.inputFor(adaptor) : call.input;
@@ -387,7 +419,9 @@ export class RelayService {
         channel.headerOverride,
         key,
       );
+      trace?.sending(upstreamRequest, upstreamModel);
       upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
+      trace?.responded(upstream.statusCode);
     } catch (error) {
       if (call.clientGone()) {
         health.breakers.abandoned(channel, keyIndex);
@@ -535,6 +569,7 @@ export class RelayService {
     const { input, caller } = call;
     const { delivery, pricing, channel } = done;
     this.deps.metrics.charged(input.model, channel.id, settlement.charged);
+    call.trace?.charged(usage, settlement.charged);
     if (settlement.unpaid > 0 || settlement.overrun > 0 || call.outputCap !== undefined) this.noteBound(call, done, settlement);
     if (!context.options.bool('LogConsumeEnabled')) return;
     ledger.logs.push(
