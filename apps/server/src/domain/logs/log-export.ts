@@ -1,5 +1,5 @@
 import { LogType, type WireLog } from '@modelgate/contract';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../../db/index.js';
@@ -9,6 +9,9 @@ import { listConditions, LogQuery, toWireLog, type LogFilter } from './log-query
 
 /** Rows read per query: a page is formatted and written before the next is read. */
 export const EXPORT_PAGE_ROWS = 2_000;
+
+/** Rows per chunk written: a chunk is formatted without a pause, so it stays small (tens of KB). */
+const CHUNK_ROWS = 250;
 
 export type ExportLanguage = 'en' | 'zh';
 
@@ -34,13 +37,24 @@ export class LogExport {
    */
   async *pages(filter: LogFilter, signal?: AbortSignal, pageRows = EXPORT_PAGE_ROWS): AsyncGenerator<Selectable<LogsTable>[]> {
     let before: number | undefined;
+    const window = await this.sqliteRangeWindow(filter);
+    if (window === null) return;
+    const conditionsFilter = window ? { ...filter, startTimestamp: 0, endTimestamp: 0 } : filter;
+    if (window) before = window.last + 1;
     while (!signal?.aborted) {
       const rows = await this.db.kysely
         .selectFrom('logs')
         .selectAll()
         .where((eb) => {
-          const conditions = listConditions(eb, filter, this.db.dialect);
-          return before === undefined ? conditions : eb.and([conditions, eb('id', '<', before)]);
+          const conditions = [listConditions(eb, conditionsFilter, this.db.dialect)];
+          if (window) {
+            // The range as plain filters (`+created_at`, which SQLite matches to no index) and its ids as the walk's floor.
+            if (filter.startTimestamp !== 0) conditions.push(eb(sql`+created_at`, '>=', filter.startTimestamp));
+            if (filter.endTimestamp !== 0) conditions.push(eb(sql`+created_at`, '<=', filter.endTimestamp));
+            conditions.push(eb('id', '>=', window.first));
+          }
+          if (before !== undefined) conditions.push(eb('id', '<', before));
+          return eb.and(conditions);
         })
         .orderBy('id', 'desc')
         .limit(pageRows)
@@ -51,6 +65,29 @@ export class LogExport {
       before = Number(rows[rows.length - 1]!.id);
       await nextTurn();
     }
+  }
+
+  /**
+   * On SQLite, a time range's keyset pages would each read the whole range from the created_at
+   * index and sort it (no statistics: it prefers that index to the id order), so an export would
+   * cost pages x range. Instead the range's first and last ids are read once from that index and
+   * the pages walk the ids between them, the range checked on each row. `null`: the range is
+   * empty; undefined: not SQLite or no range (PostgreSQL and MySQL choose well on their own).
+   */
+  private async sqliteRangeWindow(filter: LogFilter): Promise<{ first: number; last: number } | null | undefined> {
+    if (this.db.dialect !== 'sqlite' || (filter.startTimestamp === 0 && filter.endTimestamp === 0)) return undefined;
+    const bounds = await this.db.kysely
+      .selectFrom('logs')
+      .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
+      .where((eb) => {
+        const conditions = [];
+        if (filter.startTimestamp !== 0) conditions.push(eb('created_at', '>=', filter.startTimestamp));
+        if (filter.endTimestamp !== 0) conditions.push(eb('created_at', '<=', filter.endTimestamp));
+        return eb.and(conditions);
+      })
+      .executeTakeFirst();
+    if (bounds?.first === null || bounds?.first === undefined) return null;
+    return { first: Number(bounds.first), last: Number(bounds.last) };
   }
 }
 
@@ -109,7 +146,7 @@ function columnsOf(options: LogCsvOptions): Column[] {
 
 /**
  * The CSV file of an export, chunk by chunk: the BOM and the header first (so the answer starts at
- * once), then one chunk per page of rows. A user's rows lose other.admin_info, as in its list.
+ * once), then the rows, CHUNK_ROWS to a chunk. A user's rows lose other.admin_info, as in its list.
  */
 export async function* logCsv(pages: AsyncIterable<Selectable<LogsTable>[]>, options: LogCsvOptions): AsyncGenerator<Buffer> {
   const columns = columnsOf(options);
@@ -122,15 +159,19 @@ export async function* logCsv(pages: AsyncIterable<Selectable<LogsTable>[]>, opt
       ),
   );
   for await (const rows of pages) {
-    let chunk = '';
-    for (const row of rows) {
-      const wire = toWireLog(row, options.admin);
-      chunk += csvRecord(
-        columns.map((column) => column.value(wire, options)),
-        textColumns,
-      );
+    // A page is written in slices, each past the stream's buffer mark: the stream waits for the
+    // reader between them, so formatting a page never holds the event loop for long.
+    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+      let chunk = '';
+      for (const row of rows.slice(start, start + CHUNK_ROWS)) {
+        const wire = toWireLog(row, options.admin);
+        chunk += csvRecord(
+          columns.map((column) => column.value(wire, options)),
+          textColumns,
+        );
+      }
+      yield Buffer.from(chunk);
     }
-    yield Buffer.from(chunk);
   }
 }
 

@@ -166,6 +166,10 @@ describe.each(DIALECTS)('the log CSV export on %s', (dialect) => {
       `start_timestamp=${T0 + 600}&end_timestamp=${T0 + 3000}`,
       'type=2&token_name=side&group=default&channel=11',
       'type=abc&channel=99999999999999999999&start_timestamp=1e308',
+      'start_timestamp=-5&end_timestamp=-1',
+      `end_timestamp=${T0 + 1200}`,
+      `type=2&start_timestamp=${T0 + 1800}`,
+      `username=bob&start_timestamp=${T0 + 60}&end_timestamp=${T0 + 6000}`,
     ];
     for (const query of adminQueries) {
       const listed = await listedIds('/api/log/', query, admin);
@@ -306,6 +310,14 @@ describe.each(DIALECTS)('the log CSV export on %s', (dialect) => {
       expect(rows.length).toBe(LARGE);
       expect(rows[0]!.quota).toBe(String(LARGE - 1));
       expect(rows.at(-1)!.quota).toBe('0');
+    });
+
+    it('pages through a time range (3 pages) to exactly its rows', async () => {
+      const start = T0 + 100_000 + 1_000;
+      const response = await download(`/api/log/export?type=2&start_timestamp=${start}&end_timestamp=${start + 4_999}`, admin);
+      expect(response.headers['x-total-count']).toBe('5000');
+      const { rows } = readCsv(response.raw);
+      expect(rows.map((row) => Number(row.quota))).toEqual(Array.from({ length: 5_000 }, (_, i) => 5_999 - i));
     });
 
     it('reads a page only when the reader has taken the one before (memory bounded by one page)', async () => {
