@@ -357,6 +357,23 @@ describe.each(DIALECTS)('the log CSV export on %s', (dialect) => {
       expect(mostBuffered).toBeLessThan(EXPORT_PAGE_ROWS * LARGE_ROW_BYTES * 1.5);
     });
 
+    it('cuts the connection when a page fails after the answer has started (no short file that looks whole)', async () => {
+      const original = LogExport.prototype.pages;
+      const spy = vi.spyOn(LogExport.prototype, 'pages').mockImplementation(async function* (this: LogExport, ...args) {
+        for await (const page of original.apply(this, args)) {
+          yield page;
+          throw new Error('the database went away');
+        }
+      });
+      try {
+        const response = await request(`${origin}/api/log/export?username=carol`, { headers: admin });
+        expect(response.statusCode).toBe(200);
+        await expect(response.body.arrayBuffer()).rejects.toThrow();
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
     it('stops reading pages when the client disconnects', async () => {
       let rowsRead = 0;
       let ended!: () => void;
