@@ -26,6 +26,7 @@ import { optionRoutes } from './http/api/options.js';
 import { redemptionRoutes } from './http/api/redemptions.js';
 import { walletRoutes } from './http/api/wallet.js';
 import { notOfferedRoutes } from './http/api/not-offered.js';
+import { logExportRoutes } from './http/api/log-export.js';
 import { logRoutes } from './http/api/logs.js';
 import { midjourneyApiRoutes } from './http/api/midjourney.js';
 import { taskRoutes } from './http/api/tasks.js';
@@ -185,6 +186,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys, logO
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);
+  logExportRoutes(app, context);
   auditRoutes(app, context);
   midjourneyApiRoutes(app, context, tasks);
   taskRoutes(app, context, tasks);

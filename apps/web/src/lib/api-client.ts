@@ -101,15 +101,15 @@ function httpErrorText(status: number, serverMessage: string): string {
   }
 }
 
-async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store', Accept: 'application/json' };
+/** Sends a call with the session's header and cookie; a network failure is toasted and thrown. */
+async function send(method: string, path: string, options: RequestOptions, accept = 'application/json'): Promise<Response> {
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', Accept: accept };
   const userId = getSessionUser()?.id;
   if (userId !== undefined) headers[USER_ID_HEADER] = String(userId);
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
 
-  let response: Response;
   try {
-    response = await fetch(buildUrl(path, options.query), {
+    return await fetch(buildUrl(path, options.query), {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
@@ -122,7 +122,29 @@ async function request<T>(method: string, path: string, options: RequestOptions 
     Toast.error(text);
     throw new ApiError(text, 0, true);
   }
+}
 
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
+  return readAnswer<T>(await send(method, path, options), method, path, options);
+}
+
+/**
+ * A file download (a CSV export): the answer, its body unread, when the server sends the file;
+ * a refusal (the envelope) is handled as any call's (toast, 401 redirect) and thrown.
+ */
+async function download(path: string, options: Omit<RequestOptions, 'body'> = {}): Promise<Response> {
+  const response = await send('GET', path, options, '*/*');
+  const type = response.headers.get('Content-Type') ?? '';
+  if (response.ok && !type.includes('application/json')) return response;
+  await readAnswer(response, 'GET', path, options);
+  // An envelope with success:true where a file was expected.
+  const text = i18n.t('common:errors.badResponse');
+  if (!options.silent) Toast.error(text);
+  throw new ApiError(text, response.status, !options.silent);
+}
+
+/** An answer's envelope, with the global policy for failures (toast, 401 redirect, verification). */
+async function readAnswer<T>(response: Response, method: string, path: string, options: RequestOptions): Promise<ApiResult<T>> {
   const payload: unknown = await response.json().catch(() => null);
   const serverMessage = isEnvelope(payload) && typeof payload.message === 'string' ? payload.message : '';
 
@@ -165,4 +187,5 @@ export const api = {
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, { ...options, body }),
   put: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', path, { ...options, body }),
   delete: <T>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+  download,
 };

@@ -102,7 +102,7 @@ function timeConditions(eb: Where, filter: LogFilter) {
 const typeCondition = (eb: Where, type: number, filter: LogFilter, dialect: DialectName) =>
   eb(columnRef('type', dialect === 'sqlite' && hasTimeRange(filter)), '=', type);
 
-function listConditions(eb: Where, filter: AggregateFilter, dialect: DialectName) {
+export function listConditions(eb: Where, filter: AggregateFilter, dialect: DialectName) {
   const conditions = [...commonConditions(eb, filter), ...timeConditions(eb, filter)];
   if (filter.type !== LogType.Unknown) conditions.push(typeCondition(eb, filter.type, filter, dialect));
   return eb.and(conditions);

@@ -70,7 +70,7 @@ const ADMIN_ONLY = [
   /^GET \/api\/data\/$/,
   /^(GET|DELETE) \/api\/log\/$/,
   /^GET \/api\/audit\/$/,
-  /^GET \/api\/log\/(search|stat)$/,
+  /^GET \/api\/log\/(search|stat|export)$/,
   /^GET \/api\/task\/$/,
   /^GET \/api\/mj\/$/,
   /^GET \/api\/user\/topup$/,
@@ -101,6 +101,8 @@ const NEEDS_NO_PARAMETER = new Set([
 const PLAIN_TEXT = new Set(['GET /api/user/epay/notify', 'POST /api/user/epay/notify']);
 /** Answers that are a document of their own rather than the envelope: the OpenAPI description. */
 const DOCUMENTS = new Set(['GET /api/openapi.json']);
+/** Answers that are a CSV download (a refusal before it starts is still the envelope). */
+const CSV_DOWNLOADS = new Set(['GET /api/log/export', 'GET /api/log/self/export']);
 
 const NOT_SIGNED_IN = '无权进行此操作，未登录且未提供 access token';
 const BAD_ACCESS_TOKEN = '无权进行此操作，access token 无效';
@@ -233,6 +235,7 @@ async function call(route: Route, who: Who, options: { path?: string; payload?: 
 function envelopeProblem(route: Route, answer: Answer): string {
   if (answer.status !== 200) return `HTTP ${answer.status}, want 200`;
   if (PLAIN_TEXT.has(key(route))) return /^(success|fail)$/.test(answer.raw) ? '' : `want success or fail, got ${answer.raw}`;
+  if (CSV_DOWNLOADS.has(key(route)) && answer.body === undefined) return answer.raw.startsWith('\uFEFF') ? '' : 'want a CSV file with a BOM';
   if (DOCUMENTS.has(key(route))) return typeof (answer.body as { openapi?: unknown } | undefined)?.openapi === 'string' ? '' : 'want the OpenAPI document';
   const body = answer.body;
   if (!body || typeof body.success !== 'boolean' || typeof body.message !== 'string') return 'not a {success, message} envelope';

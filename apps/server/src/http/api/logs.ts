@@ -12,7 +12,7 @@ type Query = ListQuery;
 /** new-api answers a refused log request with HTTP 200 and success:false. */
 const refused = (code: string, message: string) => new AppError(code, message, { status: 200 });
 
-function readFilter(query: unknown, ownerId?: number): LogFilter {
+export function readFilter(query: unknown, ownerId?: number): LogFilter {
   const params = (query ?? {}) as Query;
   const own = ownerId !== undefined;
   return {

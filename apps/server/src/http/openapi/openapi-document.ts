@@ -142,14 +142,19 @@ function operationOf(method: string, path: string, doc: RouteDoc): OpenApiOperat
   }
   const answer: OpenApiOperation['responses'][string] = doc.plainText
     ? { description: 'Plain text for the payment provider: success or fail.', content: { 'text/plain': { schema: { type: 'string' } } } }
-    : {
-        description: 'The envelope; a refusal (bad input, a rule, a missing role) is success:false with a message.',
-        content: {
-          'application/json': {
-            schema: envelopeOf(doc.data === undefined ? undefined : jsonSchemaOf(doc.data), doc.beside === undefined ? undefined : jsonSchemaOf(doc.beside)),
+    : doc.csv
+      ? {
+          description: 'A CSV file (UTF-8 with a BOM, RFC 4180); X-Total-Count holds its row count. A refusal is the envelope, as JSON.',
+          content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { $ref: ENVELOPE_REF } } },
+        }
+      : {
+          description: 'The envelope; a refusal (bad input, a rule, a missing role) is success:false with a message.',
+          content: {
+            'application/json': {
+              schema: envelopeOf(doc.data === undefined ? undefined : jsonSchemaOf(doc.data), doc.beside === undefined ? undefined : jsonSchemaOf(doc.beside)),
+            },
           },
-        },
-      };
+        };
   operation.responses['200'] = answer;
   if (doc.auth !== 'public')
     operation.responses['401'] = {

@@ -21,6 +21,8 @@ export interface RouteDoc {
   beside?: z.ZodObject;
   /** Answers plain text instead of the envelope (payment notifications). */
   plainText?: boolean;
+  /** Answers a CSV download (text/csv) instead of the envelope; a refusal before it starts is the envelope. */
+  csv?: boolean;
 }
 
 /** Documented routes, keyed `METHOD /path` exactly as registered (`GET /api/token/:id`). */

@@ -55,6 +55,9 @@ const logFilter = z.object({
   end_timestamp: timestamp.optional().describe('Unix seconds.'),
   group: z.string().optional(),
 });
+const exportFilter = logFilter.omit({ p: true, page_size: true }).extend({
+  lang: z.enum(['en', 'zh']).optional().describe('Header language; otherwise Accept-Language decides (zh or English).'),
+});
 const auditFilter = z.object({
   ...paging,
   action: z.enum(AUDIT_ACTIONS).optional().describe('One action code.'),
@@ -259,6 +262,21 @@ export const ADMIN_ROUTE_DOCS: RouteDocs = {
   'GET /api/log/self': { summary: "The user's own logs", auth: 'user', query: logFilter, data: logPage },
   'GET /api/log/self/search': { summary: "Search the user's own logs", auth: 'user', query: logFilter, data: logRows },
   'GET /api/log/self/stat': { summary: "Quota, RPM and TPM over the user's own logs", auth: 'user', query: logFilter, data: logStatSchema },
+  'GET /api/log/export': {
+    summary: 'Download the filtered usage logs as CSV',
+    description:
+      'Every row the filters of GET /api/log/ select (p and page_size ignored), newest first, streamed. Headers in English, or in Chinese for ?lang=zh or an Accept-Language starting with zh.',
+    auth: 'admin',
+    query: exportFilter,
+    csv: true,
+  },
+  'GET /api/log/self/export': {
+    summary: "Download the user's own filtered logs as CSV",
+    description: 'As GET /api/log/export, over the caller’s own rows (username and channel ignored, no admin_info, no channel columns).',
+    auth: 'user',
+    query: exportFilter,
+    csv: true,
+  },
   'GET /api/log/token': {
     summary: 'Logs of one API key, read with the key itself',
     auth: 'public',

@@ -25,7 +25,7 @@ export interface LogListParams extends LogFilters {
   admin: boolean;
 }
 
-function filterQuery(filters: LogFilters, admin: boolean) {
+export function filterQuery(filters: LogFilters, admin: boolean) {
   return {
     type: filters.type || undefined,
     token_name: filters.tokenName || undefined,

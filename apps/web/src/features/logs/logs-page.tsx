@@ -6,6 +6,7 @@ import { useSessionRoles } from '../../lib/session';
 import { type ParamChanges, useUrlFilters } from '../../lib/use-url-filters';
 import type { LogEntry, LogFilters } from './api';
 import { ClearLogsButton } from './components/clear-logs-button';
+import { ExportLogsButton } from './components/export-logs-button';
 import { DETAILS_MIN_WIDTH, logColumns } from './components/log-columns';
 import { LogColumnPicker } from './components/log-column-picker';
 import { LogDetails } from './components/log-details';
@@ -83,7 +84,13 @@ export default function LogsPage() {
           {admin && <ClearLogsButton onCleared={refresh} />}
         </Space>
       </div>
-      <LogFilterBar filters={filters} admin={admin} searching={list.isFetching} onSubmit={applyFilters} />
+      <LogFilterBar
+        filters={filters}
+        admin={admin}
+        searching={list.isFetching}
+        onSubmit={applyFilters}
+        actions={<ExportLogsButton filters={filters} admin={admin} />}
+      />
       <Table<LogEntry>
         rowKey="id"
         columns={columns}

@@ -1,6 +1,6 @@
 import { Button, DatePicker, Input, Radio, RadioGroup } from '@douyinfe/semi-ui';
 import { IconSearch } from '@douyinfe/semi-icons';
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { LogFilters } from '../api';
 import { LOG_TYPES, typeFilterKey } from '../log-rules';
@@ -10,13 +10,15 @@ interface LogFilterBarProps {
   admin: boolean;
   searching: boolean;
   onSubmit: (filters: LogFilters) => void;
+  /** Beside 查询: actions on the applied filters (the CSV export). */
+  actions?: ReactNode;
 }
 
 const toDate = (seconds: number) => (seconds ? new Date(seconds * 1000) : undefined);
 const toSeconds = (value: unknown) => (value instanceof Date ? Math.floor(value.getTime() / 1000) : 0);
 
 /** The text filters apply on 查询; the type applies at once, as a tab would. */
-export function LogFilterBar({ filters, admin, searching, onSubmit }: LogFilterBarProps) {
+export function LogFilterBar({ filters, admin, searching, onSubmit, actions }: LogFilterBarProps) {
   const { t } = useTranslation('logs');
   const [draft, setDraft] = useState(filters);
   useEffect(() => setDraft(filters), [filters]);
@@ -67,6 +69,7 @@ export function LogFilterBar({ filters, admin, searching, onSubmit }: LogFilterB
         <Button htmlType="submit" type="primary" theme="solid" icon={<IconSearch />} loading={searching} data-testid="log-filter-submit">
           {t('filters.submit')}
         </Button>
+        {actions}
       </form>
       <RadioGroup
         type="button"
