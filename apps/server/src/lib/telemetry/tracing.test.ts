@@ -19,15 +19,20 @@ function memoryLogger() {
 }
 
 /** A collector that answers every export with `status`, or never (`undefined`), keeping the requests it holds. */
-async function collector(status: number | undefined): Promise<{ url: string; held: IncomingMessage[]; server: Server }> {
+async function collector(status: number | undefined): Promise<{ url: string; held: IncomingMessage[]; server: Server; arrived: Promise<void> }> {
   const held: IncomingMessage[] = [];
+  let firstArrived = () => undefined as void;
+  const arrived = new Promise<void>((resolve) => {
+    firstArrived = resolve;
+  });
   const server = createServer((request, response) => {
     request.resume();
+    firstArrived();
     if (status === undefined) held.push(request);
     else request.on('end', () => response.writeHead(status, { 'content-type': 'application/x-protobuf' }).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held, server, arrived };
 }
 
 const servers: Server[] = [];
@@ -72,6 +77,9 @@ describe('Tracing', () => {
     const { lines, logger } = memoryLogger();
     const tracing = new Tracing(configFor(silent.url), 'test', logger);
     tracing.tracer.startSpan('stuck').end();
+    // The export is under way (the collector holds it) before the shutdown starts its clock.
+    void tracing.flush();
+    await silent.arrived;
     const started = performance.now();
     await tracing.shutdown(200);
     expect(performance.now() - started).toBeLessThan(5_000);
