@@ -25,9 +25,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** A real modelgate process (main.ts through tsx, as `npm start` runs it) on a free port; resolves once /api/status answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+/**
+ * A real modelgate process (main.ts through tsx, as `npm start` runs it) on `port` (default: a free
+ * one; a node restarted behind a balancer keeps its port); resolves once /api/status answers.
+ */
+export async function startServerProcess(env: Record<string, string>, { port }: { port?: number } = {}): Promise<ServerProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'apps/server/src/main.ts')], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
