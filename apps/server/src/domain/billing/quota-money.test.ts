@@ -197,6 +197,48 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     expect(await leaseRows(store.holder)).toEqual([]);
   });
 
+  it('a process taken for dead that takes again before its next flush keeps the books exact', async () => {
+    const store = storeFor('node-stalled');
+    await store.register();
+    const lost: Error[] = [];
+    const ledger = new QuotaLedger(fresh.db, store, (error) => lost.push(error));
+    const payer = await newPayer(1000, 1000);
+    const user = ledger.leases.account(LeaseKind.User, payer.userId);
+    const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
+    const take = async (amount: number) => {
+      expect(
+        await store.take([
+          { account: token, amount },
+          { account: user, amount },
+        ]),
+      ).toBeUndefined();
+      for (const account of [user, token]) account.granted += amount;
+    };
+    await take(400);
+    for (const account of [user, token]) {
+      account.charged += 150;
+      account.held += 100;
+    }
+    ledger.addUser(payer.userId, { usedQuota: 150, requestCount: 1 });
+    ledger.addToken(payer.tokenId, { usedQuota: 150 });
+    await fresh.db.kysely.updateTable('relay_nodes').set({ heartbeat_at: 0 }).where('holder', '=', store.holder).execute();
+    expect(await storeFor('node-neighbour').reclaimDead(60)).toEqual({ holders: 1, amount: 800 });
+    // A call arrives before the process's next flush: its lease rows are gone, so the take makes new ones.
+    await take(100);
+    for (const account of [user, token]) account.held += 100;
+    await ledger.flush();
+    expect(lost).toHaveLength(1);
+    const rows = await leaseRows(store.holder);
+    const heldIn = (kind: LeaseKind) => rows.filter((row) => row.kind === kind).reduce((sum, row) => sum + row.amount, 0);
+    const after = await balances(payer);
+    expect([after.quota + heldIn(LeaseKind.User), after.remain + heldIn(LeaseKind.Token), after.userUsed, after.tokenUsed]).toEqual([850, 850, 150, 150]);
+    expect([heldIn(LeaseKind.User), heldIn(LeaseKind.Token)]).toEqual([user.granted, token.granted]);
+    for (const account of [user, token]) account.held -= 200;
+    await ledger.flush(true);
+    expect(await balances(payer)).toMatchObject({ quota: 850, remain: 850 });
+    expect(await leaseRows(store.holder)).toEqual([]);
+  });
+
   it('flushes deltas for many rows in batched statements, 64-bit amounts included', async () => {
     const store = storeFor('node-e');
     await store.register();
