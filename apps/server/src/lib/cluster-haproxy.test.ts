@@ -207,7 +207,6 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
         `${afterKill.length} calls after the kill, ${afterKill.filter((call) => call.outcome === 'failed').length} failed; ` +
         `A's leases given back ${reclaimMs} ms after the kill (NODE_STALE_SECONDS=${STALE_SECONDS}); logged ${after.logs} calls, books out of balance: ${after.problems.length}`,
       after.problems,
-      Object.entries(nodes).map(([name, node]) => `${name} taken for dead while alive: ${node.process.output.join('').includes('this process was taken for dead')}`),
     );
     expect(detectionMs).toBeLessThan(5_000);
     // The calls that failed are those A was serving when it died: all under way at the kill; a
