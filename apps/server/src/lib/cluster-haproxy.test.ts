@@ -140,7 +140,15 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
     const [portA, portB] = [await freePort(), await freePort()];
     const envA = { ...common, NODE_NAME: 'node-a', NODE_TYPE: 'master' };
     const envB = { ...common, NODE_NAME: 'node-b', NODE_TYPE: 'slave' };
-    const [a, b] = await Promise.all([startServerProcess(envA, { port: portA }), startServerProcess(envB, { port: portB })]);
+    // Both at once; if one fails to start, the other is stopped all the same.
+    const starting = [startServerProcess(envA, { port: portA }), startServerProcess(envB, { port: portB })] as const;
+    const started = await Promise.allSettled(starting);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) {
+      for (const result of started) if (result.status === 'fulfilled') result.value.process.kill('SIGKILL');
+      throw failed.reason;
+    }
+    const [a, b] = await Promise.all(starting);
     const nodes: Cluster['nodes'] = { 'node-a': { port: portA, env: envA, process: a }, 'node-b': { port: portB, env: envB, process: b } };
     cleanups.push(async () => {
       for (const node of Object.values(nodes)) node.process.process.kill('SIGKILL');
