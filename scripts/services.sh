@@ -12,7 +12,9 @@
 #                                  ALL on `modelgate\_%`.* (so tests can create per-run dbs)
 #   Redis          127.0.0.1:6379  (tests use db 15)
 # Plus packages only needed by other test stages: chromium + CJK fonts
-# (Playwright e2e), wrk (benchmark).
+# (Playwright e2e), wrk (benchmark), haproxy (the two-node failover test,
+# apps/server/src/lib/cluster-haproxy.test.ts, runs its own haproxy process
+# from docs/haproxy.cfg; the system haproxy service is never started).
 #
 # Env vars the tests read (they fall back to exactly these defaults):
 #   MODELGATE_TEST_PG, MODELGATE_TEST_MYSQL, MODELGATE_TEST_REDIS
@@ -31,7 +33,7 @@ fi
 set -euo pipefail
 
 # Packages the whole suite needs. Keep in sync with .ci/run.
-PACKAGES=(postgresql mariadb-server redis-server chromium fonts-wqy-zenhei wrk)
+PACKAGES=(postgresql mariadb-server redis-server chromium fonts-wqy-zenhei wrk haproxy)
 WAIT_SECONDS="${SERVICES_WAIT_SECONDS:-60}"   # bounded wait per service
 LOG_DIR="${TMPDIR:-/tmp}/modelgate-services"
 mkdir -p "$LOG_DIR"

@@ -460,4 +460,15 @@ describe('configuration', () => {
     expect(config.sessionSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(loadConfig({ SESSION_SECRET: 's3cret' }).sessionSecretGenerated).toBe(false);
   });
+
+  it('takes a node for dead after NODE_STALE_SECONDS, by default 12 flush intervals but at least a minute', () => {
+    expect(loadConfig({}).nodeStaleSeconds).toBe(60);
+    expect(loadConfig({ BATCH_UPDATE_INTERVAL: '10' }).nodeStaleSeconds).toBe(120);
+    expect(loadConfig({ NODE_STALE_SECONDS: '4', BATCH_UPDATE_INTERVAL: '1' }).nodeStaleSeconds).toBe(4);
+    // A live node heartbeats at every flush: it must be able to miss a few.
+    expect(() => loadConfig({ NODE_STALE_SECONDS: '10' })).toThrow(
+      'invalid configuration: NODE_STALE_SECONDS must be 0 (the default) or at least 3 × BATCH_UPDATE_INTERVAL (15), got 10',
+    );
+    expect(() => loadConfig({ NODE_STALE_SECONDS: 'soon' })).toThrow('invalid configuration: NODE_STALE_SECONDS must be a whole number, got "soon"');
+  });
 });

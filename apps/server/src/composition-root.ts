@@ -164,7 +164,9 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
   context.schedule(config.syncFrequencySeconds, () => context.options.refresh(), 'option sync');
   context.schedule(config.batchUpdateIntervalSeconds, () => relay.flush(), 'relay batch flush');
   context.schedule(config.syncFrequencySeconds, () => cache.sync(), 'relay cache sync');
-  context.schedule(config.syncFrequencySeconds, () => relay.reclaimDead(), 'relay lease reclaim');
+  // Checked every quarter of the stale period (at most every SYNC_FREQUENCY): a dead node's leases come back within 1.25 × NODE_STALE_SECONDS.
+  const reclaimEverySeconds = Math.min(config.syncFrequencySeconds, Math.max(1, Math.ceil(config.nodeStaleSeconds / 4)));
+  context.schedule(reclaimEverySeconds, () => relay.reclaimDead(), 'relay lease reclaim');
   if (config.isMaster && config.channelTestFrequencyMinutes > 0) {
     context.schedule(config.channelTestFrequencyMinutes * 60, () => health.runTestAll(), 'scheduled channel test');
   }

@@ -3,16 +3,18 @@ import pino from 'pino';
 import { composeServer } from './composition-root.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { LogOutput } from './lib/log-output.js';
-import { installShutdownSignals, shutdownTimeoutFrom } from './lib/shutdown.js';
+import { drainDelayFrom, installShutdownSignals, shutdownTimeoutFrom } from './lib/shutdown.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 async function main(): Promise<void> {
   let config;
   let shutdownTimeoutSeconds;
+  let drainDelaySeconds;
   try {
     config = loadConfig();
     shutdownTimeoutSeconds = shutdownTimeoutFrom();
+    drainDelaySeconds = drainDelayFrom();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`modelgate: ${error.message}\n`);
@@ -35,9 +37,9 @@ async function main(): Promise<void> {
   }
   const { context, app } = await composeServer({ config, logger, version, logOutput });
 
-  // SIGTERM/SIGINT: refuse new connections, finish requests and streams up to SHUTDOWN_TIMEOUT,
+  // SIGTERM/SIGINT: /readyz answers 503 (for SHUTDOWN_DRAIN_DELAY seconds before anything closes), refuse new connections, finish requests and streams up to SHUTDOWN_TIMEOUT,
   // flush counters and logs, close the database and Redis, exit 0 (lib/shutdown.ts).
-  installShutdownSignals({ app, context, timeoutSeconds: shutdownTimeoutSeconds });
+  installShutdownSignals({ app, context, timeoutSeconds: shutdownTimeoutSeconds, drainDelaySeconds });
 
   // A burst of new streams (hundreds at once) must not overflow the kernel's accept queue.
   const address = await app.listen({ port: config.port, host: '0.0.0.0', backlog: 4096 });

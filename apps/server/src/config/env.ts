@@ -126,6 +126,8 @@ const envSchema = z.object({
     .optional()
     .transform((raw) => raw ?? '')
     .refine((name) => name.length <= 128 && !name.includes('/'), 'must be at most 128 characters, without "/"'),
+  // 0: the default, max(60, 12 × BATCH_UPDATE_INTERVAL) (checked against BATCH_UPDATE_INTERVAL in loadConfig).
+  NODE_STALE_SECONDS: intFrom(0, 0),
   QUOTA_WAIT_SECONDS: intFrom(10, 0),
   TASK_POLL_INTERVAL: intFrom(15, 1),
   RELAY_TIMEOUT: intFrom(120, 0),
@@ -188,6 +190,11 @@ export interface AppConfig {
    * under the name of one that died gives back the balance the dead one held for calls.
    */
   nodeName: string;
+  /**
+   * Seconds a relay node may go without a heartbeat (one comes with every flush) before another
+   * node takes it for dead and gives back the balance it held for calls (NODE_STALE_SECONDS).
+   */
+  nodeStaleSeconds: number;
   /** Seconds a call its payer's balance cannot cover yet waits for the payer's calls in flight to settle. */
   quotaWaitSeconds: number;
   /** Seconds between the master's polls of unfinished Midjourney and Suno tasks (new-api: 15). */
@@ -241,6 +248,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const tracing = tracingConfigFrom(env);
   if ('problem' in tracing) throw new ConfigError(`invalid configuration: ${tracing.problem}`);
+  // A live node heartbeats at every flush: it must be able to miss a few before it is taken for dead.
+  const nodeStaleSeconds = value.NODE_STALE_SECONDS === 0 ? Math.max(60, 12 * value.BATCH_UPDATE_INTERVAL) : value.NODE_STALE_SECONDS;
+  if (nodeStaleSeconds < 3 * value.BATCH_UPDATE_INTERVAL) {
+    throw new ConfigError(
+      `invalid configuration: NODE_STALE_SECONDS must be 0 (the default) or at least 3 × BATCH_UPDATE_INTERVAL (${3 * value.BATCH_UPDATE_INTERVAL}), got ${nodeStaleSeconds}`,
+    );
+  }
   const sessionSecretGenerated = value.SESSION_SECRET === '';
   return {
     port: value.PORT,
@@ -259,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     channelTestTimeoutSeconds: value.CHANNEL_TEST_TIMEOUT,
     batchUpdateIntervalSeconds: value.BATCH_UPDATE_INTERVAL,
     nodeName: value.NODE_NAME || `${hostname()}:${value.PORT}`,
+    nodeStaleSeconds,
     quotaWaitSeconds: value.QUOTA_WAIT_SECONDS,
     taskPollIntervalSeconds: value.TASK_POLL_INTERVAL,
     relayTimeoutSeconds: value.RELAY_TIMEOUT,

@@ -9,7 +9,7 @@ import { connectDb, insertReturningId, type Db } from '../db/index.js';
 import { testSecretKey } from '../test-support/dialects.js';
 import { randomAlphanumeric } from '../domain/users/user-service.js';
 import { chatChunk, usageChunk, MockUpstream } from '../relay/testing/mock-upstream.js';
-import { shutdownTimeoutFrom } from './shutdown.js';
+import { drainDelayFrom, shutdownTimeoutFrom } from './shutdown.js';
 
 /**
  * Graceful shutdown of a real server process (issue 16): SIGTERM while a slow stream is under way.
@@ -84,6 +84,23 @@ function tryConnect(port: number): Promise<string> {
       resolve('connected');
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** The Connection header of GET /healthz answered on a keep-alive HTTP/1.1 request. */
+function rawConnectionHeader(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'));
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+      if (!answer.includes('\r\n\r\n')) return;
+      socket.destroy();
+      resolve(/^connection: *(\S+)/im.exec(answer)?.[1] ?? 'none');
+    });
+    socket.on('error', reject);
   });
 }
 
@@ -195,6 +212,31 @@ describe('graceful shutdown of a server process', () => {
     expect(server.output.join('')).toContain('shutting down');
   }, 60_000);
 
+  it('with SHUTDOWN_DRAIN_DELAY, serves on (readyz 503, Connection: close) for the delay before it closes its listener', async () => {
+    const { seeded, server } = await setUp({ SHUTDOWN_DRAIN_DELAY: '2' }, 10);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    // Until the signal has been handled: then /readyz says draining while the listener stays open.
+    for (;;) {
+      const readiness = await fetch(`${server.url}/readyz`);
+      if (readiness.status === 503) {
+        expect(((await readiness.json()) as { status: string }).status).toBe('draining');
+        break;
+      }
+      await readiness.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // A new connection is still served, told to close after its answer.
+    const { status, all } = await streamCall(server.url, seeded.key).text;
+    expect(status).toBe(200);
+    expect(all).toContain('data: [DONE]');
+    expect(await rawConnectionHeader(server.port)).toBe('close');
+    while ((await tryConnect(server.port)) === 'connected') await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(2_000);
+    expect(await server.exited, server.output.join('')).toBe(0);
+    expect(server.output.join('')).toContain('draining: serving on until the load balancer has taken this node out');
+  }, 60_000);
+
   it('closes a stream still open at SHUTDOWN_TIMEOUT, then flushes and exits 0', async () => {
     const { db, seeded, server } = await setUp({ SHUTDOWN_TIMEOUT: '1' }, 3_000);
     const call = streamCall(server.url, seeded.key);
@@ -227,6 +269,16 @@ describe('graceful shutdown of a server process', () => {
     expect(server.output.join('')).toContain('second signal');
     expect((await call.text).all).not.toContain('data: [DONE]');
   }, 60_000);
+});
+
+describe('SHUTDOWN_DRAIN_DELAY', () => {
+  it('defaults to 0 and takes whole seconds up to 60', () => {
+    expect(drainDelayFrom({})).toBe(0);
+    expect(drainDelayFrom({ SHUTDOWN_DRAIN_DELAY: ' 3 ' })).toBe(3);
+    expect(drainDelayFrom({ SHUTDOWN_DRAIN_DELAY: '60' })).toBe(60);
+    expect(() => drainDelayFrom({ SHUTDOWN_DRAIN_DELAY: '61' })).toThrow(/SHUTDOWN_DRAIN_DELAY must be a whole number of seconds from 0 to 60/);
+    expect(() => drainDelayFrom({ SHUTDOWN_DRAIN_DELAY: '2s' })).toThrow(/SHUTDOWN_DRAIN_DELAY/);
+  });
 });
 
 describe('SHUTDOWN_TIMEOUT', () => {

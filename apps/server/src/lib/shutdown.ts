@@ -5,7 +5,10 @@ import { ConfigError } from '../config/env.js';
 
 /**
  * Graceful shutdown (issue 16). On SIGTERM or SIGINT the process:
- *  1. marks itself draining, so `GET /readyz` answers 503 and load balancers stop sending;
+ *  1. marks itself draining, so `GET /readyz` answers 503 and load balancers stop sending; every
+ *     answer from then on carries `Connection: close`. With SHUTDOWN_DRAIN_DELAY set it goes on
+ *     serving, new connections included, for that many seconds: long enough for a balancer's
+ *     health check to take the node out, so no request is sent to a socket that is closing;
  *  2. closes the listening socket (new connections are refused) and idle keep-alive connections;
  *     a request that still arrives on a busy keep-alive connection gets Fastify's 503 with
  *     `Connection: close`;
@@ -21,6 +24,8 @@ import { ConfigError } from '../config/env.js';
  */
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
+/** Past this a drain delay would eat most of a supervisor's grace period. */
+const MAX_DRAIN_DELAY_SECONDS = 60;
 /** How long step 4 (settle, flush, close) may take after the requests are done. */
 const CLOSE_LIMIT_MS = 30_000;
 /** How long the last log lines may wait for the reader of stdout before the process exits anyway. */
@@ -41,11 +46,33 @@ const shutdownEnv = z.object({
     }),
 });
 
+const drainDelayEnv = z.object({
+  SHUTDOWN_DRAIN_DELAY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return 0;
+      if (!/^\d+$/.test(raw) || Number(raw) > MAX_DRAIN_DELAY_SECONDS) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number of seconds from 0 to ${MAX_DRAIN_DELAY_SECONDS}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return Number(raw);
+    }),
+});
+
 /** SHUTDOWN_TIMEOUT in seconds (default 30; 0 closes open connections at once). */
 export function shutdownTimeoutFrom(env: NodeJS.ProcessEnv = process.env): number {
   const parsed = shutdownEnv.safeParse(env);
   if (!parsed.success) throw new ConfigError(`invalid configuration: SHUTDOWN_TIMEOUT ${parsed.error.issues[0]!.message}`);
   return parsed.data.SHUTDOWN_TIMEOUT;
+}
+
+/** SHUTDOWN_DRAIN_DELAY in seconds (default 0: the listener closes at once). */
+export function drainDelayFrom(env: NodeJS.ProcessEnv = process.env): number {
+  const parsed = drainDelayEnv.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`invalid configuration: SHUTDOWN_DRAIN_DELAY ${parsed.error.issues[0]!.message}`);
+  return parsed.data.SHUTDOWN_DRAIN_DELAY;
 }
 
 export interface ShutdownResult {
@@ -59,6 +86,8 @@ export interface ShutdownOptions {
   app: FastifyInstance;
   context: AppContext;
   timeoutSeconds: number;
+  /** Seconds between /readyz turning 503 and the listener closing (default 0). */
+  drainDelaySeconds?: number;
   /** Limit for the final settle, flush and close (default 30 s). */
   closeLimitMs?: number;
 }
@@ -80,10 +109,24 @@ function openConnections(app: FastifyInstance): Promise<number> {
 }
 
 /** Steps 1 to 4 above; never throws. The caller exits afterwards (0 when `clean`). */
-export async function shutdownGracefully({ app, context, timeoutSeconds, closeLimitMs = CLOSE_LIMIT_MS }: ShutdownOptions): Promise<ShutdownResult> {
+export async function shutdownGracefully({
+  app,
+  context,
+  timeoutSeconds,
+  drainDelaySeconds = 0,
+  closeLimitMs = CLOSE_LIMIT_MS,
+}: ShutdownOptions): Promise<ShutdownResult> {
   const { logger } = context;
-  // From now on /readyz answers 503.
+  // From now on /readyz answers 503, and each connection ends after its current answer, so
+  // keep-alive connections (a balancer's pooled ones) are not left to be cut by the close below.
   context.draining = true;
+  app.server.prependListener('request', (_request, response) => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  });
+  if (drainDelaySeconds > 0) {
+    logger.info({ drainDelaySeconds }, 'draining: serving on until the load balancer has taken this node out');
+    await new Promise((resolve) => setTimeout(resolve, drainDelaySeconds * 1000));
+  }
   let clean = true;
   let forcedConnections = 0;
   const closing = app.close().then(

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectDb, insertReturningId, type Db } from '../db/index.js';
+import { connectDb, type Db } from '../db/index.js';
 import { testSecretKey } from '../test-support/dialects.js';
-import { randomAlphanumeric } from '../domain/users/user-service.js';
 import { createFreshDb, type FreshDb } from '../test-support/dialects.js';
+import { checkBooks, seedBooks } from '../test-support/ledger-books.js';
 import { startServerProcess, type ServerProcess } from '../test-support/server-process.js';
 import { chatCompletionBody, chatChunk, sendJson, usageChunk, MockUpstream } from './testing/mock-upstream.js';
 
@@ -22,94 +22,6 @@ const USAGE = { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 };
 /** The crash test's server: one node name across the kill and the restart, flushing every second. */
 const startServer = (env: Record<string, string>): Promise<ServerProcess> =>
   startServerProcess({ QUOTA_WAIT_SECONDS: '1', SESSION_SECRET: 'crash-test', NODE_NAME: 'crash-node', BATCH_UPDATE_INTERVAL: '1', ...env });
-
-interface Seeded {
-  users: Map<number, number>;
-  tokens: Map<number, { start: number; limited: boolean }>;
-  keys: string[];
-  channels: number[];
-}
-
-/** Ten users (some with balances that cover only part of the load), two tokens each (one limited), two channels. */
-async function seed(db: Db, upstream: string): Promise<Seeded> {
-  const seeded: Seeded = { users: new Map(), tokens: new Map(), keys: [], channels: [] };
-  for (let index = 0; index < 2; index += 1) {
-    seeded.channels.push(
-      await insertReturningId(db, 'channels', {
-        type: 1,
-        key: `sk-upstream-${index}`,
-        status: 1,
-        name: `c${index}`,
-        base_url: upstream,
-        models: 'gpt-4o-mini',
-        group: 'default',
-        created_time: 0,
-      }),
-    );
-  }
-  await db.kysely
-    .insertInto('abilities')
-    .values(seeded.channels.map((id) => ({ group: 'default', model: 'gpt-4o-mini', channel_id: id, enabled: 1, priority: 0, weight: 0, tag: '' })))
-    .execute();
-  for (let index = 0; index < 10; index += 1) {
-    const quota = index % 2 === 0 ? 1_500 : 1_000_000_000;
-    const userId = await insertReturningId(db, 'users', { username: `crash${index}`, password: 'x', quota, group: 'default', created_at: 0 });
-    seeded.users.set(userId, quota);
-    for (const limited of [true, false]) {
-      const key = randomAlphanumeric(48);
-      const start = limited ? 800 + index * 100 : 0;
-      const tokenId = await insertReturningId(db, 'tokens', {
-        user_id: userId,
-        key,
-        name: 't',
-        status: 1,
-        created_time: 0,
-        expired_time: -1,
-        remain_quota: start,
-        unlimited_quota: limited ? 0 : 1,
-      });
-      seeded.tokens.set(tokenId, { start, limited });
-      seeded.keys.push(`sk-${key}`);
-    }
-  }
-  return seeded;
-}
-
-/** Books after the restart: what the issue asks, per user, token and channel. */
-async function books(db: Db, seeded: Seeded) {
-  const users = await db.kysely
-    .selectFrom('users')
-    .select(['id', 'quota', 'used_quota'])
-    .where('id', 'in', [...seeded.users.keys()])
-    .execute();
-  const tokens = await db.kysely
-    .selectFrom('tokens')
-    .select(['id', 'remain_quota', 'used_quota'])
-    .where('id', 'in', [...seeded.tokens.keys()])
-    .execute();
-  const channels = await db.kysely.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', seeded.channels).execute();
-  const logs = await db.kysely.selectFrom('logs').select(['user_id', 'token_id', 'channel_id', 'quota']).where('type', '=', 2).execute();
-  const sum = (pick: (log: (typeof logs)[number]) => boolean) => logs.filter(pick).reduce((total, log) => total + Number(log.quota), 0);
-  const problems: string[] = [];
-  for (const user of users) {
-    const start = seeded.users.get(Number(user.id))!;
-    if (Number(user.quota) + Number(user.used_quota) !== start) problems.push(`user ${user.id}: quota ${user.quota} + used ${user.used_quota} != ${start}`);
-    if (sum((log) => Number(log.user_id) === Number(user.id)) !== Number(user.used_quota)) problems.push(`user ${user.id}: logs != used ${user.used_quota}`);
-  }
-  for (const token of tokens) {
-    const { start, limited } = seeded.tokens.get(Number(token.id))!;
-    if (limited && Number(token.remain_quota) + Number(token.used_quota) !== start)
-      problems.push(`token ${token.id}: remain ${token.remain_quota} + used ${token.used_quota} != ${start}`);
-    if (sum((log) => Number(log.token_id) === Number(token.id)) !== Number(token.used_quota))
-      problems.push(`token ${token.id}: logs != used ${token.used_quota}`);
-  }
-  for (const channel of channels) {
-    if (sum((log) => Number(log.channel_id) === Number(channel.id)) !== Number(channel.used_quota))
-      problems.push(`channel ${channel.id}: logs != used ${channel.used_quota}`);
-  }
-  const leases = await db.kysely.selectFrom('quota_leases').select(['amount']).execute();
-  return { problems, logs: logs.length, charged: sum(() => true), leased: leases.reduce((total, lease) => total + Number(lease.amount), 0) };
-}
 
 /** Keeps `concurrency` calls going until stopped; counts the answers that arrived whole. */
 function load(url: string, keys: string[], concurrency: number) {
@@ -188,7 +100,7 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
       db = fresh.db;
       cleanups.push(() => fresh!.drop());
     }
-    const seeded = await seed(db, upstream.url);
+    const seeded = await seedBooks(db, upstream.url);
 
     const first = await startServer(env);
     cleanups.push(async () => void first.process.kill('SIGKILL'));
@@ -205,14 +117,14 @@ describe.each(['sqlite', 'postgres'] as const)('a crash under load on %s', (dial
     first.process.kill('SIGKILL');
     await exited;
     await traffic.stop();
-    const atCrash = await books(db, seeded);
+    const atCrash = await checkBooks(db, seeded);
 
     const second = await startServer(env);
     cleanups.push(async () => void second.process.kill('SIGKILL'));
     // A relay call waits for the relay to be ready, which includes giving back the dead run's leases.
     const probe = await fetch(`${second.url}/v1/models`, { headers: { authorization: `Bearer ${seeded.keys[1]}` } });
     expect(probe.status).toBe(200);
-    const after = await books(db, seeded);
+    const after = await checkBooks(db, seeded);
 
     console.log(
       `[crash ${dialect}] served ${traffic.counts.served}, refused ${traffic.counts.refused}, cut by the kill ${traffic.counts.broken}; ` +

@@ -61,22 +61,21 @@ export type RelayParts = Omit<RelayRuntime, 'ready' | 'flush' | 'drain' | 'recla
 export function startRelayRuntime(context: AppContext, parts: RelayParts): RelayRuntime {
   const { config, logger } = context;
   const { cache, ledger, reminders, leaseStore, service, charges } = parts;
-  // Not before this process is registered: a flush's heartbeat would find no row of its own, take
-  // the process for one given up for dead and register it itself, and the registration then fail.
-  let ready: Promise<void> | undefined;
-  const flush = async (returnAll = false) => {
-    await ready;
-    return cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
-  };
-  // A process silent this long is taken for dead and its leases given back (heartbeats come with every flush).
-  const staleSeconds = Math.max(60, 12 * config.batchUpdateIntervalSeconds);
   const reclaimDead = async () => {
-    const { holders, amount } = await leaseStore.reclaimDead(staleSeconds);
+    // A process silent for NODE_STALE_SECONDS is taken for dead and its leases given back (heartbeats come with every flush).
+    const { holders, amount } = await leaseStore.reclaimDead(config.nodeStaleSeconds);
     if (holders > 0 || amount > 0) logger.warn({ holders, amount }, 'gave back the balance held by relay processes that are gone');
   };
   const register = async () => {
     await reclaimDead();
     await leaseStore.register();
+  };
+  const registered = register();
+  // Not before this process is in the node list: a flush that found no row of its own would take
+  // itself for given back and register again, and the registration under way would then fail.
+  const flush = async (returnAll = false) => {
+    await registered;
+    return cache.lock.run(() => reminders.afterFlush(() => ledger.flush(returnAll)));
   };
   // A full log buffer is written at once rather than at the next interval; one such flush at a time.
   let backlogFlushing = false;
@@ -92,7 +91,7 @@ export function startRelayRuntime(context: AppContext, parts: RelayParts): Relay
 
   const runtime: RelayRuntime = {
     ...parts,
-    ready: (ready = Promise.all([cache.start(), register()]).then(() => undefined)),
+    ready: Promise.all([cache.start(), registered]).then(() => undefined),
     flush: () => flush(),
     reclaimDead,
     async drain() {

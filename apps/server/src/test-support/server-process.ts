@@ -28,11 +28,13 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** False: the test never reads the process's stdout (a stalled log shipper); `output` then holds stderr only. */
   readStdout?: boolean;
+  /** The port (default: a free one; a node restarted behind a balancer keeps its port). */
+  port?: number;
 }
 
-/** A real modelgate process (main.ts through tsx, as `npm start` runs it) on a free port; resolves once /api/status answers. */
-export async function startServerProcess(env: Record<string, string>, { readStdout = true }: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const port = await freePort();
+/** A real modelgate process (main.ts through tsx, as `npm start` runs it); resolves once /api/status answers. */
+export async function startServerProcess(env: Record<string, string>, { readStdout = true, port }: ServerProcessOptions = {}): Promise<ServerProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'apps/server/src/main.ts')], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },

@@ -344,9 +344,13 @@ export class ChargeService {
       notify(user, token);
       return this.record(payer, actual, 0, 0, channelId);
     }
-    // The hold pays its part at once, before an await could let another call hold what it freed.
+    // The hold pays its part. It stays held across the await below, so no other call takes it, and
+    // is charged only with the rest, in the same tick as the call's counters and log: a flush in
+    // between must not move a charge out of the lease whose counters come only in the next flush
+    // (a crash before that would keep the charge and lose its log and used quota).
     const paid = Math.min(actual, held, user.free, token ? token.free : Number.POSITIVE_INFINITY);
-    this.charge(payer, user, token, paid);
+    user.held += paid;
+    if (token) token.held += paid;
     return this.settleBeyondLease(payer, user, token, actual, paid, held, channelId);
   }
 
@@ -368,10 +372,16 @@ export class ChargeService {
     if (token) token.busy += 1;
     try {
       const excess = actual - paid;
-      await this.topUp(user, token, excess);
-      const extra = Math.min(excess, user.free, token ? token.free : Number.POSITIVE_INFINITY);
+      let extra: number;
+      try {
+        await this.topUp(user, token, excess);
+        // Read while `paid` is still held: the leases beyond it.
+        extra = Math.min(excess, user.free, token ? token.free : Number.POSITIVE_INFINITY);
+      } finally {
+        unhold(user, token, paid);
+      }
       if (extra < excess) this.views.invalidate(payer);
-      this.charge(payer, user, token, extra);
+      this.charge(payer, user, token, paid + extra);
       const charged = paid + extra;
       const unpaid = Math.max(0, Math.min(actual, held) - charged);
       return this.record(payer, charged, unpaid, actual - charged - unpaid, channelId);

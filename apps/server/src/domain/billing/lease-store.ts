@@ -255,12 +255,33 @@ export class LeaseStore {
   async readopt(trx: Kysely<Database>, entries: readonly LeaseFlushEntry[], held: readonly LeaseAccount[]): Promise<Map<LeaseAccount, number>> {
     const now = nowSeconds();
     await trx.insertInto('relay_nodes').values({ holder: this.holder, name: this.nodeName, started_at: now, heartbeat_at: now }).execute();
+    // Rows made since the give-back (a call took balance before this flush) hold balance taken
+    // already: it is counted in `granted`, so it goes back here and the new rows hold all of it.
+    let since = trx.selectFrom('quota_leases').select(['id', 'kind', 'entity_id', 'amount']).where('holder', '=', this.holder).orderBy('id');
+    if (this.db.dialect !== 'sqlite') since = since.forUpdate();
+    const madeSince = await since.execute();
+    if (madeSince.length > 0)
+      await trx
+        .deleteFrom('quota_leases')
+        .where(
+          'id',
+          'in',
+          madeSince.map((row) => row.id),
+        )
+        .execute();
     // One debit per balance, users before tokens and by id: the lock order of takes and flushes.
-    const debits = new Map<LeaseAccount, number>();
-    for (const { account, charged } of entries) debits.set(account, (debits.get(account) ?? 0) + charged);
-    for (const account of held) debits.set(account, (debits.get(account) ?? 0) + account.granted);
-    const ordered = [...debits].sort(([a], [b]) => a.kind - b.kind || a.entityId - b.entityId);
-    for (const [account, amount] of ordered) await this.debit(trx, account, amount);
+    const debits = new Map<string, { kind: LeaseKind; entityId: number; amount: number }>();
+    const add = (kind: LeaseKind, entityId: number, amount: number) => {
+      const key = `${kind}:${entityId}`;
+      const debit = debits.get(key) ?? { kind, entityId, amount: 0 };
+      debit.amount += amount;
+      debits.set(key, debit);
+    };
+    for (const { account, charged } of entries) add(account.kind, account.entityId, charged);
+    for (const account of held) add(account.kind, account.entityId, account.granted);
+    for (const row of madeSince) add(Number(row.kind) as LeaseKind, Number(row.entity_id), -Number(row.amount));
+    const ordered = [...debits.values()].sort((a, b) => a.kind - b.kind || a.entityId - b.entityId);
+    for (const { kind, entityId, amount } of ordered) await this.debit(trx, kind, entityId, amount);
     const rows = new Map<LeaseAccount, number>();
     for (const account of held) {
       rows.set(
@@ -276,13 +297,14 @@ export class LeaseStore {
     return rows;
   }
 
-  private async debit(trx: Kysely<Database>, account: LeaseAccount, amount: number): Promise<void> {
+  /** Takes `amount` from a balance unconditionally (a negative amount gives it back). */
+  private async debit(trx: Kysely<Database>, kind: LeaseKind, entityId: number, amount: number): Promise<void> {
     if (amount === 0) return;
-    const { table, column } = balanceOf(account.kind);
+    const { table, column } = balanceOf(kind);
     await trx
       .updateTable(table)
       .set((eb) => ({ [column]: eb(column, '-', amount) }) as never)
-      .where('id', '=', account.entityId)
+      .where('id', '=', entityId)
       .execute();
   }
 

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertReturningId } from '../../db/index.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
+import { ChargeService } from './charge-service.js';
 import { QuotaLedger } from './quota-ledger.js';
 import { LeaseBook, LeaseKind } from './lease-book.js';
 import { LeaseStore } from './lease-store.js';
@@ -195,6 +196,80 @@ describe.each(DIALECTS)('quota SQL on %s', (dialect) => {
     await ledger.flush(true);
     expect(await balances(payer)).toMatchObject({ quota: 850, remain: 850 });
     expect(await leaseRows(store.holder)).toEqual([]);
+  });
+
+  it('a process taken for dead that takes again before its next flush keeps the books exact', async () => {
+    const store = storeFor('node-stalled');
+    await store.register();
+    const lost: Error[] = [];
+    const ledger = new QuotaLedger(fresh.db, store, (error) => lost.push(error));
+    const payer = await newPayer(1000, 1000);
+    const user = ledger.leases.account(LeaseKind.User, payer.userId);
+    const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
+    const take = async (amount: number) => {
+      expect(
+        await store.take([
+          { account: token, amount },
+          { account: user, amount },
+        ]),
+      ).toBeUndefined();
+      for (const account of [user, token]) account.granted += amount;
+    };
+    await take(400);
+    for (const account of [user, token]) {
+      account.charged += 150;
+      account.held += 100;
+    }
+    ledger.addUser(payer.userId, { usedQuota: 150, requestCount: 1 });
+    ledger.addToken(payer.tokenId, { usedQuota: 150 });
+    await fresh.db.kysely.updateTable('relay_nodes').set({ heartbeat_at: 0 }).where('holder', '=', store.holder).execute();
+    expect(await storeFor('node-neighbour').reclaimDead(60)).toEqual({ holders: 1, amount: 800 });
+    // A call arrives before the process's next flush: its lease rows are gone, so the take makes new ones.
+    await take(100);
+    for (const account of [user, token]) account.held += 100;
+    await ledger.flush();
+    expect(lost).toHaveLength(1);
+    const rows = await leaseRows(store.holder);
+    const heldIn = (kind: LeaseKind) => rows.filter((row) => row.kind === kind).reduce((sum, row) => sum + row.amount, 0);
+    const after = await balances(payer);
+    expect([after.quota + heldIn(LeaseKind.User), after.remain + heldIn(LeaseKind.Token), after.userUsed, after.tokenUsed]).toEqual([850, 850, 150, 150]);
+    expect([heldIn(LeaseKind.User), heldIn(LeaseKind.Token)]).toEqual([user.granted, token.granted]);
+    for (const account of [user, token]) account.held -= 200;
+    await ledger.flush(true);
+    expect(await balances(payer)).toMatchObject({ quota: 850, remain: 850 });
+    expect(await leaseRows(store.holder)).toEqual([]);
+  });
+
+  it('a call that costs more than it held, settling while a flush runs: a crash after that flush leaves the books exact', async () => {
+    const store = storeFor('node-settling');
+    await store.register();
+    const ledger = new QuotaLedger(fresh.db, store, () => undefined);
+    const views = { charged: () => undefined, invalidate: () => undefined };
+    const charges = new ChargeService(store, ledger, views as never, undefined as never, 0);
+    const payer = await newPayer(1000, 1000);
+    const user = ledger.leases.account(LeaseKind.User, payer.userId);
+    const token = ledger.leases.account(LeaseKind.Token, payer.tokenId);
+    expect(
+      await store.take([
+        { account: token, amount: 100 },
+        { account: user, amount: 100 },
+      ]),
+    ).toBeUndefined();
+    for (const account of [user, token]) {
+      account.granted += 100;
+      account.held += 100;
+    }
+    // The call held 100 and cost 150: its settlement takes the rest from the database, and a
+    // flush starts meanwhile. Then the process dies: no later flush writes the call's counters.
+    const settling = charges.settle({ payer: { userId: payer.userId, tokenId: payer.tokenId, limitedToken: true } as never, held: 100 }, 150, 0);
+    expect(settling).toBeInstanceOf(Promise);
+    await Promise.all([ledger.flush(), settling]);
+    const rows = await leaseRows(store.holder);
+    const heldIn = (kind: LeaseKind) => rows.filter((row) => row.kind === kind).reduce((sum, row) => sum + row.amount, 0);
+    const after = await balances(payer);
+    // Balance + leases + used is what it was: the charge the flush did not write is still in the lease.
+    expect(after.quota + heldIn(LeaseKind.User) + after.userUsed).toBe(1000);
+    expect(after.remain + heldIn(LeaseKind.Token) + after.tokenUsed).toBe(1000);
   });
 
   it('flushes deltas for many rows in batched statements, 64-bit amounts included', async () => {
