@@ -4,12 +4,12 @@ import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db
 import { yieldToEventLoop } from './log-buffer.js';
 
 /**
- * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: 1,000
- * rows with the nine log indexes take about 10 ms there (bench/README.md), so a relay call waits
- * at most that long behind a batch. PostgreSQL and MySQL run it on the server, so a batch only
- * bounds how long it holds its row locks.
+ * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: a row
+ * with the nine log indexes costs 20 to 60 µs to delete (measured on the 2-core VM, idle to loaded;
+ * bench/README.md), so 500 rows hold a relay call up 10 to 30 ms at most. PostgreSQL and MySQL
+ * run it on the server, so there a batch only bounds how long it holds its row locks.
  */
-const BATCH_ROWS = { sqlite: 1_000, postgres: 10_000, mysql: 10_000 } as const;
+const BATCH_ROWS = { sqlite: 500, postgres: 10_000, mysql: 10_000 } as const;
 
 /** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
 const DROP_LOCK_TIMEOUT = '5s';
@@ -35,8 +35,11 @@ export class LogRetention {
     for (;;) {
       const batch = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
       if (batch.length === 0) return removed;
-      const lastId = Number(batch[batch.length - 1]!.id);
-      const result = await db.deleteFrom('logs').where('created_at', '<', cutoff).where('id', '<=', lastId).executeTakeFirst();
+      // By id: with `created_at < ?` SQLite walks that index through every row left below the
+      // cutoff, each batch again. PostgreSQL keeps the time condition to prune the partitions.
+      const ids = batch.map((row) => row.id);
+      const byId = db.deleteFrom('logs').where('id', 'in', ids);
+      const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
       removed += Number(result.numDeletedRows);
       if (batch.length < this.batchRows) return removed;
       // SQLite's statements return without ever leaving the event loop: let the relay run.
