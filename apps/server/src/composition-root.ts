@@ -153,7 +153,8 @@ export async function composeServer({ config, logger, version }: ComposeOptions)
   if (config.isMaster) {
     // PostgreSQL's log partitions: this month's and the next ones exist before a log is written.
     const logRetention = new LogRetention(db);
-    await logRetention.ensurePartitions();
+    // A failure is not fatal: rows land in the default partition until the hourly run succeeds.
+    await logRetention.ensurePartitions().catch((error: unknown) => logger.error({ err: error }, 'log partitions could not be created'));
     context.schedule(
       3600,
       async () => {

@@ -73,13 +73,33 @@ export async function createLogPartition<DB>(db: Kysely<DB>, partition: LogParti
   return true;
 }
 
-/** The current month's partition and LOG_PARTITION_MONTHS_AHEAD after it; the names it created. */
+/** The month partitions that the rows of `table` fall in (a full scan: for the migration and the default partition). */
+export async function monthsHeldBy<DB>(db: Kysely<DB>, table: string): Promise<LogPartition[]> {
+  const { rows } = await sql<{ month: string | null }>`select distinct to_char(to_timestamp(created_at) at time zone 'UTC', 'YYYY-MM') as month
+    from ${sql.table(table)}`.execute(db);
+  return rows
+    .filter((row): row is { month: string } => row.month !== null)
+    .map(({ month }) => {
+      const [year, number] = month.split('-').map(Number) as [number, number];
+      return monthPartition(Date.UTC(year, number - 1, 1) / 1000);
+    });
+}
+
+/**
+ * The current month's partition and LOG_PARTITION_MONTHS_AHEAD after it, and a partition for each
+ * month the default partition holds rows of (rows imported from long ago, or written while their
+ * month was missing), which takes those rows over. Answers the names it created.
+ */
 export async function ensureLogPartitions<DB>(db: Kysely<DB>, now = Math.floor(Date.now() / 1000)): Promise<string[]> {
   const created: string[] = [];
   let partition = monthPartition(now);
+  const months: LogPartition[] = [];
   for (let month = 0; month <= LOG_PARTITION_MONTHS_AHEAD; month += 1) {
-    if (await createLogPartition(db, partition)) created.push(partition.name);
+    months.push(partition);
     partition = monthPartition(partition.to);
+  }
+  for (const month of [...months, ...(await monthsHeldBy(db, 'logs_default'))]) {
+    if (await createLogPartition(db, month)) created.push(month.name);
   }
   return created;
 }

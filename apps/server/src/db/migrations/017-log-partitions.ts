@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../db-types.js';
-import { createLogPartition, ensureLogPartitions, monthPartition } from '../log-partitions.js';
+import { createLogPartition, ensureLogPartitions, monthsHeldBy } from '../log-partitions.js';
 
 /** The logs indexes of migration 007, rebuilt on the partitioned table under the same names. */
 const PAYLOAD = ['type', 'created_at', 'quota', 'user_id'];
@@ -39,13 +39,7 @@ export function logPartitions(dialect: DialectName): Migration {
       // nextval of logs_id_seq among them).
       await sql`create table logs (like logs_unpartitioned including defaults) partition by range (created_at)`.execute(db);
       await sql`create table logs_default partition of logs default`.execute(db);
-      const { rows } = await sql<{ month: string | null }>`select distinct (to_char(to_timestamp(created_at) at time zone 'UTC', 'YYYY-MM')) as month
-        from logs_unpartitioned`.execute(db);
-      for (const { month } of rows) {
-        if (month === null) continue;
-        const [year, number] = month.split('-').map(Number) as [number, number];
-        await createLogPartition(db, monthPartition(Date.UTC(year, number - 1, 1) / 1000));
-      }
+      for (const month of await monthsHeldBy(db, 'logs_unpartitioned')) await createLogPartition(db, month);
       await ensureLogPartitions(db);
       await sql`insert into logs select * from logs_unpartitioned`.execute(db);
       await sql`alter table logs add constraint logs_pkey primary key (id, created_at)`.execute(db);
