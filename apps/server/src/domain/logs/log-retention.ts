@@ -5,11 +5,11 @@ import { yieldToEventLoop } from './log-buffer.js';
 
 /**
  * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: a row
- * with the nine log indexes costs 20 to 60 µs to delete (measured on the 2-core VM, idle to loaded;
- * bench/README.md), so 500 rows hold a relay call up 10 to 30 ms at most. PostgreSQL and MySQL
+ * with the nine log indexes cost 30 to 100 µs to delete on the 2-core VM under other helpers' load
+ * (bench/README.md), so 200 rows hold a relay call up 6 to 20 ms at most. PostgreSQL and MySQL
  * run it on the server, so there a batch only bounds how long it holds its row locks.
  */
-const BATCH_ROWS = { sqlite: 500, postgres: 10_000, mysql: 10_000 } as const;
+const BATCH_ROWS = { sqlite: 200, postgres: 10_000, mysql: 10_000 } as const;
 
 /** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
 const DROP_LOCK_TIMEOUT = '5s';
