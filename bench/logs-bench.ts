@@ -4,7 +4,9 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { request } from 'undici';
 import { connectDb } from '../apps/server/src/db/index.js';
+import { monthPartition } from '../apps/server/src/db/log-partitions.js';
 import { TEST_PG_URL } from '../apps/server/src/test-support/dialects.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { Expectations, logCases, pathOf, PAGE_SIZE, type Expected, type LogCase } from './logs-cases.js';
@@ -31,7 +33,8 @@ export interface LogsBenchOptions {
   log: (message: string) => void;
 }
 
-export const TARGET_P50_MS = 100;
+/** Every case's p95 (and so its p50) must be under this. */
+export const TARGET_P95_MS = 100;
 /** The PostgreSQL server the bench creates its database on (the tests' server by default). */
 const BENCH_PG_URL = process.env.MODELGATE_BENCH_PG ?? TEST_PG_URL;
 /** The key the seeding and the server share for the secrets sealed at rest (PostgreSQL refuses to start without one). */
@@ -155,11 +158,64 @@ async function timeCase(origin: string, session: Session, logCase: LogCase, expe
   return { p50Ms: percentile(durations, 0.5), p95Ms: percentile(durations, 0.95), wrong };
 }
 
-async function measureDialect(
-  dialect: LogsDialect,
-  options: LogsBenchOptions,
-  cases: (plan: SeedPlan) => LogCase[],
-): Promise<{ cases: LogCase[]; timings: Timing[] }> {
+/** The admin's clearing of the oldest month of rows (DELETE /api/log/), and what the server answered meanwhile. */
+interface ClearTiming {
+  rows: number;
+  seconds: number;
+  wrong?: string;
+  /** Sequential GET /api/status during the clear: how long a request waited for the event loop. */
+  probes: number;
+  probeP50Ms: number;
+  probeP99Ms: number;
+  probeMaxMs: number;
+}
+
+/** The first month boundary at least 30 days after the first row: a month (30 to 60 days) of the oldest rows. */
+const clearCutoff = (plan: SeedPlan) => monthPartition(plan.firstAt + 30 * 86_400 - 1).to;
+
+async function timeClear(origin: string, session: Session, cutoff: number, expectedRows: number): Promise<ClearTiming> {
+  let done = false;
+  const started = performance.now();
+  // undici's own request: no 300 s headers timeout (fetch's), a month of SQLite rows takes minutes.
+  const clearing = request(`${origin}/api/log/?target_timestamp=${cutoff}`, { method: 'DELETE', headers: session.headers, headersTimeout: 0, bodyTimeout: 0 })
+    .then(async (response) => (await response.body.json()) as { success: boolean; data?: number; message?: string })
+    .finally(() => {
+      done = true;
+    });
+  const probes: number[] = [];
+  while (!done) {
+    const start = performance.now();
+    await (await fetch(`${origin}/api/status`)).arrayBuffer();
+    probes.push(performance.now() - start);
+  }
+  const answer = await clearing;
+  const seconds = (performance.now() - started) / 1000;
+  probes.sort((a, b) => a - b);
+  const wrong =
+    answer.success !== true
+      ? `answered success:false (${answer.message ?? ''})`
+      : answer.data !== expectedRows
+        ? `deleted ${String(answer.data)}, ${expectedRows} rows were older`
+        : undefined;
+  return {
+    rows: expectedRows,
+    seconds,
+    wrong,
+    probes: probes.length,
+    probeP50Ms: probes.length > 0 ? percentile(probes, 0.5) : 0,
+    probeP99Ms: probes.length > 0 ? percentile(probes, 0.99) : 0,
+    probeMaxMs: probes.at(-1) ?? 0,
+  };
+}
+
+interface DialectResult {
+  cases: LogCase[];
+  timings: Timing[];
+  seedSeconds: number;
+  clear: ClearTiming;
+}
+
+async function measureDialect(dialect: LogsDialect, options: LogsBenchOptions, cases: (plan: SeedPlan) => LogCase[]): Promise<DialectResult> {
   const database = await freshDatabase(dialect, options.workDir);
   let server: Pinned | undefined;
   try {
@@ -167,6 +223,8 @@ async function measureDialect(
     let plan: SeedPlan;
     let chosen: LogCase[];
     let expectations: Expectations;
+    let seedSeconds: number;
+    let olderRows = 0;
     try {
       const userIds = await seedUsers(db);
       const lastAt = Math.floor(Date.now() / 1000);
@@ -174,8 +232,18 @@ async function measureDialect(
       chosen = cases(plan);
       expectations = new Expectations(chosen);
       const started = performance.now();
-      await seedLogs(db, plan, (row, id) => expectations.visit(row, id));
-      options.log(`${dialect}: ${options.rows.toLocaleString('en')} logs seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const cutoff = clearCutoff(plan);
+      await seedLogs(
+        db,
+        plan,
+        (row, id) => {
+          expectations.visit(row, id);
+          if (row.created_at < cutoff) olderRows += 1;
+        },
+        options.log,
+      );
+      seedSeconds = (performance.now() - started) / 1000;
+      options.log(`${dialect}: ${options.rows.toLocaleString('en')} logs seeded in ${seedSeconds.toFixed(1)} s`);
     } finally {
       await db.close();
     }
@@ -184,9 +252,17 @@ async function measureDialect(
     const sessions = { admin: await signIn(started.origin, 'root', '123456'), self: await signIn(started.origin, userName(0), SEED_PASSWORD) };
     const timings: Timing[] = [];
     for (const [index, logCase] of chosen.entries()) {
-      timings.push(await timeCase(started.origin, sessions[logCase.caller], logCase, expectations.byCase[index]!, options));
+      const timing = await timeCase(started.origin, sessions[logCase.caller], logCase, expectations.byCase[index]!, options);
+      timings.push(timing);
+      // As it goes: a run cut short keeps what it measured.
+      options.log(
+        `${dialect}: ${logCase.caller} ${logCase.kind} '${logCase.label}' ${fixedMs(timing.p50Ms)} / ${fixedMs(timing.p95Ms)} ms${timing.wrong === undefined ? '' : ` WRONG: ${timing.wrong}`}`,
+      );
     }
-    return { cases: chosen, timings };
+    // Last: it changes the rows the cases count.
+    const clear = await timeClear(started.origin, sessions.admin, clearCutoff(plan), olderRows);
+    options.log(`${dialect}: cleared ${olderRows.toLocaleString('en')} rows in ${clear.seconds.toFixed(1)} s`);
+    return { cases: chosen, timings, seedSeconds, clear };
   } finally {
     await server?.stop();
     if (options.keepDb) options.log(`${dialect}: database kept at ${database.where}`);
@@ -199,11 +275,13 @@ const fixedMs = (value: number) => (value < 10 ? value.toFixed(1) : value.toFixe
 /** Runs the logs bench on each dialect; the lines to print and how many case × dialect missed. */
 export async function runLogsBench(options: LogsBenchOptions): Promise<{ lines: string[]; failed: number }> {
   const results = new Map<LogsDialect, Timing[]>();
+  const measuredBy = new Map<LogsDialect, DialectResult>();
   let cases: LogCase[] = [];
   for (const dialect of options.dialects) {
     const measured = await measureDialect(dialect, options, logCases);
     cases = measured.cases;
     results.set(dialect, measured.timings);
+    measuredBy.set(dialect, measured);
   }
   const names: Record<LogsDialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
   const widths = [8, 10, 30];
@@ -212,7 +290,7 @@ export async function runLogsBench(options: LogsBenchOptions): Promise<{ lines: 
   const lines = [
     '',
     `modelgate logs benchmark: ${options.rows.toLocaleString('en')} consume logs; page 1 (${PAGE_SIZE} rows) and stat over HTTP; ` +
-      `${options.runs} timed requests per case after ${options.warmup} warm-up; target p50 < ${TARGET_P50_MS} ms`,
+      `${options.runs} timed requests per case after ${options.warmup} warm-up; target p95 < ${TARGET_P95_MS} ms`,
     header.join(' '),
   ];
   let failed = 0;
@@ -221,7 +299,7 @@ export async function runLogsBench(options: LogsBenchOptions): Promise<{ lines: 
     const cells = [logCase.caller, logCase.kind, logCase.label].map((cell, position) => cell.padEnd(widths[position]!));
     for (const dialect of options.dialects) {
       const timing = results.get(dialect)![index]!;
-      const pass = timing.wrong === undefined && timing.p50Ms < TARGET_P50_MS;
+      const pass = timing.wrong === undefined && timing.p95Ms < TARGET_P95_MS;
       if (!pass) failed += 1;
       if (timing.wrong !== undefined) wrongs.push(`${names[dialect]} ${logCase.caller} ${logCase.kind} '${logCase.label}': ${timing.wrong}`);
       cells.push(`${fixedMs(timing.p50Ms)} / ${fixedMs(timing.p95Ms)}`.padStart(28), (timing.wrong !== undefined ? 'WRONG' : pass ? 'PASS' : 'FAIL').padEnd(6));
@@ -229,7 +307,20 @@ export async function runLogsBench(options: LogsBenchOptions): Promise<{ lines: 
     lines.push(cells.join(' '));
   }
   if (wrongs.length > 0) lines.push('', 'wrong answers (checked against the seeded rows):', ...wrongs.map((wrong) => `  ${wrong}`));
+  lines.push('');
+  for (const dialect of options.dialects) {
+    const { seedSeconds, clear } = measuredBy.get(dialect)!;
+    lines.push(
+      `${names[dialect]}: seeded in ${seedSeconds.toFixed(0)} s; cleared the oldest ${clear.rows.toLocaleString('en')} rows in ${clear.seconds.toFixed(1)} s` +
+        `${clear.wrong === undefined ? '' : ` (WRONG: ${clear.wrong})`}; meanwhile ${clear.probes} GET /api/status took p50 ${fixedMs(clear.probeP50Ms)}, ` +
+        `p99 ${fixedMs(clear.probeP99Ms)}, max ${fixedMs(clear.probeMaxMs)} ms`,
+    );
+    if (clear.wrong !== undefined) failed += 1;
+  }
   const total = cases.length * options.dialects.length;
-  lines.push('', failed === 0 ? `logs: all ${total} cases under ${TARGET_P50_MS} ms p50, every answer exact` : `logs: ${failed} of ${total} cases missed`);
+  lines.push(
+    '',
+    failed === 0 ? `logs: all ${total} cases under ${TARGET_P95_MS} ms p95, every answer exact` : `logs: ${failed} of ${total} cases (or clears) missed`,
+  );
   return { lines, failed };
 }

@@ -17,6 +17,7 @@ type Theme = 'light' | 'dark';
 /** Every option this spec may change; their values from before the run are restored at the end. */
 const TOUCHED = [
   'TopUpLink',
+  'LogRetentionDays',
   'RetryTimes',
   'DisplayTokenStatEnabled',
   'QuotaForNewUser',
@@ -449,6 +450,18 @@ test('[zh, light] log card: no time → 请选择日志记录时间; with a time
   await page.reload();
   await expectChecked(switchOf(page, 'LogConsumeEnabled'), logConsume);
   await setOption(root, 'LogConsumeEnabled', before.LogConsumeEnabled!);
+
+  // 日志保留天数 beside the clearing (0 by default: kept forever): 30 saves and reads back.
+  await page.reload();
+  await expect(card(page, 'log')).toContainText('日志保留天数');
+  await field(page, 'LogRetentionDays').fill('30');
+  await field(page, 'LogRetentionDays').press('Tab');
+  await save(page, 'log', 'zh', '保存成功');
+  expect((await readOptions()).LogRetentionDays).toBe('30');
+  await page.reload();
+  await expect(field(page, 'LogRetentionDays')).toHaveValue('30');
+  await card(page, 'log').screenshot({ path: '.tmp/screens/settings-operation-log-retention-zh-light.png' });
+  await setOption(root, 'LogRetentionDays', before.LogRetentionDays!);
 });
 
 test('[en, light] drawing switches save and reload; the tab reads at phone width (en, dark)', async ({ page }) => {

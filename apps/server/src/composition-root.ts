@@ -10,6 +10,7 @@ import { LeaseKind } from './domain/billing/lease-book.js';
 import { LeaseStore } from './domain/billing/lease-store.js';
 import { QuotaLedger } from './domain/billing/quota-ledger.js';
 import { SpendableQuota } from './domain/billing/spendable-quota.js';
+import { LogRetention } from './domain/logs/log-retention.js';
 import { QuotaReminders } from './domain/notifications/quota-reminder.js';
 import { RelayCache } from './domain/relay-cache/relay-cache.js';
 import { ResponseStore } from './domain/responses/response-store.js';
@@ -173,6 +174,20 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
   if (config.isMaster) context.schedule(config.taskPollIntervalSeconds, () => tasks.poller.tick(), 'task poll');
   if (config.isMaster) context.schedule(600, () => responses.deleteExpired(), 'stored responses expiry');
   if (config.isMaster) context.schedule(3600, () => context.audit.purge(context.options.number('AuditLogRetentionDays')), 'audit log retention');
+  if (config.isMaster) {
+    // PostgreSQL's log partitions: this month's and the next ones exist before a log is written.
+    const logRetention = new LogRetention(db);
+    // A failure is not fatal: rows land in the default partition until the hourly run succeeds.
+    await logRetention.ensurePartitions().catch((error: unknown) => logger.error({ err: error }, 'log partitions could not be created'));
+    context.schedule(
+      3600,
+      async () => {
+        await logRetention.ensurePartitions();
+        await logRetention.apply(context.options.number('LogRetentionDays'));
+      },
+      'log partitions and retention',
+    );
+  }
 
   // HTTP: the console's API, the relay and the console itself.
   const app = await buildApp({ context, relay, tasks, realtime, passkeys, logOutput });

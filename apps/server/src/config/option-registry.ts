@@ -102,6 +102,9 @@ export const OPTION_DEFINITIONS = {
   ResponsesRetentionHours: int(24, 0),
   // Audit rows older than this many days are deleted by an hourly job (domain/audit/); 0 keeps them all.
   AuditLogRetentionDays: int(180, 0),
+  // Usage logs older than this many days are deleted by the master's hourly job (domain/logs/log-retention.ts:
+  // whole month partitions dropped on PostgreSQL, short batches elsewhere); 0 (the default) keeps them all.
+  LogRetentionDays: int(0, 0),
   QuotaRemindThreshold: int(1000, 0),
   StreamCacheQueueLength: int(0, 0),
   QuotaPerUnit: float(500000, 0.000001),

@@ -16,9 +16,10 @@ import { sessionVerification } from './migrations/013-session-verification.js';
 import { twoFactor } from './migrations/014-two-factor.js';
 import { passkeys } from './migrations/015-passkeys.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
+import { logPartitions } from './migrations/017-log-partitions.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
-const migrationsFor = (db: Db): Record<string, Migration> => ({
+export const migrationsFor = (db: Db): Record<string, Migration> => ({
   '001-initial-schema': initialSchema(db.dialect),
   '002-sessions': sessionsAndUsernameKeys(db.dialect),
   '003-quota-leases': quotaLeases(db.dialect),
@@ -35,6 +36,7 @@ const migrationsFor = (db: Db): Record<string, Migration> => ({
   '014-two-factor': twoFactor(db.dialect),
   '015-passkeys': passkeys(db.dialect),
   '016-audit-logs': auditLogs(db.dialect),
+  '017-log-partitions': logPartitions(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

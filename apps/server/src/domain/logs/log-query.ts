@@ -225,17 +225,4 @@ export class LogQuery {
     if (!token) return undefined;
     return this.db.kysely.selectFrom('logs').selectAll().where('token_id', '=', Number(token.id)).orderBy('id', 'desc').limit(MAX_RECENT_ITEMS).execute();
   }
-
-  /** Deletes the rows older than the timestamp, in batches so no statement holds the table long. */
-  async deleteBefore(targetTimestamp: number, batchSize = 10_000): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const batch = await this.db.kysely.selectFrom('logs').select('id').where('created_at', '<', targetTimestamp).orderBy('id').limit(batchSize).execute();
-      if (batch.length === 0) return removed;
-      const lastId = Number(batch[batch.length - 1]!.id);
-      const result = await this.db.kysely.deleteFrom('logs').where('created_at', '<', targetTimestamp).where('id', '<=', lastId).executeTakeFirst();
-      removed += Number(result.numDeletedRows);
-      if (batch.length < batchSize) return removed;
-    }
-  }
 }

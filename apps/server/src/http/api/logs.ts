@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { LogQuery, toWireLog, type LogFilter } from '../../domain/logs/log-query.js';
+import { LogRetention } from '../../domain/logs/log-retention.js';
 import { AppError } from '../../errors/app-error.js';
 import { pageOf, queryInteger, queryText, readPaging, type ListQuery } from '../../lib/paging.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
@@ -44,6 +45,7 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   const admin = { preHandler: authGuard(repository, 'admin') };
   const signedIn = { preHandler: authGuard(repository, 'user') };
   const logs = new LogQuery(context.db);
+  const retention = new LogRetention(context.db);
   const ownId = (request: FastifyRequest) => Number(currentUser(request).id);
 
   const page = async (query: unknown, ownerId?: number) => {
@@ -74,7 +76,7 @@ export function logRoutes(app: FastifyInstance, context: AppContext): void {
   app.delete('/api/log/', { ...admin, ...audited('log.delete') }, async (request) => {
     const target = queryInteger((request.query ?? {}) as Query, 'target_timestamp');
     if (target <= 0) throw refused('log:invalid_target_timestamp', 'target timestamp is required');
-    const deleted = await logs.deleteBefore(target);
+    const deleted = await retention.deleteBefore(target);
     context.audit.record({
       ...auditCaller(request),
       action: 'log.delete',

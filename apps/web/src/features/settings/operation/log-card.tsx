@@ -8,20 +8,23 @@ import { clearLogsBefore } from '../../logs/api';
 import { logKeys } from '../../logs/queries';
 import { OptionCardFrame } from '../options/option-card-frame';
 import { useOptionCard } from '../options/use-option-card';
-import { OptionSwitchField } from './option-fields';
-import { logCutoffSeconds } from './operation-rules';
+import { OptionNumberField, OptionSwitchField, useNumberCheck } from './option-fields';
+import { logCutoffSeconds, type NumberOptionKey } from './operation-rules';
 
-const KEYS = ['LogConsumeEnabled'] as const;
+const KEYS = ['LogConsumeEnabled', 'LogRetentionDays'] as const;
+const NUMBERS: readonly NumberOptionKey[] = ['LogRetentionDays'];
 const DAY = 24 * 60 * 60 * 1000;
 
-/** 日志设置: whether consumption is logged, and clearing every log written before a chosen time. */
+/** 日志设置: whether consumption is logged, how many days logs are kept, and clearing every log written before a chosen time. */
 export function LogCard() {
   const { t } = useTranslation('settings-operation');
-  const card = useOptionCard(KEYS);
+  const validate = useNumberCheck(NUMBERS);
+  const card = useOptionCard(KEYS, { validate });
   return (
     <OptionCardFrame card={card} title={t('cards.log.title')} icon={<IconHistogram />} description={t('cards.log.description')} testId="op-card-log">
       <div className="mg-option-grid">
         <OptionSwitchField card={card} optionKey="LogConsumeEnabled" />
+        <OptionNumberField card={card} optionKey="LogRetentionDays" suffix={t('units.days')} />
         <ClearLogs />
       </div>
     </OptionCardFrame>

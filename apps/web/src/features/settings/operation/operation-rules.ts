@@ -40,6 +40,8 @@ export const NUMBER_RULES = {
   MinCappedOutputTokens: { integer: true, min: 1 },
   // Hours a Responses turn answered by conversion is kept for previous_response_id; 0 keeps none.
   ResponsesRetentionHours: { integer: true, min: 0 },
+  // Days usage logs are kept (the master deletes older ones hourly); 0 keeps them all.
+  LogRetentionDays: { integer: true, min: 0 },
   // new-api's per-user model request limits: 0 turns a limit (or the window) off.
   ModelRequestRateLimitDurationMinutes: { integer: true, min: 0 },
   ModelRequestRateLimitCount: { integer: true, min: 0 },

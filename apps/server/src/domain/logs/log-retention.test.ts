@@ -1,0 +1,160 @@
+import { Migrator, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../db/index.js';
+import { createLogPartition, listLogPartitions, LOG_PARTITION_MONTHS_AHEAD, monthPartition } from '../../db/log-partitions.js';
+import { migrateToLatest, migrationsFor } from '../../db/migrate.js';
+import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
+import { consumeLogRow } from './consume-log.js';
+import { createLogWriter, type LogInsert } from './log-buffer.js';
+import { LogRetention } from './log-retention.js';
+
+const DAY = 86_400;
+const NOW = Math.floor(Date.now() / 1000);
+
+const row = (createdAt: number, quota: number): LogInsert =>
+  consumeLogRow({
+    createdAt,
+    userId: 1,
+    username: 'alice',
+    tokenId: 7,
+    tokenName: 'key-7',
+    model: 'gpt-4o-mini',
+    upstreamModel: 'gpt-4o-mini',
+    channelId: 3,
+    channelName: 'mock',
+    group: 'default',
+    quota,
+    promptTokens: 10,
+    completionTokens: 20,
+    useTimeSeconds: 1,
+    isStream: false,
+    pricing: { modelRatio: 0.075, completionRatio: 4, groupRatio: 1, modelPrice: -1 },
+    firstResponseMs: 12,
+    triedChannelIds: [3],
+    unpaidQuota: 0,
+  });
+
+async function write(db: Db, rows: LogInsert[]): Promise<void> {
+  const writer = createLogWriter(db);
+  await db.kysely.transaction().execute((trx) => writer(trx, rows));
+}
+
+const allRows = async (db: Db) =>
+  (await db.kysely.selectFrom('logs').select(['id', 'created_at', 'quota']).orderBy('id').execute()).map((r) => ({
+    id: Number(r.id),
+    created_at: Number(r.created_at),
+    quota: Number(r.quota),
+  }));
+
+const monthsAhead = () => {
+  const names: string[] = [];
+  let month = monthPartition(NOW);
+  for (let index = 0; index <= LOG_PARTITION_MONTHS_AHEAD; index += 1) {
+    names.push(month.name);
+    month = monthPartition(month.to);
+  }
+  return names;
+};
+
+/** One row on each of these days before now (every one in a month before the current one for the first four). */
+const AGES_IN_DAYS = [400, 100, 70, 40, 0];
+
+describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
+  it('migration 017 upgrades a logs table with rows: the rows, their ids and the next id kept; months partitioned', async () => {
+    const fresh = await createFreshDb(dialect, { migrate: false });
+    try {
+      const { db } = fresh;
+      const before = Object.fromEntries(Object.entries(migrationsFor(db)).filter(([name]) => name < '017'));
+      const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await write(
+        db,
+        AGES_IN_DAYS.map((age, index) => row(NOW - age * DAY, index + 1)),
+      );
+      // A gap in the ids, as deleted rows leave.
+      await db.kysely.deleteFrom('logs').where('quota', '=', 2).execute();
+      const old = await allRows(db);
+      expect(old).toHaveLength(4);
+
+      expect(await migrateToLatest(db)).toEqual(['017-log-partitions']);
+      expect(await allRows(db)).toEqual(old);
+      await write(db, [row(NOW, 99)]);
+      const newest = (await allRows(db)).at(-1)!;
+      expect(newest.quota).toBe(99);
+      expect(newest.id).toBeGreaterThan(old.at(-1)!.id);
+      if (dialect === 'postgres') {
+        const names = (await listLogPartitions(db.kysely)).map((partition) => partition.name);
+        const expected = new Set([...old.map((r) => monthPartition(r.created_at).name), ...monthsAhead()]);
+        expect(names).toEqual([...expected].sort());
+      }
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('a row far in the past or the future still lands; the next partition run gives its month a partition that takes it over', async () => {
+    const fresh = await createFreshDb(dialect);
+    try {
+      const { db } = fresh;
+      const past = 1_000_000;
+      const future = NOW + 3 * 365 * DAY;
+      await write(db, [row(past, 1), row(future, 2), row(NOW, 3)]);
+      expect((await allRows(db)).map((r) => r.quota)).toEqual([1, 2, 3]);
+      const retention = new LogRetention(db);
+      if (dialect === 'postgres') {
+        expect(await sqlCount(db, 'logs_default')).toEqual({ rows: 2 });
+        expect((await retention.ensurePartitions(NOW)).sort()).toEqual([monthPartition(past).name, monthPartition(future).name].sort());
+        expect(await sqlCount(db, monthPartition(future).name)).toEqual({ rows: 1 });
+        expect(await sqlCount(db, monthPartition(past).name)).toEqual({ rows: 1 });
+        expect(await sqlCount(db, 'logs_default')).toEqual({ rows: 0 });
+        expect(await retention.ensurePartitions(NOW)).toEqual([]);
+      } else {
+        expect(await retention.ensurePartitions(NOW)).toEqual([]);
+      }
+      expect((await allRows(db)).map((r) => r.quota)).toEqual([1, 2, 3]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('retention deletes what is older than its days (whole months dropped on PostgreSQL) and keeps the rest; 0 keeps all', async () => {
+    const fresh = await createFreshDb(dialect);
+    try {
+      const { db } = fresh;
+      // Three rows a day around each age, so batches of two split them.
+      const rows = AGES_IN_DAYS.flatMap((age, index) => [0, 1, 2].map((hour) => row(NOW - age * DAY + hour * 3600, 10 * index + hour)));
+      // The months the master created ahead while these rows were written.
+      if (dialect === 'postgres') for (const age of AGES_IN_DAYS) await createLogPartition(db.kysely, monthPartition(NOW - age * DAY));
+      await write(db, rows);
+      const retention = new LogRetention(db, 2);
+      expect(await retention.apply(0)).toBe(0);
+      const cutoff = NOW - 55 * DAY;
+      expect(await retention.apply(55, NOW)).toBe(rows.filter((r) => r.created_at < cutoff).length);
+      const left = await allRows(db);
+      expect(left.map((r) => r.created_at)).toEqual(rows.filter((r) => r.created_at >= cutoff).map((r) => r.created_at));
+      if (dialect === 'postgres') {
+        const names = (await listLogPartitions(db.kysely)).map((partition) => partition.name);
+        for (const age of [400, 100, 70]) {
+          const month = monthPartition(NOW - age * DAY);
+          expect(names.includes(month.name)).toBe(month.to > cutoff);
+        }
+        expect(await sqlCount(db, 'logs_default')).toEqual({ rows: 0 });
+        expect(names).toContain(monthPartition(cutoff).name);
+        for (const name of monthsAhead()) expect(names).toContain(name);
+      }
+      // The clearing keeps working on what is left, and answers 0 when nothing is below the cutoff.
+      expect(await retention.deleteBefore(cutoff)).toBe(0);
+      expect(await retention.deleteBefore(NOW + 4 * 3600)).toBe(left.length);
+      expect(await allRows(db)).toEqual([]);
+      await write(db, [row(NOW, 1)]);
+      expect(await allRows(db)).toHaveLength(1);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
+
+async function sqlCount(db: Db, table: string): Promise<{ rows: number }> {
+  const { rows } = await sql<{ count: string }>`select count(*) as count from ${sql.table(table)}`.execute(db.kysely);
+  return { rows: Number(rows[0]!.count) };
+}

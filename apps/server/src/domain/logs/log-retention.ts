@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
+import { yieldToEventLoop } from './log-buffer.js';
+
+/**
+ * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: a row
+ * with the nine log indexes cost 30 to 100 µs to delete on the 2-core VM under other helpers' load
+ * (bench/README.md), so 200 rows hold a relay call up 6 to 20 ms at most. PostgreSQL and MySQL
+ * run it on the server, so there a batch only bounds how long it holds its row locks.
+ */
+const BATCH_ROWS = { sqlite: 200, postgres: 10_000, mysql: 10_000 } as const;
+
+/** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
+const DROP_LOCK_TIMEOUT = '5s';
+
+/**
+ * Clearing old logs without holding up the relay: the admin's DELETE /api/log/ and the master's
+ * retention job (LogRetentionDays). On PostgreSQL whole months below the cutoff are dropped
+ * (db/log-partitions.ts: a catalogue change, whatever their size), and what is left below it (the
+ * cutoff's own month, the default partition) is deleted like on SQLite and MySQL: in batches, with
+ * the event loop free between them.
+ */
+export class LogRetention {
+  constructor(
+    private readonly db: Db,
+    private readonly batchRows: number = BATCH_ROWS[db.dialect],
+  ) {}
+
+  /** Deletes every log with created_at below the cutoff; answers how many. */
+  async deleteBefore(cutoff: number): Promise<number> {
+    let removed = 0;
+    if (this.db.dialect === 'postgres') removed += await this.dropMonthsBefore(cutoff);
+    const db = this.db.kysely;
+    for (;;) {
+      const batch = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
+      if (batch.length === 0) return removed;
+      // By id: with `created_at < ?` SQLite walks that index through every row left below the
+      // cutoff, each batch again. PostgreSQL keeps the time condition to prune the partitions.
+      const ids = batch.map((row) => row.id);
+      const byId = db.deleteFrom('logs').where('id', 'in', ids);
+      const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
+      removed += Number(result.numDeletedRows);
+      if (batch.length < this.batchRows) return removed;
+      // SQLite's statements return without ever leaving the event loop: let the relay run.
+      await yieldToEventLoop();
+    }
+  }
+
+  /** LogRetentionDays: deletes the logs older than `days` (0 keeps them all); answers how many. */
+  async apply(days: number, now = Math.floor(Date.now() / 1000)): Promise<number> {
+    if (!(days > 0)) return 0;
+    return this.deleteBefore(now - Math.floor(days) * 86_400);
+  }
+
+  /** PostgreSQL: creates the current month's partition and the months ahead (the master, at start and hourly). */
+  async ensurePartitions(now?: number): Promise<string[]> {
+    if (this.db.dialect !== 'postgres') return [];
+    return ensureLogPartitions(this.db.kysely, now);
+  }
+
+  /**
+   * Drops the month partitions that lie wholly below the cutoff; answers the rows they held. The
+   * current month and those ahead stay (a cutoff in the future empties them row by row instead), so
+   * the relay's writes always have their partition.
+   */
+  private async dropMonthsBefore(cutoff: number): Promise<number> {
+    const keepFrom = Math.min(cutoff, monthPartition(Math.floor(Date.now() / 1000)).from);
+    let removed = 0;
+    for (const partition of await listLogPartitions(this.db.kysely)) {
+      if (partition.to > keepFrom) break;
+      removed += await this.db.kysely.transaction().execute(async (trx) => {
+        const table = sql.table(partition.name);
+        await sql`set local lock_timeout = ${sql.lit(DROP_LOCK_TIMEOUT)}`.execute(trx);
+        // Locked first, so no row arrives between the count and the drop.
+        await sql`lock table ${table} in access exclusive mode`.execute(trx);
+        const { rows } = await sql<{ count: string }>`select count(*) as count from ${table}`.execute(trx);
+        await sql`drop table ${table}`.execute(trx);
+        return Number(rows[0]?.count ?? 0);
+      });
+    }
+    return removed;
+  }
+}
