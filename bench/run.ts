@@ -36,7 +36,7 @@ const { values: flags } = parseArgs({
     priority: { type: 'boolean', default: false },
     /** `relay`, `formats`, `logs`, `sensitive` or `ratelimits`: run one section only. */
     only: { type: 'string' },
-    'log-rows': { type: 'string', default: '10000000' },
+    'log-rows': { type: 'string', default: '1000000' },
     'log-runs': { type: 'string', default: '20' },
     'log-dialects': { type: 'string', default: 'sqlite,postgres' },
     'keep-db': { type: 'boolean', default: false },
