@@ -8,7 +8,7 @@
 #      and, also beside them, the coding-agent CLIs the relay's agent tests run
 #      (scripts/agent-clis.mjs: npm installs them once into ~/.cache/modelgate/agent-clis/)
 #   4. Vitest      (unit + integration, root vitest.config.ts)
-#   5. Playwright  (e2e/, against the real server), in the background beside Vitest
+#   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
 #   6. ONE closing line "N passed, N failed, N skipped" summing both runners
 #      (CI reads exactly that last line); exit non-zero if anything failed.
 set -euo pipefail
@@ -77,40 +77,30 @@ step "coding-agent CLIs"
 wait "$agent_clis_pid" || echo "[test] the coding-agent CLIs could not be installed: their tests will fail" >&2
 cat "$agent_clis_log"
 
-# --- 4 and 5. Vitest and Playwright, side by side ------------------------------
-# Playwright's one worker spends most of its time waiting for the browser and the page's server,
-# so it runs in the background beside Vitest (about two and a half minutes saved on two cores); its
-# output is printed whole once it ends. Playwright only when there are specs ("No tests found" is an
-# error for it), and only when the console built (otherwise every page test fails for one reason,
-# already counted as the build's failure).
-pw_rc=skip
-pw_pid=
-playwright_log=.tmp/playwright.log
-if [[ -d e2e ]] && [[ -n "$(find e2e -type f \( -name '*.spec.ts' -o -name '*.test.ts' \) -print -quit)" ]]; then
-  if [[ "$build_rc" == 0 || "$build_rc" == skip ]]; then
-    step "playwright (in the background)"
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npx --no -- playwright test >"$playwright_log" 2>&1 &
-    pw_pid=$!
-  else
-    echo "[test] web build failed: Playwright not run" >&2
-  fi
-else
-  echo "[test] no e2e specs: Playwright not run"
-fi
-
+# --- 4. Vitest --------------------------------------------------------------
 step "vitest"
 set +e
 MODELGATE_VITEST_SUMMARY="$VITEST_SUMMARY" npx --no -- vitest run --config vitest.config.ts
 vitest_rc=$?
 set -e
 
-if [[ -n "$pw_pid" ]]; then
-  set +e
-  wait "$pw_pid"
-  pw_rc=$?
-  set -e
-  step "playwright (exit $pw_rc)"
-  cat "$playwright_log"
+# --- 5. Playwright ----------------------------------------------------------
+# Only when there are specs ("No tests found" is an error for Playwright), and
+# only when the console built (otherwise every page test fails for one reason,
+# already counted as the build's failure).
+pw_rc=skip
+if [[ -d e2e ]] && [[ -n "$(find e2e -type f \( -name '*.spec.ts' -o -name '*.test.ts' \) -print -quit)" ]]; then
+  if [[ "$build_rc" == 0 || "$build_rc" == skip ]]; then
+    step "playwright"
+    set +e
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npx --no -- playwright test
+    pw_rc=$?
+    set -e
+  else
+    echo "[test] web build failed: Playwright not run" >&2
+  fi
+else
+  echo "[test] no e2e specs: Playwright not run"
 fi
 
 # --- 6. summary -------------------------------------------------------------
