@@ -156,7 +156,6 @@ export class CallTrace {
 /** One upstream attempt's span. */
 export class AttemptTrace {
   private readonly started = performance.now();
-  private failedAt: number | undefined;
 
   constructor(private readonly span: Span) {}
 
@@ -191,13 +190,16 @@ export class AttemptTrace {
 
   /** The attempt failed; the span ends (at this moment) once `close` says whether the call went on to another attempt. */
   failed(error: AppError): void {
-    this.failedAt = performance.now();
     this.span.setAttributes({ [ATTR_ERROR_TYPE]: error.code, 'modelgate.error.type': error.type, 'modelgate.error.retryable': error.retryable });
     this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.code });
   }
 
   close(retried: boolean): void {
     this.span.setAttribute('modelgate.retried', retried);
-    this.span.end(this.failedAt);
+    // Ended on the span's own clock (Date.now() at its start plus performance.now() since): a
+    // performance.now() timestamp passed in is read against performance.timeOrigin, which drifts
+    // from Date.now() as a process runs, and could put the end after the next attempt's start.
+    // close() comes straight after failed(), before the next attempt begins.
+    this.span.end();
   }
 }

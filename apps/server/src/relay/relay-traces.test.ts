@@ -29,8 +29,14 @@ async function chat(env: RelayTestEnv, apiKey: string, body: Record<string, unkn
 
 /** Sends the spans ended so far to the receiver (resolves once it has answered). */
 async function exported(env: RelayTestEnv): Promise<ReceivedSpan[]> {
-  await env.context.tracing!.flush();
-  return receiver.spans;
+  // A call's span ends after its last bytes are written: the client can have read them a moment
+  // before. Each test makes one sampled call, so its span is what is waited for (5 s at most).
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    await env.context.tracing!.flush();
+    if (callSpans(receiver.spans).length > 0 || Date.now() > deadline) return receiver.spans;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const callSpans = (spans: ReceivedSpan[]) => spans.filter((span) => span.kind === SERVER);
@@ -215,7 +221,9 @@ describe('traces over OTLP/HTTP protobuf (the default protocol)', () => {
     expect(first!.status).toEqual({ code: STATUS_ERROR, message: first!.attributes['error.type'] });
     expect(second!.attributes).toMatchObject({ 'modelgate.channel.id': working, 'modelgate.attempt': 2, 'http.response.status_code': 200 });
     expect(second!.attributes['error.type']).toBeUndefined();
-    expect(first!.endNanos <= second!.startNanos).toBe(true);
+    // Each span anchors its clock on Date.now() (whole milliseconds) when it starts: one
+    // millisecond of leeway between two spans' clocks.
+    expect(first!.endNanos <= second!.startNanos + 1_000_000n).toBe(true);
   });
 
   it('marks the last failed attempt not retried, and the call ERROR with the error the client got', async () => {
