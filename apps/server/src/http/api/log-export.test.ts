@@ -1,5 +1,5 @@
 import { LogType, Role } from '@modelgate/contract';
-import { request } from 'undici';
+import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Insertable } from 'kysely';
 import type { LogsTable } from '../../db/schema.js';
@@ -147,7 +147,11 @@ describe.each(DIALECTS)('the log CSV export on %s', (dialect) => {
       }),
     );
   });
+  // The HTTP cases' own connections, closed before the app: no kept-alive socket is left for its close to wait on.
+  const agent = new Agent();
+  const request = (url: string, options: { headers: Session }) => undiciRequest(url, { ...options, dispatcher: agent });
   afterAll(async () => {
+    await agent.destroy();
     await test?.close();
     await fresh?.drop();
   });
