@@ -39,7 +39,7 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   // Hard stop so a hung browser/server can never eat CI's time budget.
-  globalTimeout: 12 * 60_000,
+  globalTimeout: 15 * 60_000,
   // `list` for humans; JSON is read by scripts/test.sh for the summed counts.
   reporter: [['list'], ['json', { outputFile: resolve(tmpDir, 'playwright-results.json') }]],
   outputDir: resolve(root, 'test-results'),
