@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,6 +200,8 @@ async function copySqlite(from: string, to: string): Promise<void> {
   } finally {
     database.close();
   }
+  // The channel keys are sealed with the file's key (db/secret-key.ts): the copy needs it beside it.
+  if (existsSync(`${from}.key`)) copyFileSync(`${from}.key`, `${to}.key`);
 }
 
 function newestProfile(label: string): string | undefined {
