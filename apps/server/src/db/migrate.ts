@@ -17,6 +17,7 @@ import { twoFactor } from './migrations/014-two-factor.js';
 import { passkeys } from './migrations/015-passkeys.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
 import { logPartitions } from './migrations/017-log-partitions.js';
+import { logRollups } from './migrations/018-log-rollups.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 export const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -37,6 +38,7 @@ export const migrationsFor = (db: Db): Record<string, Migration> => ({
   '015-passkeys': passkeys(db.dialect),
   '016-audit-logs': auditLogs(db.dialect),
   '017-log-partitions': logPartitions(db.dialect),
+  '018-log-rollups': logRollups(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -161,6 +161,18 @@ export interface LogsTable {
   other: ColumnType<string, string | undefined, string>;
 }
 
+/** Counts and quota of the logs per bucket, type and grain key (db/log-rollups.ts). */
+export interface LogRollupsTable {
+  grain: Int;
+  bucket: Int;
+  type: Int;
+  id_key: Int;
+  name_key: string;
+  model_key: string;
+  log_count: Int;
+  quota: Int;
+}
+
 export interface TopUpsTable {
   id: Id;
   user_id: Int;
@@ -383,6 +395,7 @@ export interface Database {
   options: OptionsTable;
   redemptions: RedemptionsTable;
   logs: LogsTable;
+  log_rollups: LogRollupsTable;
   top_ups: TopUpsTable;
   midjourneys: MidjourneysTable;
   tasks: TasksTable;

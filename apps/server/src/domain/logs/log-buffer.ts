@@ -1,5 +1,6 @@
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Insertable, Kysely } from 'kysely';
+import { applyLogRollups, sqliteRollupWriter } from '../../db/log-rollups.js';
 import type { Db } from '../../db/index.js';
 import type { Database, LogsTable } from '../../db/schema.js';
 
@@ -108,11 +109,50 @@ export function createLogWriter(db: Db): LogWriter {
         .values(rows.slice(start, start + ROWS_PER_INSERT))
         .execute();
     }
+    await applyLogRollups(executor, rows);
   };
 }
 
+/** A log row as written outside the batch: the columns it has, the rest their defaults. */
+export type LogRowInsert = Insertable<LogsTable> & { user_id: number; created_at: number; type: number };
+
+/**
+ * Log rows written outside the batch (an account event, a key view), with their rollups, in the
+ * caller's transaction or in one of their own. Every other insert into logs goes through the batch
+ * writer above.
+ */
+export async function insertLogRows(executor: Kysely<Database>, rows: readonly LogRowInsert[]): Promise<void> {
+  const write = async (trx: Kysely<Database>) => {
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      await trx
+        .insertInto('logs')
+        .values(rows.slice(start, start + ROWS_PER_INSERT))
+        .execute();
+    }
+    await applyLogRollups(
+      trx,
+      rows.map((row) => ({
+        created_at: row.created_at,
+        type: row.type,
+        user_id: row.user_id,
+        username: row.username ?? '',
+        token_name: row.token_name ?? '',
+        model_name: row.model_name ?? '',
+        channel_id: Number(row.channel_id ?? 0),
+        group: row.group ?? '',
+        quota: Number(row.quota ?? 0),
+      })),
+    );
+  };
+  if (executor.isTransaction) await write(executor);
+  else await executor.transaction().execute(write);
+}
+
+export const insertLogRow = (executor: Kysely<Database>, row: LogRowInsert): Promise<void> => insertLogRows(executor, [row]);
+
 function sqliteLogWriter(database: SqliteDatabase): LogWriter {
   let insert: Statement | undefined;
+  const writeRollups = sqliteRollupWriter(database);
   return async (_executor, rows) => {
     insert ??= database.prepare(
       `insert into logs (${LOG_COLUMNS.map((column) => `"${column}"`).join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`,
@@ -142,5 +182,6 @@ function sqliteLogWriter(database: SqliteDatabase): LogWriter {
         row.other,
       );
     }
+    writeRollups(rows);
   };
 }

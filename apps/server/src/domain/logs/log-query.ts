@@ -4,6 +4,7 @@ import type { Db, DialectName } from '../../db/index.js';
 import type { Database, LogsTable } from '../../db/schema.js';
 import { like, likePrefix } from '../../lib/like-pattern.js';
 import type { Paging } from '../../lib/paging.js';
+import { type LogTotals, totalsFromRollups } from './log-counts.js';
 import { hideAdminInfo } from './log-visibility.js';
 
 /** The log list's filters, as new-api's GetAllLogs / GetUserLogs read them (0 or '' = no filter). */
@@ -114,12 +115,7 @@ export class LogQuery {
   async page(filter: LogFilter, paging: Paging): Promise<{ items: LogRow[]; total: number }> {
     const db = this.db.kysely;
     const counting = await this.forAggregates(filter);
-    const counted = await db
-      .selectFrom('logs')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where((eb) => listConditions(eb, counting, this.db.dialect))
-      .executeTakeFirst();
-    const total = Number(counted?.total ?? 0);
+    const total = ((await totalsFromRollups(this.db, counting, filter.type, this.rawTotals)) ?? (await this.rawTotals(counting, filter.type))).count;
     // A pattern's page walks the newest rows with the LIKE; with nothing to find it would walk all.
     if (total === 0) return { items: [], total };
     // Ids and times grow together, which the planners do not know: for an old time range they walk
@@ -180,14 +176,7 @@ export class LogQuery {
     const sqlite = this.db.dialect === 'sqlite';
     const summing = await this.forAggregates(filter);
     const [spent, recent] = await Promise.all([
-      // Every column it reads is in each filter's covering index (migration 007): an index-only
-      // sum. Nearly every row is a consume row, so SQLite is kept from choosing the type index
-      // over the filter's own (or the time range's).
-      db
-        .selectFrom('logs')
-        .select(sql<number | string | null>`sum(quota)`.as('quota'))
-        .where((eb) => eb.and([...commonConditions(eb, summing), ...timeConditions(eb, filter), eb(columnRef('type', sqlite), '=', LogType.Consume)]))
-        .executeTakeFirst(),
+      totalsFromRollups(this.db, summing, LogType.Consume, this.rawTotals).then(async (totals) => totals ?? this.rawConsumeQuota(summing)),
       // The last minute is a short range of the created_at index whatever the other filters
       // select; SQLite is told so by hiding the rest (it would otherwise walk a filter's rows).
       db
@@ -196,7 +185,32 @@ export class LogQuery {
         .where((eb) => eb.and([...commonConditions(eb, filter, sqlite), eb(columnRef('type', sqlite), '=', LogType.Consume), eb('created_at', '>=', now - 60)]))
         .executeTakeFirst(),
     ]);
-    return { quota: Number(spent?.quota ?? 0), rpm: Number(recent?.rpm ?? 0), tpm: Number(recent?.tpm ?? 0) };
+    return { quota: spent.quota, rpm: Number(recent?.rpm ?? 0), tpm: Number(recent?.tpm ?? 0) };
+  }
+
+  /** The count and quota of the rows a filter selects with `type` (0: every type), read from the logs (the rollups' edges, the filters they do not cover). */
+  private readonly rawTotals = async (filter: AggregateFilter, type: number): Promise<LogTotals> => {
+    const row = await this.db.kysely
+      .selectFrom('logs')
+      .select([(eb) => eb.fn.countAll<number>().as('count'), sql<number | string | null>`sum(quota)`.as('quota')])
+      .where((eb) => listConditions(eb, { ...filter, type }, this.db.dialect))
+      .executeTakeFirst();
+    return { count: Number(row?.count ?? 0), quota: Number(row?.quota ?? 0) };
+  };
+
+  /**
+   * The consume rows' quota for a filter the rollups do not cover. Every column it reads is in each
+   * filter's covering index (migration 007): an index-only sum. Nearly every row is a consume row,
+   * so SQLite is kept from choosing the type index over the filter's own (or the time range's).
+   */
+  private async rawConsumeQuota(filter: AggregateFilter): Promise<LogTotals> {
+    const sqlite = this.db.dialect === 'sqlite';
+    const row = await this.db.kysely
+      .selectFrom('logs')
+      .select(sql<number | string | null>`sum(quota)`.as('quota'))
+      .where((eb) => eb.and([...commonConditions(eb, filter), ...timeConditions(eb, filter), eb(columnRef('type', sqlite), '=', LogType.Consume)]))
+      .executeTakeFirst();
+    return { count: 0, quota: Number(row?.quota ?? 0) };
   }
 
   /**

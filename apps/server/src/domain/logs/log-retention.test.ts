@@ -6,6 +6,7 @@ import { migrateToLatest, migrationsFor } from '../../db/migrate.js';
 import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
 import { consumeLogRow } from './consume-log.js';
 import { createLogWriter, type LogInsert } from './log-buffer.js';
+import { LogQuery } from './log-query.js';
 import { LogRetention } from './log-retention.js';
 
 const DAY = 86_400;
@@ -67,17 +68,23 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
       const before = Object.fromEntries(Object.entries(migrationsFor(db)).filter(([name]) => name < '017'));
       const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true });
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
-      await write(
-        db,
-        AGES_IN_DAYS.map((age, index) => row(NOW - age * DAY, index + 1)),
-      );
+      // Written as the version before 017 wrote them: the rows alone (the rollups came with 018).
+      await db.kysely
+        .insertInto('logs')
+        .values(AGES_IN_DAYS.map((age, index) => row(NOW - age * DAY, index + 1)))
+        .execute();
       // A gap in the ids, as deleted rows leave.
       await db.kysely.deleteFrom('logs').where('quota', '=', 2).execute();
       const old = await allRows(db);
       expect(old).toHaveLength(4);
 
-      expect(await migrateToLatest(db)).toEqual(['017-log-partitions']);
+      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups']);
       expect(await allRows(db)).toEqual(old);
+      // 018 counted the rows already there: the screen's total and sum without reading them.
+      const query = new LogQuery(db);
+      const everything = { type: 0, username: '', tokenName: '', modelName: '', startTimestamp: 0, endTimestamp: 0, channel: 0, group: '' };
+      expect((await query.page(everything, { page: 1, pageSize: 10, offset: 0 })).total).toBe(4);
+      expect((await query.stat({ ...everything, username: 'alice' })).quota).toBe(old.reduce((sum, r) => sum + r.quota, 0));
       await write(db, [row(NOW, 99)]);
       const newest = (await allRows(db)).at(-1)!;
       expect(newest.quota).toBe(99);

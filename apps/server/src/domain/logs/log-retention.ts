@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { applyLogRollups, dropRollupRange } from '../../db/log-rollups.js';
 import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
 import { yieldToEventLoop } from './log-buffer.js';
 
@@ -9,6 +10,9 @@ import { yieldToEventLoop } from './log-buffer.js';
  * (bench/README.md), so 200 rows hold a relay call up 6 to 20 ms at most. PostgreSQL and MySQL
  * run it on the server, so there a batch only bounds how long it holds its row locks.
  */
+/** What a deleted row takes out of the rollups, and its id. */
+const ROLLUP_COLUMNS = ['id', 'created_at', 'type', 'user_id', 'username', 'token_name', 'model_name', 'channel_id', 'group', 'quota'] as const;
+
 const BATCH_ROWS = { sqlite: 200, postgres: 10_000, mysql: 10_000 } as const;
 
 /** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
@@ -33,14 +37,18 @@ export class LogRetention {
     if (this.db.dialect === 'postgres') removed += await this.dropMonthsBefore(cutoff);
     const db = this.db.kysely;
     for (;;) {
-      const batch = await db.selectFrom('logs').select('id').where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
+      const batch = await db.selectFrom('logs').select(ROLLUP_COLUMNS).where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
       if (batch.length === 0) return removed;
       // By id: with `created_at < ?` SQLite walks that index through every row left below the
       // cutoff, each batch again. PostgreSQL keeps the time condition to prune the partitions.
+      // The rows' counts leave the rollups in the same transaction.
       const ids = batch.map((row) => row.id);
-      const byId = db.deleteFrom('logs').where('id', 'in', ids);
-      const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
-      removed += Number(result.numDeletedRows);
+      removed += await db.transaction().execute(async (trx) => {
+        const byId = trx.deleteFrom('logs').where('id', 'in', ids);
+        const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
+        await applyLogRollups(trx, batch, -1);
+        return Number(result.numDeletedRows);
+      });
       if (batch.length < this.batchRows) return removed;
       // SQLite's statements return without ever leaving the event loop: let the relay run.
       await yieldToEventLoop();
@@ -76,6 +84,7 @@ export class LogRetention {
         await sql`lock table ${table} in access exclusive mode`.execute(trx);
         const { rows } = await sql<{ count: string }>`select count(*) as count from ${table}`.execute(trx);
         await sql`drop table ${table}`.execute(trx);
+        await dropRollupRange(trx, partition.from, partition.to);
         return Number(rows[0]?.count ?? 0);
       });
     }

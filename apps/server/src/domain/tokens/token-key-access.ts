@@ -2,6 +2,7 @@ import { isRoot, LogKind, LogType } from '@modelgate/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { notFound } from '../../errors/app-error.js';
+import { insertLogRow } from '../logs/log-buffer.js';
 import type { UserRow } from '../users/user-repository.js';
 import { TOKEN_BATCH_MAX, type TokenRow } from './token-fields.js';
 import type { TokenRepository } from './token-repository.js';
@@ -53,22 +54,19 @@ export class TokenKeyAccess {
     const owner = await this.context.users.repository.findById(ownerId);
     const ownerName = owner?.username ?? '';
     const params = { target_user_id: ownerId, target_username: ownerName, token_id: Number(token.id), token_name: token.name };
-    await this.context.db.kysely
-      .insertInto('logs')
-      .values({
-        user_id: Number(reader.user.id),
-        username: reader.user.username,
-        type: LogType.Manage,
-        content: `超级管理员查看了用户 ${ownerName || '(未知)'}（ID ${ownerId}）的令牌「${token.name}」（ID ${Number(token.id)}）的密钥`,
-        ip: reader.ip,
-        other: JSON.stringify({
-          kind: LogKind.TokenKeyView,
-          admin_info: { admin_id: Number(reader.user.id), admin_username: reader.user.username },
-          op: { action: ADMIN_KEY_VIEW_ACTION, params },
-        }),
-        created_at: Math.floor(Date.now() / 1000),
-      })
-      .execute();
+    await insertLogRow(this.context.db.kysely, {
+      user_id: Number(reader.user.id),
+      username: reader.user.username,
+      type: LogType.Manage,
+      content: `超级管理员查看了用户 ${ownerName || '(未知)'}（ID ${ownerId}）的令牌「${token.name}」（ID ${Number(token.id)}）的密钥`,
+      ip: reader.ip,
+      other: JSON.stringify({
+        kind: LogKind.TokenKeyView,
+        admin_info: { admin_id: Number(reader.user.id), admin_username: reader.user.username },
+        op: { action: ADMIN_KEY_VIEW_ACTION, params },
+      }),
+      created_at: Math.floor(Date.now() / 1000),
+    });
     this.context.audit.record({
       actor: { id: Number(reader.user.id), username: reader.user.username, role: Number(reader.user.role) },
       ip: reader.ip,

@@ -2,6 +2,7 @@ import type { LogTypeValue } from '@modelgate/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { describeQuota } from '../billing/quota-format.js';
+import { insertLogRow } from '../logs/log-buffer.js';
 import type { OptionService } from '../options/option-service.js';
 
 export interface UserLogEntry {
@@ -21,18 +22,15 @@ export interface UserLogEntry {
  * log line land together.
  */
 export async function recordUserLog(executor: Kysely<Database>, entry: UserLogEntry): Promise<void> {
-  await executor
-    .insertInto('logs')
-    .values({
-      user_id: entry.userId,
-      username: entry.username,
-      type: entry.type,
-      content: entry.content,
-      quota: entry.quota ?? 0,
-      other: entry.other ? JSON.stringify(entry.other) : '',
-      created_at: Math.floor(Date.now() / 1000),
-    })
-    .execute();
+  await insertLogRow(executor, {
+    user_id: entry.userId,
+    username: entry.username,
+    type: entry.type,
+    content: entry.content,
+    quota: entry.quota ?? 0,
+    other: entry.other ? JSON.stringify(entry.other) : '',
+    created_at: Math.floor(Date.now() / 1000),
+  });
 }
 
 /** Quota as new-api writes it into log text: dollars (with 额度) when the console shows currency, else units. */

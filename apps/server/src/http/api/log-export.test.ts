@@ -1,8 +1,7 @@
 import { LogType, Role } from '@modelgate/contract';
 import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Insertable } from 'kysely';
-import type { LogsTable } from '../../db/schema.js';
+import { insertLogRows, type LogRowInsert } from '../../domain/logs/log-buffer.js';
 import { EXPORT_PAGE_ROWS, LogExport, logCsvStream } from '../../domain/logs/log-export.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
@@ -83,13 +82,8 @@ describe.each(DIALECTS)('the log CSV export on %s', (dialect) => {
   let bob: { id: number; username: string; session: Session };
   let carolId = 0;
 
-  const insertLogs = async (rows: Insertable<LogsTable>[]) => {
-    for (let start = 0; start < rows.length; start += 500) {
-      await test.context.db.kysely
-        .insertInto('logs')
-        .values(rows.slice(start, start + 500))
-        .execute();
-    }
+  const insertLogs = async (rows: LogRowInsert[]) => {
+    for (let start = 0; start < rows.length; start += 500) await insertLogRows(test.context.db.kysely, rows.slice(start, start + 500));
   };
 
   const download = async (url: string, session: Session = {}, headers: Record<string, string> = {}) => {

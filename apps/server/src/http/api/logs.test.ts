@@ -1,7 +1,7 @@
 import { LogType, MAX_PAGE_SIZE } from '@modelgate/contract';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertReturningId } from '../../db/index.js';
+import { insertLogRow } from '../../domain/logs/log-buffer.js';
 import { chatCompletionBody, sendJson } from '../../relay/testing/mock-upstream.js';
 import { seedChannel, seedToken, startRelayTestEnv, unique, type RelayTestEnv, type SeededToken } from '../../relay/testing/relay-fixtures.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
@@ -144,14 +144,14 @@ describe('log filters, permissions and the other log routes', () => {
     await chat(env, bobToken, modelA, 40, 4);
     await env.runtime.drain();
     // A system line of alice's, and an old consume line for the time filters.
-    await insertReturningId(env.context.db, 'logs', {
+    await insertLogRow(env.context.db.kysely, {
       user_id: alice.id,
       created_at: Math.floor(Date.now() / 1000),
       type: LogType.System,
       username: alice.username,
       content: 'system note',
     });
-    await insertReturningId(env.context.db, 'logs', {
+    await insertLogRow(env.context.db.kysely, {
       user_id: alice.id,
       created_at: 1_000_000,
       type: LogType.Consume,

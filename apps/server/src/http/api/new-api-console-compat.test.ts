@@ -1,5 +1,6 @@
 import { RedemptionStatus } from '@modelgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertLogRow } from '../../domain/logs/log-buffer.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 /*
@@ -42,10 +43,17 @@ beforeAll(async () => {
   await channel({ name: 'tagged-b', models: 'gpt-4o,gpt-4o-mini,o3', tag: 'team' });
   await channel({ name: 'plain', models: 'gpt-4o' });
   tagged = (await test.context.db.kysely.selectFrom('channels').select('id').where('name', '=', 'tagged-b').executeTakeFirstOrThrow()).id;
-  await test.context.db.kysely
-    .insertInto('logs')
-    .values({ user_id: userId, created_at: now, type: 2, username: 'console', token_name: 't', model_name: 'gpt-4o', quota: 30, token_id: 0, group: 'default' })
-    .execute();
+  await insertLogRow(test.context.db.kysely, {
+    user_id: userId,
+    created_at: now,
+    type: 2,
+    username: 'console',
+    token_name: 't',
+    model_name: 'gpt-4o',
+    quota: 30,
+    token_id: 0,
+    group: 'default',
+  });
   await test.context.db.kysely
     .insertInto('top_ups')
     .values([

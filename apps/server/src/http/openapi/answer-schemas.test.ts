@@ -1,6 +1,7 @@
 import { Role } from '@modelgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { insertLogRow } from '../../domain/logs/log-buffer.js';
 import { MidjourneyRepository } from '../../domain/tasks/midjourney-repository.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
@@ -91,10 +92,16 @@ beforeAll(async () => {
     .insertInto('top_ups')
     .values({ user_id: rootId, amount: 10, money: 73, trade_no: 'MGdescribed', payment_method: 'alipay', create_time: now, status: 'pending' })
     .execute();
-  await db
-    .insertInto('logs')
-    .values({ user_id: rootId, created_at: now, type: 2, username: 'root', token_name: 'described', model_name: 'gpt-4o', quota: 30, token_id: token.id })
-    .execute();
+  await insertLogRow(db, {
+    user_id: rootId,
+    created_at: now,
+    type: 2,
+    username: 'root',
+    token_name: 'described',
+    model_name: 'gpt-4o',
+    quota: 30,
+    token_id: token.id,
+  });
   await db
     .insertInto('quota_data')
     .values({ user_id: rootId, username: 'root', model_name: 'gpt-4o', created_at: now - (now % 3600), count: 1, quota: 30 })

@@ -1,3 +1,4 @@
+import { rebuildLogRollups } from '../../db/log-rollups.js';
 import { DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME } from '@modelgate/contract';
 import { sql } from 'kysely';
 import { isOptionKey, isSecretOption, normaliseOptionValue } from '../../config/option-registry.js';
@@ -78,6 +79,10 @@ export async function importDatabase({ source, target, batchSize = 1000, progres
     progress.finish(tableSummary);
   }
   if (target.dialect === 'postgres') await advanceSequences(target);
+  // The log screen's totals come from the rollups: counted again over every log, imported or not.
+  if (summary.tables.some((table) => table.table === 'logs' && !table.absent)) {
+    await target.kysely.transaction().execute((trx) => rebuildLogRollups(trx, target.dialect));
+  }
   return summary;
 }
 

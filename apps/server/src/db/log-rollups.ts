@@ -1,0 +1,218 @@
+import type { Statement } from 'better-sqlite3';
+import { MysqlAdapter, type QueryExecutorProvider, sql, type Kysely } from 'kysely';
+import type { DialectName } from './db-types.js';
+import type { Database } from './schema.js';
+
+/**
+ * log_rollups (migration 018): the logs' counts and quota sums per time bucket, log type and one
+ * of a few filter dimensions ("grains"), so the log screen's totals and the stat's sum at ten
+ * million rows read hundreds of rollup rows instead of millions of logs. Kept exact: every write
+ * that adds or removes logs changes the rollups in the same transaction (the batch flush, the
+ * account-event and key-view rows, clearing and retention, a dropped month partition), and what
+ * imports rows wholesale rebuilds them. domain/logs/log-counts.ts reads them: whole buckets from
+ * here, the partial buckets at a range's edges from the logs themselves.
+ *
+ * A grain keys its rows by (id_key, name_key, model_key), each unused part 0 or '':
+ *
+ *   All        nothing            hourly   no filter, a type, a time range
+ *   User       user_id, username  daily    a user's own logs; an admin's username filter
+ *   Token      token_name         hourly
+ *   Model      model_name         hourly   an exact name, or the names a % pattern matches
+ *   Channel    channel_id         hourly
+ *   Group      group              hourly
+ *   UserModel  user_id, username, model_name   daily
+ *
+ * The user grains count by day: a deployment's users times models is the largest key set, and a
+ * day's edge read from the logs is still only that user's rows.
+ */
+
+export const RollupGrain = { All: 0, User: 1, Token: 2, Model: 3, Channel: 4, Group: 5, UserModel: 6 } as const;
+export type RollupGrainValue = (typeof RollupGrain)[keyof typeof RollupGrain];
+
+export const HOUR = 3_600;
+export const DAY = 86_400;
+
+/** Each grain's bucket length in seconds. */
+export const GRAIN_BUCKET: Record<RollupGrainValue, number> = {
+  [RollupGrain.All]: HOUR,
+  [RollupGrain.User]: DAY,
+  [RollupGrain.Token]: HOUR,
+  [RollupGrain.Model]: HOUR,
+  [RollupGrain.Channel]: HOUR,
+  [RollupGrain.Group]: HOUR,
+  [RollupGrain.UserModel]: DAY,
+};
+
+const GRAINS = Object.values(RollupGrain);
+
+/** What a rollup needs of a log row. */
+export interface RollupSource {
+  created_at: number;
+  type: number;
+  user_id: number;
+  username: string;
+  token_name: string;
+  model_name: string;
+  channel_id: number;
+  group: string;
+  quota: number;
+}
+
+/** The rows a source row counts in: its key in each grain. */
+function keysOf(row: RollupSource): [grain: RollupGrainValue, idKey: number, nameKey: string, modelKey: string][] {
+  return [
+    [RollupGrain.All, 0, '', ''],
+    [RollupGrain.User, row.user_id, row.username, ''],
+    [RollupGrain.Token, 0, row.token_name, ''],
+    [RollupGrain.Model, 0, row.model_name, ''],
+    [RollupGrain.Channel, row.channel_id, '', ''],
+    [RollupGrain.Group, 0, row.group, ''],
+    [RollupGrain.UserModel, row.user_id, row.username, row.model_name],
+  ];
+}
+
+/**
+ * The bucket a time falls in. Truncation, as SQL's `%` does, so the migration's and the
+ * rebuild's GROUP BY agree with what the writers add.
+ */
+export const bucketOf = (at: number, length: number): number => at - (at % length);
+
+interface Delta {
+  grain: number;
+  bucket: number;
+  type: number;
+  id_key: number;
+  name_key: string;
+  model_key: string;
+  log_count: number;
+  quota: number;
+}
+
+/**
+ * The source rows summed per rollup key, times `sign` (+1 added, -1 removed). The rows are first
+ * summed per hour and whole key (one map entry per row: a busy node's flush is thousands of rows
+ * of few users and models), then those sums spread over the grains.
+ */
+export function rollupDeltas(rows: readonly RollupSource[], sign: 1 | -1 = 1): Delta[] {
+  const tuples = new Map<string, { row: RollupSource; count: number; quota: number }>();
+  for (const row of rows) {
+    const hour = bucketOf(Number(row.created_at), HOUR);
+    // \u0000 cannot appear in a name the API accepts, so the joined key is unambiguous.
+    const key = `${hour}\u0000${row.type}\u0000${row.user_id}\u0000${row.username}\u0000${row.token_name}\u0000${row.model_name}\u0000${row.channel_id}\u0000${row.group}`;
+    const known = tuples.get(key);
+    if (known) {
+      known.count += 1;
+      known.quota += Number(row.quota);
+    } else {
+      tuples.set(key, { row: { ...row, created_at: hour }, count: 1, quota: Number(row.quota) });
+    }
+  }
+  const deltas = new Map<string, Delta>();
+  for (const { row, count, quota } of tuples.values()) {
+    const type = Number(row.type);
+    for (const [grain, idKey, nameKey, modelKey] of keysOf({ ...row, user_id: Number(row.user_id), channel_id: Number(row.channel_id) })) {
+      // Every bucket length is a whole number of hours, so the hour's bucket is the row's.
+      const bucket = bucketOf(row.created_at, GRAIN_BUCKET[grain]);
+      const key = `${grain}\u0000${bucket}\u0000${type}\u0000${idKey}\u0000${nameKey}\u0000${modelKey}`;
+      const known = deltas.get(key);
+      if (known) {
+        known.log_count += count * sign;
+        known.quota += quota * sign;
+      } else {
+        deltas.set(key, { grain, bucket, type, id_key: idKey, name_key: nameKey, model_key: modelKey, log_count: count * sign, quota: quota * sign });
+      }
+    }
+  }
+  return [...deltas.values()];
+}
+
+const KEY_COLUMNS = ['grain', 'id_key', 'name_key', 'model_key', 'type', 'bucket'] as const;
+
+/** Rollup rows per multi-row statement: 8 parameters each, far below every dialect's limit. */
+const ROWS_PER_STATEMENT = 100;
+
+export const isMysqlExecutor = (executor: Kysely<Database>): boolean => executor.getExecutor().adapter instanceof MysqlAdapter;
+
+/**
+ * Adds (or, with sign -1, takes away) the rows' counts and quota in the caller's transaction.
+ * Keys brought to zero by a removal are deleted, so cleared months leave nothing behind.
+ */
+export async function applyLogRollups(executor: Kysely<Database>, rows: readonly RollupSource[], sign: 1 | -1 = 1): Promise<void> {
+  if (rows.length === 0) return;
+  const deltas = rollupDeltas(rows, sign);
+  const mysql = isMysqlExecutor(executor);
+  for (let start = 0; start < deltas.length; start += ROWS_PER_STATEMENT) {
+    const chunk = deltas.slice(start, start + ROWS_PER_STATEMENT);
+    const insert = executor.insertInto('log_rollups').values(chunk);
+    await (mysql
+      ? insert.onDuplicateKeyUpdate({ log_count: sql`log_count + values(log_count)`, quota: sql`quota + values(quota)` })
+      : insert.onConflict((conflict) =>
+          conflict.columns([...KEY_COLUMNS]).doUpdateSet({
+            log_count: sql`log_rollups.log_count + excluded.log_count`,
+            quota: sql`log_rollups.quota + excluded.quota`,
+          }),
+        )
+    ).execute();
+  }
+  if (sign > 0) return;
+  for (const delta of deltas) {
+    await executor
+      .deleteFrom('log_rollups')
+      .where((eb) => eb.and([...KEY_COLUMNS.map((column) => eb(column, '=', delta[column])), eb('log_count', '<=', 0)]))
+      .execute();
+  }
+}
+
+/**
+ * SQLite's batch flush: one upsert prepared once on the connection and run per key, as the log
+ * rows themselves are written (log-buffer.ts); a busy node's flush of thousands of rows from a few
+ * users and models touches only tens of keys.
+ */
+export function sqliteRollupWriter(database: import('better-sqlite3').Database): (rows: readonly RollupSource[]) => void {
+  let upsert: Statement | undefined;
+  return (rows) => {
+    upsert ??= database.prepare(
+      `insert into log_rollups (grain, bucket, type, id_key, name_key, model_key, log_count, quota) values (?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (${KEY_COLUMNS.join(', ')}) do update set log_count = log_rollups.log_count + excluded.log_count, quota = log_rollups.quota + excluded.quota`,
+    );
+    for (const delta of rollupDeltas(rows)) {
+      upsert.run(delta.grain, delta.bucket, delta.type, delta.id_key, delta.name_key, delta.model_key, delta.log_count, delta.quota);
+    }
+  };
+}
+
+/** Each grain's key columns over the logs table (id_key, name_key, model_key); null: the constant 0 or ''. */
+const GRAIN_COLUMNS: Record<RollupGrainValue, [idKey: string | null, nameKey: string | null, modelKey: string | null]> = {
+  [RollupGrain.All]: [null, null, null],
+  [RollupGrain.User]: ['user_id', 'username', null],
+  [RollupGrain.Token]: [null, 'token_name', null],
+  [RollupGrain.Model]: [null, 'model_name', null],
+  [RollupGrain.Channel]: ['channel_id', null, null],
+  [RollupGrain.Group]: [null, 'group', null],
+  [RollupGrain.UserModel]: ['user_id', 'username', 'model_name'],
+};
+
+/**
+ * Computes every rollup again from the logs (the migration, an import): everything the table
+ * holds is replaced. One GROUP BY per grain, in the caller's transaction.
+ */
+export async function rebuildLogRollups(executor: QueryExecutorProvider, dialect: DialectName): Promise<void> {
+  await sql`delete from log_rollups`.execute(executor);
+  for (const grain of GRAINS) {
+    const [idKey, nameKey, modelKey] = GRAIN_COLUMNS[grain];
+    const bucket = sql`created_at - (created_at % ${sql.lit(GRAIN_BUCKET[grain])})`;
+    const keys = [idKey, nameKey, modelKey].filter((column): column is string => column !== null).map((column) => sql.ref(column));
+    // Constants stay out of the GROUP BY (SQLite reads an integer there as a column's position).
+    const groupBy = sql.join([bucket, sql.ref('type'), ...keys]);
+    // The cast keeps PostgreSQL's sum (numeric over bigint) a bigint.
+    const sum = dialect === 'postgres' ? sql`coalesce(sum(quota), 0)::bigint` : sql`coalesce(sum(quota), 0)`;
+    await sql`insert into log_rollups (grain, bucket, type, id_key, name_key, model_key, log_count, quota)
+      select ${sql.lit(grain)}, ${bucket}, type, ${idKey ? sql.ref(idKey) : sql`0`}, ${nameKey ? sql.ref(nameKey) : sql`''`}, ${modelKey ? sql.ref(modelKey) : sql`''`}, count(*), ${sum}
+      from logs group by ${groupBy}`.execute(executor);
+  }
+}
+
+/** Takes away every bucket that starts in [from, to): a dropped partition's month (bucket lengths divide a month). */
+export async function dropRollupRange(executor: QueryExecutorProvider, from: number, to: number): Promise<void> {
+  await sql`delete from log_rollups where bucket >= ${from} and bucket < ${to}`.execute(executor);
+}
