@@ -153,30 +153,33 @@ export async function applyLogRollups(executor: Kysely<Database>, rows: readonly
           }),
         )
     ).execute();
-  }
-  if (sign > 0) return;
-  for (const delta of deltas) {
+    if (sign > 0) continue;
+    // A hundred keys per statement, each an equality on the whole primary key.
     await executor
       .deleteFrom('log_rollups')
-      .where((eb) => eb.and([...KEY_COLUMNS.map((column) => eb(column, '=', delta[column])), eb('log_count', '<=', 0)]))
+      .where((eb) => eb.and([eb('log_count', '<=', 0), eb.or(chunk.map((delta) => eb.and(KEY_COLUMNS.map((column) => eb(column, '=', delta[column])))))]))
       .execute();
   }
 }
 
 /**
- * SQLite's batch flush: one upsert prepared once on the connection and run per key, as the log
- * rows themselves are written (log-buffer.ts); a busy node's flush of thousands of rows from a few
- * users and models touches only tens of keys.
+ * SQLite: the same with statements prepared once on the connection and run per key, as the log
+ * rows themselves are written (log-buffer.ts). A busy node's flush of thousands of rows from a few
+ * users and models touches tens of keys; a cleared batch of 200 rows a few hundred.
  */
-export function sqliteRollupWriter(database: import('better-sqlite3').Database): (rows: readonly RollupSource[]) => void {
+export function sqliteRollupWriter(database: import('better-sqlite3').Database): (rows: readonly RollupSource[], sign?: 1 | -1) => void {
   let upsert: Statement | undefined;
-  return (rows) => {
+  let removeEmpty: Statement | undefined;
+  return (rows, sign = 1) => {
     upsert ??= database.prepare(
       `insert into log_rollups (grain, bucket, type, id_key, name_key, model_key, log_count, quota) values (?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (${KEY_COLUMNS.join(', ')}) do update set log_count = log_rollups.log_count + excluded.log_count, quota = log_rollups.quota + excluded.quota`,
     );
-    for (const delta of rollupDeltas(rows)) {
+    for (const delta of rollupDeltas(rows, sign)) {
       upsert.run(delta.grain, delta.bucket, delta.type, delta.id_key, delta.name_key, delta.model_key, delta.log_count, delta.quota);
+      if (sign > 0) continue;
+      removeEmpty ??= database.prepare(`delete from log_rollups where ${KEY_COLUMNS.map((column) => `${column} = ?`).join(' and ')} and log_count <= 0`);
+      removeEmpty.run(delta.grain, delta.id_key, delta.name_key, delta.model_key, delta.type, delta.bucket);
     }
   };
 }

@@ -121,8 +121,12 @@ export class LogQuery {
     // Ids and times grow together, which the planners do not know: for an old time range they walk
     // the primary key down from the newest row, through everything newer than the range (seconds on
     // a large table). When the range holds few rows, `id + 0` hides the key order so they read the
-    // range from the created_at index and sort its ids instead.
-    const newestFirst = hasTimeRange(filter) && total <= SORTED_RANGE_ROWS ? sql`id + 0` : sql`id`;
+    // range from the created_at index and sort its ids instead. A range that reaches the newest log
+    // and holds the whole page is walked newest first all the same: the walk starts inside it and
+    // stops at the page's last row (sorting would read every row of the range: 42 ms against 0.9
+    // for a user's model over 7 days of 1,000,000 logs on SQLite).
+    const sorted = hasTimeRange(filter) && total <= SORTED_RANGE_ROWS && !(total >= paging.offset + paging.pageSize && (await this.reachesNewest(filter)));
+    const newestFirst = sorted ? sql`id + 0` : sql`id`;
     // The page's ids first, then its rows: the ids come from an index alone, so a time range or a
     // deep page sorts and skips ids instead of whole rows. (`in` rather than a join: SQLite may
     // reorder a join to scan the whole table; the derived table is for MySQL, which refuses LIMIT
@@ -147,6 +151,13 @@ export class LogQuery {
       .orderBy('id', 'desc')
       .execute();
     return { items, total };
+  }
+
+  /** Whether the filter's time range takes in the newest log (no end, or an end at or after it). */
+  private async reachesNewest(filter: LogFilter): Promise<boolean> {
+    if (filter.endTimestamp === 0) return true;
+    const newest = await this.db.kysely.selectFrom('logs').select('created_at').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return newest === undefined || filter.endTimestamp >= Number(newest.created_at);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { applyLogRollups, dropRollupRange } from '../../db/log-rollups.js';
+import { applyLogRollups, dropRollupRange, sqliteRollupWriter } from '../../db/log-rollups.js';
 import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
 import { yieldToEventLoop } from './log-buffer.js';
 
@@ -26,10 +26,15 @@ const DROP_LOCK_TIMEOUT = '5s';
  * the event loop free between them.
  */
 export class LogRetention {
+  /** SQLite: the rollups' statements prepared once on the connection (db/log-rollups.ts). */
+  private readonly sqliteRollups;
+
   constructor(
     private readonly db: Db,
     private readonly batchRows: number = BATCH_ROWS[db.dialect],
-  ) {}
+  ) {
+    this.sqliteRollups = db.sqlite ? sqliteRollupWriter(db.sqlite) : undefined;
+  }
 
   /** Deletes every log with created_at below the cutoff; answers how many. */
   async deleteBefore(cutoff: number): Promise<number> {
@@ -46,7 +51,8 @@ export class LogRetention {
       removed += await db.transaction().execute(async (trx) => {
         const byId = trx.deleteFrom('logs').where('id', 'in', ids);
         const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
-        await applyLogRollups(trx, batch, -1);
+        if (this.sqliteRollups) this.sqliteRollups(batch, -1);
+        else await applyLogRollups(trx, batch, -1);
         return Number(result.numDeletedRows);
       });
       if (batch.length < this.batchRows) return removed;
