@@ -135,6 +135,13 @@ function problemWith(logCase: LogCase, expected: Expected, body: unknown): strin
   if (logCase.kind === 'stat') {
     return data.quota === expected.quota ? undefined : `quota ${String(data.quota)}, the rows sum to ${expected.quota}`;
   }
+  if (logCase.kind === 'dashboard') {
+    const points = envelope.data as unknown as { count: number; quota: number }[];
+    const count = points.reduce((sum, point) => sum + Number(point.count), 0);
+    const quota = points.reduce((sum, point) => sum + Number(point.quota), 0);
+    if (count !== expected.count) return `${count} calls charted, ${expected.count} rows match`;
+    return quota === expected.quota ? undefined : `quota ${quota} charted, the rows sum to ${expected.quota}`;
+  }
   const items = (data.items ?? []) as { id: number }[];
   if (data.total !== expected.count) return `total ${String(data.total)}, ${expected.count} rows match`;
   if (items.length !== Math.min(PAGE_SIZE, expected.count)) return `${items.length} rows on page 1`;

@@ -8,12 +8,15 @@ import { modelName, tokenName, userName, type SeedPlan } from './logs-seed.js';
  * newest id and `quota` against the rows it wrote: a fast wrong answer fails.
  */
 
-export type CaseKind = 'page' | 'stat';
+export type CaseKind = 'page' | 'stat' | 'dashboard';
 
 export interface LogCase {
   label: string;
   kind: CaseKind;
-  /** admin: /api/log/ and /api/log/stat as root; self: /api/log/self and /api/log/self/stat as the heaviest user. */
+  /**
+   * admin: /api/log/ and /api/log/stat as root; self: /api/log/self and /api/log/self/stat as the
+   * heaviest user. A dashboard case: /api/data/ (admin) or /api/data/self, the usage per model and hour.
+   */
   caller: 'admin' | 'self';
   query: Record<string, string>;
   /** Whether a seeded row (all consume rows) is one the request selects. */
@@ -77,6 +80,24 @@ export function logCases(plan: SeedPlan): LogCase[] {
   for (const [label, query, selects] of selfFilters) cases.push({ label, kind: 'page', caller: 'self', query, selects });
   for (const [label, query, selects] of filters) cases.push({ label, kind: 'stat', caller: 'admin', query, selects });
   for (const [label, query, selects] of selfFilters) cases.push({ label, kind: 'stat', caller: 'self', query, selects });
+
+  // The dashboard (quota_data, per user, model and hour): its ranges start on an hour, as its rows do.
+  const hourOf = (at: number) => at - (at % 3_600);
+  const since = (days: number) => hourOf(plan.lastAt - days * DAY);
+  const chart = (days: number) => ({ start_timestamp: String(since(days)), end_timestamp: String(plan.lastAt) });
+  const charted = (row: LogInsert, days: number) => hourOf(row.created_at) >= since(days);
+  cases.push(
+    { label: '7 days', kind: 'dashboard', caller: 'admin', query: chart(7), selects: (row) => charted(row, 7) },
+    { label: '30 days', kind: 'dashboard', caller: 'admin', query: chart(30), selects: (row) => charted(row, 30) },
+    {
+      label: 'username (heaviest user), 7 days',
+      kind: 'dashboard',
+      caller: 'admin',
+      query: { ...chart(7), username: heavyUser },
+      selects: (row) => row.username === heavyUser && charted(row, 7),
+    },
+    { label: 'self, 7 days', kind: 'dashboard', caller: 'self', query: chart(7), selects: (row) => own(row) && charted(row, 7) },
+  );
   return cases;
 }
 
@@ -100,6 +121,7 @@ export class Expectations {
 }
 
 export function pathOf(logCase: LogCase): string {
+  if (logCase.kind === 'dashboard') return `${logCase.caller === 'admin' ? '/api/data/' : '/api/data/self'}?${new URLSearchParams(logCase.query).toString()}`;
   const base = logCase.caller === 'admin' ? '/api/log/' : '/api/log/self';
   const stat = logCase.kind === 'stat' ? (logCase.caller === 'admin' ? 'stat' : '/stat') : '';
   const paging: Record<string, string> = logCase.kind === 'page' ? { p: '1', page_size: String(PAGE_SIZE) } : {};

@@ -249,10 +249,23 @@ export async function seedLogs(db: Db, plan: SeedPlan, visit: (row: LogInsert, i
   await db.kysely.transaction().execute((trx) => rebuildLogRollups(trx, db.dialect));
   const { rows: built } = await sql<{ n: number | string }>`select count(*) as n from log_rollups`.execute(db.kysely);
   log(`${db.dialect}: ${Number(built[0]?.n ?? 0).toLocaleString('en-US')} rollup rows built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // The dashboard's rows, as the usage export would have written them for these calls: per user,
+  // model and hour, and per model and hour (migration 019).
+  const charted = performance.now();
+  const hour = sql`created_at - (created_at % 3600)`;
+  const sum = (expression: ReturnType<typeof sql>) => (db.dialect === 'postgres' ? sql`sum(${expression})::bigint` : sql`sum(${expression})`);
+  await sql`insert into quota_data (user_id, username, model_name, created_at, token_used, count, quota)
+    select user_id, min(username), model_name, ${hour}, ${sum(sql`prompt_tokens + completion_tokens`)}, count(*), ${sum(sql`quota`)}
+    from logs where type = 2 group by user_id, model_name, ${hour}`.execute(db.kysely);
+  await sql`insert into quota_data_models (model_name, created_at, token_used, count, quota)
+    select model_name, created_at, ${sum(sql`token_used`)}, ${sum(sql`count`)}, ${sum(sql`quota`)} from quota_data group by model_name, created_at`.execute(
+    db.kysely,
+  );
+  const { rows: dashboard } = await sql<{ n: number | string }>`select count(*) as n from quota_data`.execute(db.kysely);
+  log(`${db.dialect}: ${Number(dashboard[0]?.n ?? 0).toLocaleString('en-US')} dashboard rows built in ${((performance.now() - charted) / 1000).toFixed(1)} s`);
   if (db.dialect === 'postgres') {
     // What autovacuum does on a live table soon after a bulk load: the visibility map (for
     // index-only scans) and the planner's statistics.
-    await sql`vacuum analyze logs`.execute(db.kysely);
-    await sql`vacuum analyze log_rollups`.execute(db.kysely);
+    for (const table of ['logs', 'log_rollups', 'quota_data', 'quota_data_models']) await sql`vacuum analyze ${sql.table(table)}`.execute(db.kysely);
   }
 }

@@ -95,10 +95,21 @@ test.beforeAll(async () => {
   const database = new Database(process.env.MODELGATE_E2E_SQLITE!);
   try {
     database.pragma('busy_timeout = 10000');
+    // As the usage export writes them: the user's rows and, in the same transaction, their sums per
+    // model and hour (the administrator's chart reads those).
     const insert = database.prepare(
       'INSERT INTO quota_data (user_id, username, model_name, created_at, token_used, count, quota) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    for (const row of history) insert.run(historianId, historian, row.model_name, row.created_at, row.token_used, row.count, row.quota);
+    const addToModel = database.prepare(
+      `INSERT INTO quota_data_models (model_name, created_at, token_used, count, quota) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (created_at, model_name) DO UPDATE SET token_used = token_used + excluded.token_used, count = count + excluded.count, quota = quota + excluded.quota`,
+    );
+    database.transaction(() => {
+      for (const row of history) {
+        insert.run(historianId, historian, row.model_name, row.created_at, row.token_used, row.count, row.quota);
+        addToModel.run(row.model_name, row.created_at, row.token_used, row.count, row.quota);
+      }
+    })();
   } finally {
     database.close();
   }

@@ -18,6 +18,7 @@ import { passkeys } from './migrations/015-passkeys.js';
 import { auditLogs } from './migrations/016-audit-logs.js';
 import { logPartitions } from './migrations/017-log-partitions.js';
 import { logRollups } from './migrations/018-log-rollups.js';
+import { quotaDataModels } from './migrations/019-quota-data-models.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 export const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -39,6 +40,7 @@ export const migrationsFor = (db: Db): Record<string, Migration> => ({
   '016-audit-logs': auditLogs(db.dialect),
   '017-log-partitions': logPartitions(db.dialect),
   '018-log-rollups': logRollups(db.dialect),
+  '019-quota-data-models': quotaDataModels(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

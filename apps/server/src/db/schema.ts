@@ -254,6 +254,15 @@ export interface QuotaDataTable {
   quota: ColumnType<Int, Int | undefined, Int>;
 }
 
+/** quota_data summed over users per model and hour (migration 019): the administrator's dashboard. */
+export interface QuotaDataModelsTable {
+  model_name: string;
+  created_at: Int;
+  token_used: Int;
+  count: Int;
+  quota: Int;
+}
+
 /** A signed-in browser. The cookie holds a random secret; only its SHA-256 is stored. */
 export interface SessionsTable {
   id: Id;
@@ -400,6 +409,7 @@ export interface Database {
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
   quota_data: QuotaDataTable;
+  quota_data_models: QuotaDataModelsTable;
   relay_nodes: RelayNodesTable;
   quota_leases: QuotaLeasesTable;
   stored_responses: StoredResponsesTable;

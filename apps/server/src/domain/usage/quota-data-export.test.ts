@@ -29,6 +29,28 @@ async function sumsOf(relay: RelayTestEnv, userIds: number[]): Promise<{ logs: S
   return { logs, quotaData, hoursTruncated };
 }
 
+/** quota_data_models holds exactly quota_data summed over users per model and hour. */
+async function expectModelTotalsAgree(relay: RelayTestEnv): Promise<void> {
+  const { kysely } = relay.context.db;
+  const key = (row: { model_name: string; created_at: unknown }) => `${row.model_name}@${Number(row.created_at)}`;
+  const summed = new Map<string, { count: number; quota: number; token_used: number }>();
+  for (const row of await kysely.selectFrom('quota_data').selectAll().execute()) {
+    const entry = summed.get(key(row)) ?? { count: 0, quota: 0, token_used: 0 };
+    entry.count += Number(row.count);
+    entry.quota += Number(row.quota);
+    entry.token_used += Number(row.token_used);
+    summed.set(key(row), entry);
+  }
+  const stored = new Map(
+    (await kysely.selectFrom('quota_data_models').selectAll().execute()).map((row) => [
+      key(row),
+      { count: Number(row.count), quota: Number(row.quota), token_used: Number(row.token_used) },
+    ]),
+  );
+  expect(summed.size).toBeGreaterThan(0);
+  expect(stored).toEqual(summed);
+}
+
 async function callRelay(relay: RelayTestEnv, calls: { apiKey: string; model: string }[]): Promise<void> {
   relay.upstream.respond((_request, response) => {
     const prompt = 10 + Math.floor(Math.random() * 500);
@@ -101,6 +123,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
     expect(hoursTruncated).toBe(true);
     const rows = await relay.context.db.kysely.selectFrom('quota_data').selectAll().where('user_id', '=', ids[0]!).execute();
     expect(rows[0]).toMatchObject({ username: users[0]!.user.username });
+    await expectModelTotalsAgree(relay);
   });
 
   it('keeps the sums of a failed write for the next export instead of losing or doubling them', async () => {
@@ -132,6 +155,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as DialectName[])('usage data expo
     await exporter.flush();
     const { logs, quotaData } = await sumsOf(relay, [user.id]);
     expect(quotaData[`${user.id}/qd-a`]).toEqual(logs[`${user.id}/qd-a`]);
+    await expectModelTotalsAgree(relay);
   });
 
   it('sums nothing while DataExportEnabled is off', async () => {

@@ -71,12 +71,24 @@ export class QuotaDataAccumulator {
 }
 
 /**
- * Adds the sums to quota_data in one transaction of upserts on its (user_id, model_name,
- * created_at) key (migration 005): concurrent writers (another node, a restart) add up instead of
- * overwriting, and the whole batch commits or none of it does.
+ * Adds the sums to quota_data, and their totals per model and hour to quota_data_models (the
+ * administrator's chart, migration 019), in one transaction of upserts on their keys (quota_data:
+ * user_id, model_name, created_at, migration 005): concurrent writers (another node, a restart) add
+ * up instead of overwriting, and the whole batch commits or none of it does.
  */
 export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Promise<void> {
   if (entries.length === 0) return;
+  const mysql = db.dialect === 'mysql';
+  const perModel = new Map<string, { model_name: string; created_at: number; token_used: number; count: number; quota: number }>();
+  for (const entry of entries) {
+    const key = `${entry.modelName}\u0000${entry.createdAt}`;
+    const known = perModel.get(key);
+    if (known) {
+      known.token_used += entry.tokenUsed;
+      known.count += entry.count;
+      known.quota += entry.quota;
+    } else perModel.set(key, { model_name: entry.modelName, created_at: entry.createdAt, token_used: entry.tokenUsed, count: entry.count, quota: entry.quota });
+  }
   await db.kysely.transaction().execute(async (trx) => {
     for (const entry of entries) {
       const insert = trx.insertInto('quota_data').values({
@@ -88,7 +100,7 @@ export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Pr
         count: entry.count,
         quota: entry.quota,
       });
-      if (db.dialect === 'mysql') {
+      if (mysql) {
         await insert
           .onDuplicateKeyUpdate({
             token_used: sql`token_used + values(token_used)`,
@@ -103,6 +115,24 @@ export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Pr
               token_used: sql`quota_data.token_used + excluded.token_used`,
               count: sql`quota_data.count + excluded.count`,
               quota: sql`quota_data.quota + excluded.quota`,
+            }),
+          )
+          .execute();
+      }
+    }
+    for (const totals of perModel.values()) {
+      const insert = trx.insertInto('quota_data_models').values(totals);
+      if (mysql) {
+        await insert
+          .onDuplicateKeyUpdate({ token_used: sql`token_used + values(token_used)`, count: sql`count + values(count)`, quota: sql`quota + values(quota)` })
+          .execute();
+      } else {
+        await insert
+          .onConflict((conflict) =>
+            conflict.columns(['created_at', 'model_name']).doUpdateSet({
+              token_used: sql`quota_data_models.token_used + excluded.token_used`,
+              count: sql`quota_data_models.count + excluded.count`,
+              quota: sql`quota_data_models.quota + excluded.quota`,
             }),
           )
           .execute();

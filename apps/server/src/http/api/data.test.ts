@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeQuotaData } from '../../domain/usage/quota-data-export.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 
 let test: TestApp;
@@ -23,24 +24,22 @@ beforeAll(async () => {
   alice = a.headers;
   aliceId = a.id;
   bobId = b.id;
-  const row = (user_id: number, username: string, model_name: string, created_at: number, count: number) => ({
-    user_id,
+  // Written as the usage export writes them (quota_data and its per-model sums).
+  const row = (userId: number, username: string, modelName: string, createdAt: number, count: number) => ({
+    userId,
     username,
-    model_name,
-    created_at,
-    token_used: count * 100,
+    modelName,
+    createdAt,
+    tokenUsed: count * 100,
     count,
     quota: count * 1000,
   });
-  await test.context.db.kysely
-    .insertInto('quota_data')
-    .values([
-      row(aliceId, 'alice', 'gpt-4o', HOUR, 2),
-      row(aliceId, 'alice', 'gpt-4o-mini', HOUR, 1),
-      row(aliceId, 'alice', 'gpt-4o', HOUR - 40 * DAY, 9),
-      row(bobId, 'bob', 'gpt-4o', HOUR, 5),
-    ])
-    .execute();
+  await writeQuotaData(test.context.db, [
+    row(aliceId, 'alice', 'gpt-4o', HOUR, 2),
+    row(aliceId, 'alice', 'gpt-4o-mini', HOUR, 1),
+    row(aliceId, 'alice', 'gpt-4o', HOUR - 40 * DAY, 9),
+    row(bobId, 'bob', 'gpt-4o', HOUR, 5),
+  ]);
 });
 afterAll(async () => test.close());
 

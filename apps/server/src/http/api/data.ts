@@ -81,9 +81,16 @@ export function dataRoutes(app: FastifyInstance, context: AppContext, usage: Quo
     const end = timestampParam(request, 'end_timestamp');
     const rawUsername = (request.query as Record<string, unknown>).username;
     const username = typeof rawUsername === 'string' ? rawUsername.trim() : '';
-    const inRange = db.kysely.selectFrom('quota_data').where('created_at', '>=', start).where('created_at', '<=', end);
     if (username !== '') {
-      const rows = await inRange.selectAll().where('username', '=', username).orderBy('created_at').orderBy('model_name').execute();
+      const rows = await db.kysely
+        .selectFrom('quota_data')
+        .selectAll()
+        .where('created_at', '>=', start)
+        .where('created_at', '<=', end)
+        .where('username', '=', username)
+        .orderBy('created_at')
+        .orderBy('model_name')
+        .execute();
       const pending = pendingIn(start, end, (entry) => entry.username === username);
       return ok(
         withUnexported(
@@ -94,15 +101,12 @@ export function dataRoutes(app: FastifyInstance, context: AppContext, usage: Quo
         ),
       );
     }
-    const rows = await inRange
-      .select((eb) => [
-        'model_name',
-        'created_at',
-        eb.fn.sum<number>('count').as('count'),
-        eb.fn.sum<number>('quota').as('quota'),
-        eb.fn.sum<number>('token_used').as('token_used'),
-      ])
-      .groupBy(['model_name', 'created_at'])
+    // Every user's rows summed per model and hour, as the usage export keeps them (migration 019).
+    const rows = await db.kysely
+      .selectFrom('quota_data_models')
+      .select(['model_name', 'created_at', 'count', 'quota', 'token_used'])
+      .where('created_at', '>=', start)
+      .where('created_at', '<=', end)
       .orderBy('created_at')
       .orderBy('model_name')
       .execute();

@@ -2,6 +2,7 @@ import { Role } from '@modelgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { insertLogRow } from '../../domain/logs/log-buffer.js';
+import { writeQuotaData } from '../../domain/usage/quota-data-export.js';
 import { MidjourneyRepository } from '../../domain/tasks/midjourney-repository.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
@@ -102,10 +103,9 @@ beforeAll(async () => {
     quota: 30,
     token_id: token.id,
   });
-  await db
-    .insertInto('quota_data')
-    .values({ user_id: rootId, username: 'root', model_name: 'gpt-4o', created_at: now - (now % 3600), count: 1, quota: 30 })
-    .execute();
+  await writeQuotaData(test.context.db, [
+    { userId: rootId, username: 'root', modelName: 'gpt-4o', createdAt: now - (now % 3600), tokenUsed: 0, count: 1, quota: 30 },
+  ]);
   await db
     .insertInto('tasks')
     .values({
