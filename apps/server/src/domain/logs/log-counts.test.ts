@@ -2,7 +2,7 @@ import { LogType } from '@modelgate/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogPartition, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
-import { DAY, HOUR, RollupGrain, rebuildLogRollups } from '../../db/log-rollups.js';
+import { RollupGrain, rebuildLogRollups } from '../../db/log-rollups.js';
 import { createFreshDb, DIALECTS, type FreshDb } from '../../test-support/dialects.js';
 import { recordUserLog } from '../users/user-logs.js';
 import { createLogWriter, type LogInsert } from './log-buffer.js';
@@ -16,6 +16,8 @@ import { LogRetention } from './log-retention.js';
  * whatever the time range's edges, and the rollup table equals one rebuilt from the logs.
  */
 
+const HOUR = 3_600;
+const DAY = 86_400;
 // A Monday 00:00 UTC, so buckets, days and months have edges the ranges below cross.
 const START = Date.UTC(2027, 0, 25) / 1000;
 const SPAN = 12 * DAY;

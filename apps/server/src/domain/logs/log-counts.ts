@@ -1,7 +1,7 @@
 import { LogType } from '@modelgate/contract';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { GRAIN_BUCKET, RollupGrain, type RollupGrainValue } from '../../db/log-rollups.js';
+import { BUCKET_SECONDS, RollupGrain, type RollupGrainValue } from '../../db/log-rollups.js';
 import type { Database } from '../../db/schema.js';
 
 /**
@@ -31,8 +31,12 @@ export interface LogTotals {
   quota: number;
 }
 
-/** Counts and sums the logs a filter selects over [start, end] (0 = open), raw, with an optional type. */
-export type RawTotals = (filter: CountingFilter, type: number) => Promise<LogTotals>;
+/**
+ * Counts and sums the logs a filter selects over [start, end] (0 = open), raw, with an optional
+ * type. `short`: the range is at most two buckets long (a rollup's edges), so reading it from the
+ * time index beats walking the filter's own index.
+ */
+export type RawTotals = (filter: CountingFilter, type: number, short: boolean) => Promise<LogTotals>;
 
 type Where = ExpressionBuilder<Database, 'log_rollups'>;
 
@@ -98,15 +102,16 @@ const floorTo = (at: number, length: number) => at - (at % length);
 export async function totalsFromRollups(db: Db, filter: CountingFilter, type: number, raw: RawTotals): Promise<LogTotals | undefined> {
   const grain = grainFor(filter);
   if (grain === undefined) return undefined;
-  const length = GRAIN_BUCKET[grain];
+  const length = BUCKET_SECONDS;
   const { startTimestamp: start, endTimestamp: end } = filter;
   // Whole buckets: [from, to); undefined = open on that side.
   const from = start !== 0 ? ceilTo(start, length) : undefined;
   const to = end !== 0 ? floorTo(end + 1, length) : undefined;
-  if (from !== undefined && to !== undefined && from >= to) return raw(filter, type);
+  // A range inside two buckets is all edge.
+  if (from !== undefined && to !== undefined && from >= to) return raw(filter, type, true);
   const parts: Promise<LogTotals>[] = [];
-  if (from !== undefined && from > start) parts.push(raw({ ...filter, startTimestamp: start, endTimestamp: from - 1 }, type));
-  if (to !== undefined && end >= to) parts.push(raw({ ...filter, startTimestamp: to, endTimestamp: end }, type));
+  if (from !== undefined && from > start) parts.push(raw({ ...filter, startTimestamp: start, endTimestamp: from - 1 }, type, true));
+  if (to !== undefined && end >= to) parts.push(raw({ ...filter, startTimestamp: to, endTimestamp: end }, type, true));
   parts.push(
     db.kysely
       .selectFrom('log_rollups')

@@ -103,8 +103,13 @@ function timeConditions(eb: Where, filter: LogFilter) {
 const typeCondition = (eb: Where, type: number, filter: LogFilter, dialect: DialectName) =>
   eb(columnRef('type', dialect === 'sqlite' && hasTimeRange(filter)), '=', type);
 
-export function listConditions(eb: Where, filter: AggregateFilter, dialect: DialectName) {
-  const conditions = [...commonConditions(eb, filter), ...timeConditions(eb, filter)];
+/**
+ * `shortRange`: the time range is short (a rollup's edge, at most an hour), and on SQLite the other
+ * filters are hidden so the range is read from the created_at index rather than every row of, say,
+ * a busy user through the user's index.
+ */
+export function listConditions(eb: Where, filter: AggregateFilter, dialect: DialectName, shortRange = false) {
+  const conditions = [...commonConditions(eb, filter, shortRange && dialect === 'sqlite'), ...timeConditions(eb, filter)];
   if (filter.type !== LogType.Unknown) conditions.push(typeCondition(eb, filter.type, filter, dialect));
   return eb.and(conditions);
 }
@@ -200,11 +205,11 @@ export class LogQuery {
   }
 
   /** The count and quota of the rows a filter selects with `type` (0: every type), read from the logs (the rollups' edges, the filters they do not cover). */
-  private readonly rawTotals = async (filter: AggregateFilter, type: number): Promise<LogTotals> => {
+  private readonly rawTotals = async (filter: AggregateFilter, type: number, short = false): Promise<LogTotals> => {
     const row = await this.db.kysely
       .selectFrom('logs')
       .select([(eb) => eb.fn.countAll<number>().as('count'), sql<number | string | null>`sum(quota)`.as('quota')])
-      .where((eb) => listConditions(eb, { ...filter, type }, this.db.dialect))
+      .where((eb) => listConditions(eb, { ...filter, type }, this.db.dialect, short))
       .executeTakeFirst();
     return { count: Number(row?.count ?? 0), quota: Number(row?.quota ?? 0) };
   };

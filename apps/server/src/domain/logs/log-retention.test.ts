@@ -78,7 +78,7 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
       const old = await allRows(db);
       expect(old).toHaveLength(4);
 
-      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups']);
+      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups', '019-quota-data-models']);
       expect(await allRows(db)).toEqual(old);
       // 018 counted the rows already there: the screen's total and sum without reading them.
       const query = new LogQuery(db);
