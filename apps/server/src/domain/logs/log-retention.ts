@@ -4,16 +4,17 @@ import { applyLogRollups, dropRollupRange, sqliteRollupWriter } from '../../db/l
 import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
 import { yieldToEventLoop } from './log-buffer.js';
 
-/**
- * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: a row
- * with the nine log indexes cost 30 to 100 µs to delete on the 2-core VM under other helpers' load
- * (bench/README.md), so 200 rows hold a relay call up 6 to 20 ms at most. PostgreSQL and MySQL
- * run it on the server, so there a batch only bounds how long it holds its row locks.
- */
 /** What a deleted row takes out of the rollups, and its id. */
 const ROLLUP_COLUMNS = ['id', 'created_at', 'type', 'user_id', 'username', 'token_name', 'model_name', 'channel_id', 'group', 'quota'] as const;
 
-const BATCH_ROWS = { sqlite: 200, postgres: 10_000, mysql: 10_000 } as const;
+/**
+ * Rows deleted per statement. SQLite runs each statement synchronously on the event loop: a row
+ * with the nine log indexes and its seven rollup keys cost about 160 µs to delete at 10,000,000
+ * logs on the 2-core VM (bench/README.md; 30 to 100 µs without the rollups), so 100 rows hold a
+ * relay call up about 16 ms at most. PostgreSQL and MySQL run it on the server, so there a batch
+ * only bounds how long it holds its row locks.
+ */
+const BATCH_ROWS = { sqlite: 100, postgres: 10_000, mysql: 10_000 } as const;
 
 /** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
 const DROP_LOCK_TIMEOUT = '5s';
