@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectDb } from './index.js';
-import { CHECKPOINT_WAL_BYTES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { CHECKPOINT_WAL_BYTES, MAX_WAL_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { testSecretKey } from '../test-support/dialects.js';
 
 const openWal = (path: string) => {
@@ -33,7 +33,7 @@ describe('WAL checkpoints on a worker thread', () => {
     const errors: string[] = [];
     const checkpointer = new SqliteCheckpointer(database, path, (message) => errors.push(message));
     try {
-      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(MAX_WAL_PAGES);
       writeRows(database, 3);
       // No commit folded the log in: it holds every frame written (SQLite alone would have stopped near 1,000 pages).
       expect(checkpointer.walBytes()).toBeGreaterThan(2 * CHECKPOINT_WAL_BYTES);
@@ -46,6 +46,35 @@ describe('WAL checkpoints on a worker thread', () => {
       expect(checkpointer.walBytes()).toBe(0);
       expect(database.prepare('select count(*) as n from rows').get()).toEqual({ n: 3000 });
       expect(errors).toEqual([]);
+    } finally {
+      await checkpointer.close();
+      database.close();
+    }
+  });
+
+  it('writes that never pause cannot grow the log past its bound', async () => {
+    // A clear of millions of logs: a write transaction after every turn of the event loop, for
+    // longer than the worker's checkpoints take. A bound of 500 pages here (10,000 in the server);
+    // a commit may pass it by what was written while the worker's checkpoint held the lock.
+    const path = join(dir, 'busy.db');
+    const database = openWal(path);
+    const checkpointer = new SqliteCheckpointer(database, path, undefined, 500);
+    try {
+      const insert = database.prepare('insert into rows (text) values (?)');
+      const write = database.transaction(() => {
+        for (let index = 0; index < 100; index += 1) insert.run('x'.repeat(3900));
+      });
+      let largest = 0;
+      let written = 0;
+      // About a page a row: 30 times the bound, the size the log reached without one.
+      while (written < 30 * 500) {
+        write();
+        written += 100;
+        largest = Math.max(largest, checkpointer.walBytes());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(largest).toBeLessThan(6 * 500 * 4096);
+      expect(database.prepare('select count(*) as n from rows').get()).toEqual({ n: written });
     } finally {
       await checkpointer.close();
       database.close();
@@ -77,7 +106,7 @@ describe('WAL checkpoints on a worker thread', () => {
       secretKey: testSecretKey,
       backgroundCheckpoints: { onError: (message) => errors.push(message) },
     });
-    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(MAX_WAL_PAGES);
     await db.close();
     expect(existsSync(`${sqlitePath}-wal`)).toBe(false);
     // Tools open it without: SQLite's own checkpoints.

@@ -10,18 +10,30 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
  * that commit copies the log into the database file and syncs it, synchronously, on the thread
  * that committed. Under load that is a batch flush on the relay's event loop, and every third or
  * fourth flush took 11 to 19 ms instead of 1.5 (measured at 10,000 calls a second): a stall every
- * call in flight waited out. Here the server's connection never checkpoints
- * (`wal_autocheckpoint = 0`); a timer looks at the log's size once a second and, past the same
+ * call in flight waited out. Here the server's connection checkpoints only as a bound (below); a
+ * timer looks at the log's size once a second and, past the same
  * 1,000 pages, asks a worker thread with its own connection for a PASSIVE checkpoint, which waits
  * for no reader or writer: the relay's commits go on while it copies.
  *
  * The worker starts the first time the log is that large, so a process that writes little (a test,
  * a small deployment) never starts one. Closing stops the worker first; the server's connection,
  * closed last, then checkpoints what is left and removes the log, as SQLite does.
+ *
+ * A bound. SQLite writes the log from its start again only when a write begins after a checkpoint
+ * copied all of it; under writes that never pause (clearing a month of logs: a batch every few
+ * milliseconds for minutes) each of the worker's checkpoints ends behind the newest frames, and
+ * the log grew without end (72 GB while 3.4 million logs were cleared, until the disk was full).
+ * So the server's connection still checkpoints in its commit past MAX_WAL_PAGES (ten times the
+ * worker's trigger): the rare commit that gets there copies the rest while no write can come
+ * between, and the next write starts the log again. journal_size_limit then cuts the file back.
  */
 
 /** The log size that asks for a checkpoint: SQLite's own default (1,000 pages of 4 KiB). */
 export const CHECKPOINT_WAL_BYTES = 1000 * 4096;
+/** Past this many pages a commit of the server's connection checkpoints the log itself. */
+export const MAX_WAL_PAGES = 10_000;
+/** The log file is cut back to this size when it starts again. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const CHECK_INTERVAL_MS = 1000;
 
 /** The worker, as CommonJS source (no separate file to ship beside the bundle). */
@@ -65,8 +77,10 @@ export class SqliteCheckpointer {
     database: SqliteDatabase,
     private readonly path: string,
     private readonly onError: (message: string) => void = () => undefined,
+    maxWalPages = MAX_WAL_PAGES,
   ) {
-    database.pragma('wal_autocheckpoint = 0');
+    database.pragma(`wal_autocheckpoint = ${Math.floor(maxWalPages)}`);
+    database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     this.timer = setInterval(() => this.check(), CHECK_INTERVAL_MS);
     this.timer.unref();
   }
