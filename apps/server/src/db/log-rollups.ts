@@ -115,7 +115,8 @@ export function rollupDeltas(rows: readonly RollupSource[], sign: 1 | -1 = 1): D
   return [...deltas.values()];
 }
 
-const KEY_COLUMNS = ['grain', 'id_key', 'name_key', 'model_key', 'type', 'bucket'] as const;
+/** The primary key's columns (migration 018), in its order. */
+const KEY_COLUMNS = ['id_key', 'grain', 'name_key', 'model_key', 'type', 'bucket'] as const;
 
 /** Rollup rows per multi-row statement: 8 parameters each, far below every dialect's limit. */
 const ROWS_PER_STATEMENT = 100;
@@ -168,7 +169,7 @@ export function sqliteRollupWriter(database: import('better-sqlite3').Database):
       upsert.run(delta.grain, delta.bucket, delta.type, delta.id_key, delta.name_key, delta.model_key, delta.log_count, delta.quota);
       if (sign > 0) continue;
       removeEmpty ??= database.prepare(`delete from log_rollups where ${KEY_COLUMNS.map((column) => `${column} = ?`).join(' and ')} and log_count <= 0`);
-      removeEmpty.run(delta.grain, delta.id_key, delta.name_key, delta.model_key, delta.type, delta.bucket);
+      removeEmpty.run(...KEY_COLUMNS.map((column) => delta[column]));
     }
   };
 }
