@@ -15,28 +15,38 @@ const root = dirname(fileURLToPath(import.meta.url));
 const tmpDir = resolve(root, '.tmp');
 mkdirSync(tmpDir, { recursive: true });
 
-// Playwright loads this file in the runner AND in every worker process. The
-// port and the database path must be chosen once (in the runner) and shared,
-// so they are stored in process.env, which the workers inherit.
-if (!process.env.MODELGATE_E2E_PORT) {
-  process.env.MODELGATE_E2E_PORT = String(pickPort(3917));
+// Two workers, each with its own server and database: the specs change global settings (options,
+// the root account, rate limits) and seed rows they count, so two workers never share a server.
+// Playwright loads this file in the runner AND in every worker process; the runner picks the ports
+// and database paths once and stores them in process.env, which the workers inherit, and each
+// worker then points MODELGATE_E2E_PORT / MODELGATE_E2E_SQLITE (what the specs read) at the server
+// of its parallel index (TEST_PARALLEL_INDEX, set before a worker loads this file).
+// MODELGATE_E2E_WORKERS=1 runs every spec against one server, one after another.
+const WORKERS = Math.max(1, Number(process.env.MODELGATE_E2E_WORKERS ?? 2));
+if (!process.env.MODELGATE_E2E_PORTS) {
+  const ports: number[] = [];
+  for (let index = 0; index < WORKERS; index++) ports.push(pickPort(3917 + index, ports));
+  process.env.MODELGATE_E2E_PORTS = ports.join(',');
+  const stamp = Date.now();
+  process.env.MODELGATE_E2E_SQLITES = ports.map((_, index) => resolve(tmpDir, `e2e-${stamp}-${index}.db`)).join(',');
 }
-if (!process.env.MODELGATE_E2E_SQLITE) {
-  process.env.MODELGATE_E2E_SQLITE = resolve(tmpDir, `e2e-${Date.now()}.db`);
-}
-const port = Number(process.env.MODELGATE_E2E_PORT);
-const baseURL = `http://127.0.0.1:${port}`;
+const ports = process.env.MODELGATE_E2E_PORTS.split(',').map(Number);
+const databases = process.env.MODELGATE_E2E_SQLITES!.split(',');
+const workerIndex = Number(process.env.TEST_PARALLEL_INDEX ?? 0);
+process.env.MODELGATE_E2E_PORT = String(ports[workerIndex]);
+process.env.MODELGATE_E2E_SQLITE = databases[workerIndex];
+const baseURL = `http://127.0.0.1:${ports[workerIndex]}`;
 const CI = process.env.CI === 'true' || process.env.CI === '1';
 
 export default defineConfig({
   testDir: 'e2e',
-  // One worker: every spec talks to the same server/database, and the
-  // machines only have 2 cores (one is busy with the server).
-  workers: 1,
+  // A spec file runs whole in one worker, its tests in order; the files are shared out.
+  workers: ports.length,
   fullyParallel: false,
   retries: CI ? 1 : 0,
   forbidOnly: CI,
-  timeout: 30_000,
+  // Two workers share two cores: a long spec takes up to about twice its time alone.
+  timeout: 60_000,
   expect: { timeout: 10_000 },
   // Hard stop so a hung browser/server can never eat CI's time budget.
   globalTimeout: 15 * 60_000,
@@ -71,10 +81,10 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
+  webServer: ports.map((port, index) => ({
     command: 'npx tsx apps/server/src/main.ts',
     cwd: root,
-    url: `${baseURL}/api/status`,
+    url: `http://127.0.0.1:${port}/api/status`,
     // Never attach to some other server left on the port: the run needs its
     // own fresh database.
     reuseExistingServer: false,
@@ -85,7 +95,7 @@ export default defineConfig({
     env: {
       ...(process.env as Record<string, string>),
       PORT: String(port),
-      SQLITE_PATH: process.env.MODELGATE_E2E_SQLITE!,
+      SQLITE_PATH: databases[index],
       SESSION_SECRET: 'e2e-secret',
       // SQLite only: never pick up a SQL_DSN/REDIS_CONN_STRING from the shell.
       SQL_DSN: '',
@@ -99,14 +109,23 @@ export default defineConfig({
       CRITICAL_RATE_LIMIT: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
-  },
+  })),
 });
 
 /**
- * Returns `preferred` if nothing listens on it, else a free ephemeral port.
+ * Returns `preferred` if nothing listens on it, else a free ephemeral port not in `taken` (the ports
+ * already picked for the other workers' servers, closed again until their servers start).
  * Synchronous (config files can't await reliably), via a tiny child node process.
  */
-function pickPort(preferred: number): number {
+function pickPort(preferred: number, taken: number[]): number {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = probePort(attempt === 0 ? preferred : 0);
+    if (!taken.includes(port)) return port;
+  }
+  throw new Error(`no free port found beside ${taken.join(', ')}`);
+}
+
+function probePort(preferred: number): number {
   const script = `
     const net = require('node:net');
     const tryListen = (p) => new Promise((ok, fail) => {
