@@ -48,18 +48,20 @@ export interface RollupSource {
   quota: number;
 }
 
-/** The rows a source row counts in: its key in each grain. */
-function keysOf(row: RollupSource): [grain: RollupGrainValue, idKey: number, nameKey: string, modelKey: string][] {
-  return [
-    [RollupGrain.All, 0, '', ''],
-    [RollupGrain.User, row.user_id, row.username, ''],
-    [RollupGrain.Token, 0, row.token_name, ''],
-    [RollupGrain.Model, 0, row.model_name, ''],
-    [RollupGrain.Channel, row.channel_id, '', ''],
-    [RollupGrain.Group, 0, row.group, ''],
-    [RollupGrain.UserModel, row.user_id, row.username, row.model_name],
-  ];
-}
+/**
+ * Each grain's key columns over a log row (id_key, name_key, model_key); null: the constant 0 or ''.
+ * The writers (rollupDeltas) and the rebuild's GROUP BY read the same table.
+ */
+type KeyColumn = 'user_id' | 'username' | 'token_name' | 'model_name' | 'channel_id' | 'group';
+const GRAIN_COLUMNS: Record<RollupGrainValue, [idKey: 'user_id' | 'channel_id' | null, nameKey: KeyColumn | null, modelKey: 'model_name' | null]> = {
+  [RollupGrain.All]: [null, null, null],
+  [RollupGrain.User]: ['user_id', 'username', null],
+  [RollupGrain.Token]: [null, 'token_name', null],
+  [RollupGrain.Model]: [null, 'model_name', null],
+  [RollupGrain.Channel]: ['channel_id', null, null],
+  [RollupGrain.Group]: [null, 'group', null],
+  [RollupGrain.UserModel]: ['user_id', 'username', 'model_name'],
+};
 
 /**
  * The bucket a time falls in. Truncation, as SQL's `%` does, so the migration's and the
@@ -100,7 +102,11 @@ export function rollupDeltas(rows: readonly RollupSource[], sign: 1 | -1 = 1): D
   const deltas = new Map<string, Delta>();
   for (const { row, count, quota } of tuples.values()) {
     const type = Number(row.type);
-    for (const [grain, idKey, nameKey, modelKey] of keysOf({ ...row, user_id: Number(row.user_id), channel_id: Number(row.channel_id) })) {
+    for (const grain of GRAINS) {
+      const [idColumn, nameColumn, modelColumn] = GRAIN_COLUMNS[grain];
+      const idKey = idColumn ? Number(row[idColumn]) : 0;
+      const nameKey = nameColumn ? String(row[nameColumn]) : '';
+      const modelKey = modelColumn ? row[modelColumn] : '';
       const bucket = row.created_at;
       const key = `${grain}\u0000${bucket}\u0000${type}\u0000${idKey}\u0000${nameKey}\u0000${modelKey}`;
       const known = deltas.get(key);
@@ -121,7 +127,7 @@ const KEY_COLUMNS = ['id_key', 'grain', 'name_key', 'model_key', 'type', 'bucket
 /** Rollup rows per multi-row statement: 8 parameters each, far below every dialect's limit. */
 const ROWS_PER_STATEMENT = 100;
 
-export const isMysqlExecutor = (executor: Kysely<Database>): boolean => executor.getExecutor().adapter instanceof MysqlAdapter;
+const isMysqlExecutor = (executor: Kysely<Database>): boolean => executor.getExecutor().adapter instanceof MysqlAdapter;
 
 /**
  * Adds (or, with sign -1, takes away) the rows' counts and quota in the caller's transaction.
@@ -174,17 +180,6 @@ export function sqliteRollupWriter(database: import('better-sqlite3').Database):
   };
 }
 
-/** Each grain's key columns over the logs table (id_key, name_key, model_key); null: the constant 0 or ''. */
-const GRAIN_COLUMNS: Record<RollupGrainValue, [idKey: string | null, nameKey: string | null, modelKey: string | null]> = {
-  [RollupGrain.All]: [null, null, null],
-  [RollupGrain.User]: ['user_id', 'username', null],
-  [RollupGrain.Token]: [null, 'token_name', null],
-  [RollupGrain.Model]: [null, 'model_name', null],
-  [RollupGrain.Channel]: ['channel_id', null, null],
-  [RollupGrain.Group]: [null, 'group', null],
-  [RollupGrain.UserModel]: ['user_id', 'username', 'model_name'],
-};
-
 /**
  * Computes every rollup again from the logs (the migration, an import): everything the table
  * holds is replaced. One GROUP BY per grain, in the caller's transaction.
@@ -194,7 +189,7 @@ export async function rebuildLogRollups(executor: QueryExecutorProvider, dialect
   for (const grain of GRAINS) {
     const [idKey, nameKey, modelKey] = GRAIN_COLUMNS[grain];
     const bucket = sql`created_at - (created_at % ${sql.lit(BUCKET_SECONDS)})`;
-    const keys = [idKey, nameKey, modelKey].filter((column): column is string => column !== null).map((column) => sql.ref(column));
+    const keys = [idKey, nameKey, modelKey].filter((column): column is KeyColumn => column !== null).map((column) => sql.ref(column));
     // Constants stay out of the GROUP BY (SQLite reads an integer there as a column's position).
     const groupBy = sql.join([bucket, sql.ref('type'), ...keys]);
     // The cast keeps PostgreSQL's sum (numeric over bigint) a bigint.

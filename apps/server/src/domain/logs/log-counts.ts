@@ -1,7 +1,7 @@
 import { LogType } from '@modelgate/contract';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { BUCKET_SECONDS, RollupGrain, type RollupGrainValue } from '../../db/log-rollups.js';
+import { BUCKET_SECONDS, bucketOf, RollupGrain, type RollupGrainValue } from '../../db/log-rollups.js';
 import type { Database } from '../../db/schema.js';
 
 /**
@@ -92,9 +92,6 @@ function keyConditions(eb: Where, grain: RollupGrainValue, filter: CountingFilte
   return conditions;
 }
 
-const ceilTo = (at: number, length: number) => (at % length === 0 ? at : at - (at % length) + length);
-const floorTo = (at: number, length: number) => at - (at % length);
-
 /**
  * The totals of the rows a filter selects with `type` (0: every type), or undefined when no grain
  * covers the filter. `raw` counts a time slice of the logs with the same filter.
@@ -102,11 +99,10 @@ const floorTo = (at: number, length: number) => at - (at % length);
 export async function totalsFromRollups(db: Db, filter: CountingFilter, type: number, raw: RawTotals): Promise<LogTotals | undefined> {
   const grain = grainFor(filter);
   if (grain === undefined) return undefined;
-  const length = BUCKET_SECONDS;
   const { startTimestamp: start, endTimestamp: end } = filter;
   // Whole buckets: [from, to); undefined = open on that side.
-  const from = start !== 0 ? ceilTo(start, length) : undefined;
-  const to = end !== 0 ? floorTo(end + 1, length) : undefined;
+  const from = start !== 0 ? bucketOf(start + BUCKET_SECONDS - 1) : undefined;
+  const to = end !== 0 ? bucketOf(end + 1) : undefined;
   // A range inside two buckets is all edge.
   if (from !== undefined && to !== undefined && from >= to) return raw(filter, type, true);
   const parts: Promise<LogTotals>[] = [];
