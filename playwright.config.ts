@@ -21,10 +21,10 @@ mkdirSync(tmpDir, { recursive: true });
 // and database paths once and stores them in process.env, which the workers inherit, and each
 // worker then points MODELGATE_E2E_PORT / MODELGATE_E2E_SQLITE (what the specs read) at the server
 // of its parallel index (TEST_PARALLEL_INDEX, set before a worker loads this file).
-// MODELGATE_E2E_WORKERS=1 runs every spec against one server, one after another. On the 2-core VM
-// two workers ran the 149 tests in 10.8 minutes against 11.5 with one: both keep the two cores busy
-// (Chromium's renderer, GPU and browser processes and the server), so each test takes about 1.8
-// times as long, but the waits overlap.
+// MODELGATE_E2E_WORKERS=1 runs every spec against one server, one after another. On the 2-core VM,
+// while every test recorded a trace, two workers ran the 149 tests in 10.8 minutes against 11.5
+// with one: both keep the two cores busy (Chromium's renderer, GPU and browser processes and the
+// server), but the waits overlap. With traces only on a retry, two workers take 6.8 minutes.
 const WORKERS = Math.max(1, Number(process.env.MODELGATE_E2E_WORKERS ?? 2));
 if (!process.env.MODELGATE_E2E_PORTS) {
   const ports: number[] = [];
@@ -59,7 +59,11 @@ export default defineConfig({
   use: {
     baseURL,
     screenshot: 'only-on-failure',
-    trace: 'retain-on-first-failure',
+    // A trace only for a retried test (CI retries once): recording one for every test (DOM snapshots
+    // and screencast frames at each action) cost a third of the run's time and CPU
+    // (settings-operation alone: 88 s and 147 CPU-seconds with, 59 s and 90 without). Run with
+    // `--trace on` to record them locally.
+    trace: 'on-first-retry',
     // Deterministic rendering regardless of the machine's LANG/TZ.
     locale: 'en-US',
     timezoneId: 'UTC',
