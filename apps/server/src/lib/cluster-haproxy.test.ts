@@ -220,12 +220,15 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
     // The calls that failed are those A was serving when it died: all under way at the kill; a
     // stream cut midway had its headers, which name A, and HAProxy counted it as cut by A; B cut
     // nothing. (A call A had not answered yet ends with its client connection closed: HAProxy closes
-    // it silently, as after a keep-alive timeout, and neither logs nor counts it.) Nothing that
+    // it silently, as after a keep-alive timeout, and usually does not count it.) Nothing that
     // started after the kill failed: a connection the dead node refused was sent again to B.
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.filter((call) => !inFlightAtKill.includes(call))).toEqual([]);
     expect(failed.filter((call) => call.status !== 0 && !(call.status === 200 && call.servedBy === 'node-a'))).toEqual([]);
-    expect(cutBy('node-a')).toBe(failed.filter((call) => call.status === 200).length);
+    // HAProxy may also count as cut by A a call whose headers it had read but not yet passed on when
+    // A died (the client saw its connection close unanswered): between the streams cut and all failures.
+    expect(cutBy('node-a')).toBeGreaterThanOrEqual(failed.filter((call) => call.status === 200).length);
+    expect(cutBy('node-a')).toBeLessThanOrEqual(failed.length);
     expect(cutBy('node-b')).toBe(0);
     expect(afterKill.filter((call) => call.outcome === 'failed')).toEqual([]);
     expect(calls.filter((call) => call.start > detectedAt && call.servedBy !== 'node-b')).toEqual([]);
