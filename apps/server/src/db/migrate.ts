@@ -19,6 +19,7 @@ import { auditLogs } from './migrations/016-audit-logs.js';
 import { logPartitions } from './migrations/017-log-partitions.js';
 import { logRollups } from './migrations/018-log-rollups.js';
 import { quotaDataModels } from './migrations/019-quota-data-models.js';
+import { mysqlLogPartitions } from './migrations/020-mysql-log-partitions.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 export const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -41,6 +42,7 @@ export const migrationsFor = (db: Db): Record<string, Migration> => ({
   '017-log-partitions': logPartitions(db.dialect),
   '018-log-rollups': logRollups(db.dialect),
   '019-quota-data-models': quotaDataModels(db.dialect),
+  '020-mysql-log-partitions': mysqlLogPartitions(db.dialect),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

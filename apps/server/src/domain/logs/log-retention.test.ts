@@ -1,7 +1,16 @@
 import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../db/index.js';
-import { createLogPartition, listLogPartitions, LOG_PARTITION_MONTHS_AHEAD, monthPartition } from '../../db/log-partitions.js';
+import {
+  createLogPartition,
+  listLogPartitions,
+  listMysqlLogPartitions,
+  LOG_PARTITION_MONTHS_AHEAD,
+  MYSQL_FUTURE_PARTITION,
+  MYSQL_OLD_PARTITION,
+  monthPartition,
+} from '../../db/log-partitions.js';
+import { rebuildLogRollups } from '../../db/log-rollups.js';
 import { migrateToLatest, migrationsFor } from '../../db/migrate.js';
 import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
 import { consumeLogRow } from './consume-log.js';
@@ -47,9 +56,9 @@ const allRows = async (db: Db) =>
     quota: Number(r.quota),
   }));
 
-const monthsAhead = () => {
+const monthsAhead = (now = NOW) => {
   const names: string[] = [];
-  let month = monthPartition(NOW);
+  let month = monthPartition(now);
   for (let index = 0; index <= LOG_PARTITION_MONTHS_AHEAD; index += 1) {
     names.push(month.name);
     month = monthPartition(month.to);
@@ -78,7 +87,7 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
       const old = await allRows(db);
       expect(old).toHaveLength(4);
 
-      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups', '019-quota-data-models']);
+      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups', '019-quota-data-models', '020-mysql-log-partitions']);
       expect(await allRows(db)).toEqual(old);
       // 018 counted the rows already there: the screen's total and sum without reading them.
       const query = new LogQuery(db);
@@ -93,6 +102,12 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
         const names = (await listLogPartitions(db.kysely)).map((partition) => partition.name);
         const expected = new Set([...old.map((r) => monthPartition(r.created_at).name), ...monthsAhead()]);
         expect(names).toEqual([...expected].sort());
+      }
+      if (dialect === 'mysql') {
+        // 020: a partition per month the rows fall in and the months ahead, between logs_old and logs_future.
+        const names = (await listMysqlLogPartitions(db.kysely)).map((partition) => partition.name);
+        const expected = [...new Set([...old.map((r) => monthPartition(r.created_at).name), ...monthsAhead()])].sort();
+        expect(names).toEqual([MYSQL_OLD_PARTITION, ...expected, MYSQL_FUTURE_PARTITION]);
       }
     } finally {
       await fresh.drop();
@@ -115,6 +130,19 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
         expect(await sqlCount(db, monthPartition(past).name)).toEqual({ rows: 1 });
         expect(await sqlCount(db, 'logs_default')).toEqual({ rows: 0 });
         expect(await retention.ensurePartitions(NOW)).toEqual([]);
+      } else if (dialect === 'mysql') {
+        // The far past lands in logs_old, the far future in logs_future; the months ahead exist.
+        expect(await sqlCount(db, `logs partition (${MYSQL_OLD_PARTITION})`)).toEqual({ rows: 1 });
+        expect(await sqlCount(db, `logs partition (${MYSQL_FUTURE_PARTITION})`)).toEqual({ rows: 1 });
+        expect(await retention.ensurePartitions(NOW)).toEqual([]);
+        // Five months on, the master splits logs_future for the months then ahead; the far future row stays there.
+        const later = monthPartition(monthPartition(NOW).to + 4 * 31 * DAY).from + DAY;
+        const created = await retention.ensurePartitions(later);
+        expect(created).toEqual(monthsAhead(later).filter((name) => !monthsAhead().includes(name)));
+        const names = (await listMysqlLogPartitions(db.kysely)).map((partition) => partition.name);
+        expect(names.slice(-1 - LOG_PARTITION_MONTHS_AHEAD - 1)).toEqual([...monthsAhead(later), MYSQL_FUTURE_PARTITION]);
+        expect(await sqlCount(db, `logs partition (${MYSQL_FUTURE_PARTITION})`)).toEqual({ rows: 1 });
+        expect(await retention.ensurePartitions(later)).toEqual([]);
       } else {
         expect(await retention.ensurePartitions(NOW)).toEqual([]);
       }
@@ -162,6 +190,88 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
 });
 
 async function sqlCount(db: Db, table: string): Promise<{ rows: number }> {
-  const { rows } = await sql<{ count: string }>`select count(*) as count from ${sql.table(table)}`.execute(db.kysely);
+  // A table's name, or (MySQL) `logs partition (name)`.
+  const from = table.includes(' ') ? sql.raw(table) : sql.table(table);
+  const { rows } = await sql<{ count: string }>`select count(*) as count from ${from}`.execute(db.kysely);
   return { rows: Number(rows[0]!.count) };
 }
+
+describe('MySQL/MariaDB month partitions (migration 020)', () => {
+  /** The rollup table as sorted rows, to compare with a rebuild from the logs left. */
+  async function rollupTable(db: Db): Promise<string[]> {
+    const stored = await db.kysely.selectFrom('log_rollups').selectAll().execute();
+    return stored
+      .map((row) => [row.grain, row.bucket, row.type, row.id_key, row.name_key, row.model_key, row.log_count, row.quota].map(String).join('|'))
+      .sort();
+  }
+  async function expectRollupsExact(db: Db): Promise<void> {
+    const maintained = await rollupTable(db);
+    await db.kysely.transaction().execute((trx) => rebuildLogRollups(trx, 'mysql'));
+    expect(maintained).toEqual(await rollupTable(db));
+  }
+  const monthNames = async (db: Db) => (await listMysqlLogPartitions(db.kysely)).map((partition) => partition.name);
+
+  it('a table with rows is partitioned by the months they fall in; retention drops whole months, the rollups exact; a drop a crash cut short is finished', async () => {
+    const fresh = await createFreshDb('mysql', { migrate: false });
+    try {
+      const { db } = fresh;
+      const before = Object.fromEntries(Object.entries(migrationsFor(db)).filter(([name]) => name < '020'));
+      const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      // Three rows a day around each age, written (with their rollups) before 020.
+      const rows = AGES_IN_DAYS.flatMap((age, index) => [0, 1, 2].map((hour) => row(NOW - age * DAY + hour * 3600, 10 * index + hour)));
+      await write(db, rows);
+      const old = await allRows(db);
+      expect(await migrateToLatest(db)).toEqual(['020-mysql-log-partitions']);
+      expect(await allRows(db)).toEqual(old);
+      const held = [...new Set([...rows.map((r) => monthPartition(r.created_at).name), ...monthsAhead()])].sort();
+      expect(await monthNames(db)).toEqual([MYSQL_OLD_PARTITION, ...held, MYSQL_FUTURE_PARTITION]);
+      await write(db, [row(NOW, 7)]);
+      expect((await allRows(db)).at(-1)!.id).toBeGreaterThan(old.at(-1)!.id);
+      await expectRollupsExact(db);
+
+      // Retention at 55 days: the months wholly older are dropped, the rest deleted in batches of 2.
+      const retention = new LogRetention(db, 2);
+      const cutoff = NOW - 55 * DAY;
+      const everything = await allRows(db);
+      expect(await retention.apply(55, NOW)).toBe(everything.filter((r) => r.created_at < cutoff).length);
+      expect(await allRows(db)).toEqual(everything.filter((r) => r.created_at >= cutoff));
+      const names = await monthNames(db);
+      for (const age of [400, 100, 70]) {
+        const month = monthPartition(NOW - age * DAY);
+        expect(names.includes(month.name), month.name).toBe(month.to > cutoff);
+      }
+      expect(names).toContain(monthPartition(cutoff).name);
+      await expectRollupsExact(db);
+      const query = new LogQuery(db);
+      const all = { type: 0, username: '', tokenName: '', modelName: '', startTimestamp: 0, endTimestamp: 0, channel: 0, group: '' };
+      expect((await query.page(all, { page: 1, pageSize: 10, offset: 0 })).total).toBe((await allRows(db)).length);
+
+      // A crash after a month's drop was recorded: before the drop, and between the drop and the rollups.
+      const months = (await listMysqlLogPartitions(db.kysely)).filter((p) => p.name.startsWith('logs_p'));
+      const [first, second] = months;
+      await write(db, [row(first!.from + 3600, 1), row(second!.from + 3600, 2)]);
+      await sql`insert into log_partition_drops (name, from_at, to_at) values (${first!.name}, ${first!.from}, ${first!.to})`.execute(db.kysely);
+      await sql`insert into log_partition_drops (name, from_at, to_at) values (${second!.name}, ${second!.from}, ${second!.to})`.execute(db.kysely);
+      await sql`alter table logs drop partition ${sql.ref(second!.name)}`.execute(db.kysely);
+      // The master's next partition run finishes both.
+      await retention.ensurePartitions(NOW);
+      expect(await monthNames(db)).not.toContain(first!.name);
+      expect(await sqlCount(db, 'log_partition_drops')).toEqual({ rows: 0 });
+      expect((await allRows(db)).filter((r) => r.created_at < second!.to)).toEqual([]);
+      await expectRollupsExact(db);
+
+      // 020 down and up again: the rows stay, the partitions go and come back.
+      const kept = await allRows(db);
+      const migration = migrationsFor(db)['020-mysql-log-partitions']!;
+      await migration.down!(db.kysely);
+      expect(await listMysqlLogPartitions(db.kysely)).toEqual([]);
+      expect(await allRows(db)).toEqual(kept);
+      await migration.up(db.kysely);
+      expect((await monthNames(db)).slice(-2 - LOG_PARTITION_MONTHS_AHEAD)).toEqual([...monthsAhead(), MYSQL_FUTURE_PARTITION]);
+      expect(await allRows(db)).toEqual(kept);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

@@ -1,7 +1,16 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { applyLogRollups, dropRollupRange, sqliteRollupWriter } from '../../db/log-rollups.js';
-import { ensureLogPartitions, listLogPartitions, monthPartition } from '../../db/log-partitions.js';
+import {
+  ensureLogPartitions,
+  ensureMysqlLogPartitions,
+  listLogPartitions,
+  listMysqlLogPartitions,
+  MYSQL_FUTURE_PARTITION,
+  MYSQL_OLD_PARTITION,
+  monthPartition,
+  withMysqlLockWait,
+} from '../../db/log-partitions.js';
 import { yieldToEventLoop } from './log-buffer.js';
 
 /** What a deleted row takes out of the rollups, and its id. */
@@ -21,10 +30,10 @@ const DROP_LOCK_TIMEOUT = '5s';
 
 /**
  * Clearing old logs without holding up the relay: the admin's DELETE /api/log/ and the master's
- * retention job (LogRetentionDays). On PostgreSQL whole months below the cutoff are dropped
- * (db/log-partitions.ts: a catalogue change, whatever their size), and what is left below it (the
- * cutoff's own month, the default partition) is deleted like on SQLite and MySQL: in batches, with
- * the event loop free between them.
+ * retention job (LogRetentionDays). On PostgreSQL and MySQL/MariaDB whole months below the cutoff
+ * are dropped (db/log-partitions.ts: a catalogue change, whatever their size), and what is left
+ * below it (the cutoff's own month, PostgreSQL's default partition, MySQL's logs_old) is deleted
+ * like on SQLite: in batches, with the event loop free between them.
  */
 export class LogRetention {
   /** SQLite: the rollups' statements prepared once on the connection (db/log-rollups.ts). */
@@ -41,17 +50,18 @@ export class LogRetention {
   async deleteBefore(cutoff: number): Promise<number> {
     let removed = 0;
     if (this.db.dialect === 'postgres') removed += await this.dropMonthsBefore(cutoff);
+    if (this.db.dialect === 'mysql') removed += await this.dropMysqlMonthsBefore(cutoff);
     const db = this.db.kysely;
     for (;;) {
       const batch = await db.selectFrom('logs').select(ROLLUP_COLUMNS).where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
       if (batch.length === 0) return removed;
       // By id: with `created_at < ?` SQLite walks that index through every row left below the
-      // cutoff, each batch again. PostgreSQL keeps the time condition to prune the partitions.
+      // cutoff, each batch again. PostgreSQL and MySQL keep the time condition to prune the partitions.
       // The rows' counts leave the rollups in the same transaction.
       const ids = batch.map((row) => row.id);
       removed += await db.transaction().execute(async (trx) => {
         const byId = trx.deleteFrom('logs').where('id', 'in', ids);
-        const result = await (this.db.dialect === 'postgres' ? byId.where('created_at', '<', cutoff) : byId).executeTakeFirst();
+        const result = await (this.db.dialect === 'sqlite' ? byId : byId.where('created_at', '<', cutoff)).executeTakeFirst();
         if (this.sqliteRollups) this.sqliteRollups(batch, -1);
         else await applyLogRollups(trx, batch, -1);
         return Number(result.numDeletedRows);
@@ -68,10 +78,15 @@ export class LogRetention {
     return this.deleteBefore(now - Math.floor(days) * 86_400);
   }
 
-  /** PostgreSQL: creates the current month's partition and the months ahead (the master, at start and hourly). */
+  /**
+   * PostgreSQL and MySQL: creates the current month's partition and the months ahead (the master, at
+   * start and hourly); MySQL first finishes a month's drop a crash interrupted.
+   */
   async ensurePartitions(now?: number): Promise<string[]> {
-    if (this.db.dialect !== 'postgres') return [];
-    return ensureLogPartitions(this.db.kysely, now);
+    if (this.db.dialect === 'postgres') return ensureLogPartitions(this.db.kysely, now);
+    if (this.db.dialect !== 'mysql') return [];
+    await this.finishMysqlDrops();
+    return ensureMysqlLogPartitions(this.db.kysely, now);
   }
 
   /**
@@ -96,5 +111,50 @@ export class LogRetention {
       });
     }
     return removed;
+  }
+
+  /**
+   * MySQL/MariaDB: drops the month partitions wholly below the cutoff (not logs_old, whose rows are
+   * deleted in batches; the current month and those ahead stay, as on PostgreSQL); answers the rows
+   * they held. MySQL commits a DDL statement on its own, so each drop is recorded first in
+   * log_partition_drops and its hours leave the rollups, with the record, in the transaction after
+   * it; a crash in between leaves the record, and the next run finishes the drop from it.
+   */
+  private async dropMysqlMonthsBefore(cutoff: number): Promise<number> {
+    await this.finishMysqlDrops();
+    const db = this.db.kysely;
+    const keepFrom = Math.min(cutoff, monthPartition(Math.floor(Date.now() / 1000)).from);
+    let removed = 0;
+    for (const partition of await listMysqlLogPartitions(db)) {
+      if (partition.name === MYSQL_OLD_PARTITION || partition.name === MYSQL_FUTURE_PARTITION) continue;
+      if (partition.to > keepFrom) break;
+      const { rows } = await sql<{ count: number | string }>`select count(*) as count from logs partition (${sql.ref(partition.name)})`.execute(db);
+      await sql`insert into log_partition_drops (name, from_at, to_at) values (${partition.name}, ${partition.from}, ${partition.to})`.execute(db);
+      await this.finishMysqlDrop(partition.name, partition.from, partition.to);
+      removed += Number(rows[0]?.count ?? 0);
+    }
+    return removed;
+  }
+
+  /** Finishes every month drop recorded in log_partition_drops (a crash came between its steps). */
+  private async finishMysqlDrops(): Promise<void> {
+    const { rows } = await sql<{
+      name: string;
+      from_at: number | string;
+      to_at: number | string;
+    }>`select name, from_at, to_at from log_partition_drops`.execute(this.db.kysely);
+    for (const row of rows) await this.finishMysqlDrop(row.name, Number(row.from_at), Number(row.to_at));
+  }
+
+  /** Drops the partition if it is still there, then takes its range out of the rollups and the record. */
+  private async finishMysqlDrop(name: string, from: number, to: number): Promise<void> {
+    const db = this.db.kysely;
+    if ((await listMysqlLogPartitions(db)).some((partition) => partition.name === name)) {
+      await withMysqlLockWait(db, (connection) => sql`alter table logs drop partition ${sql.ref(name)}`.execute(connection));
+    }
+    await db.transaction().execute(async (trx) => {
+      await dropRollupRange(trx, from, to);
+      await sql`delete from log_partition_drops where name = ${name}`.execute(trx);
+    });
   }
 }
