@@ -85,7 +85,8 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
     options: context.options,
     logger,
     cachedBalance: (userId) => cache.users.peek(userId)?.quota,
-    unflushedCharges: (userId) => ledger.leases.peek(LeaseKind.User, userId)?.charged ?? 0,
+    // `balances` is built below (it needs the charges, which tell the reminders of each charge); the reminders read it only later.
+    spendable: async (userIds) => new Map([...(await balances.of(LeaseKind.User, userIds))].map(([id, payer]) => [id, payer.balance])),
   });
   const views: QuotaViews = {
     charged: (payer, amount) => {

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
-import { LeaseKind } from '../billing/lease-book.js';
 import { sendMail } from '../mail/mailer.js';
 import { quotaReminderMail } from '../mail/templates.js';
 import type { OptionService } from '../options/option-service.js';
@@ -32,8 +31,12 @@ export interface QuotaReminderDeps {
    * shows at or above the threshold are not read from the database.
    */
   cachedBalance(userId: number): number | undefined;
-  /** Charges this process took from the user's lease that are still in its lease row (not flushed). */
-  unflushedCharges(userId: number): number;
+  /**
+   * What the users can spend, by id: the column, this process's lease less its unwritten charges
+   * and every other process's lease row (billing/spendable-quota.ts, read in one statement, as a
+   * take or a give-back moves money between them in one transaction).
+   */
+  spendable(userIds: number[]): Promise<Map<number, number>>;
   webhooks?: WebhookSender;
 }
 
@@ -180,34 +183,28 @@ export class QuotaReminders {
     }
   }
 
-  /** The users, their warning setting, and what they can still spend (balance plus every node's lease). */
+  /**
+   * The users, their warning setting, and what they can still spend. The balance comes from
+   * SpendableQuota: read apart, the column and the lease rows once showed a lease in neither (a
+   * mail said 375 where the user had 2,000).
+   */
   private async read(userIds: number[]): Promise<Candidate[]> {
-    const db = this.deps.db.kysely;
-    const users = await db
+    const users = await this.deps.db.kysely
       .selectFrom('users')
-      .select(['id', 'email', 'quota', 'quota_reminded_at', 'setting'])
+      .select(['id', 'email', 'quota_reminded_at', 'setting'])
       .where('id', 'in', userIds)
       .where('deleted_at', 'is', null)
       .execute();
     if (users.length === 0) return [];
-    const leases = await db
-      .selectFrom('quota_leases')
-      .select(['entity_id', (eb) => eb.fn.sum('amount').as('amount')])
-      .where('kind', '=', LeaseKind.User)
-      .where(
-        'entity_id',
-        'in',
-        users.map((user) => Number(user.id)),
-      )
-      .groupBy('entity_id')
-      .execute();
-    const leased = new Map(leases.map((row) => [Number(row.entity_id), Number(row.amount)]));
-    return users.map((user) => {
+    const balances = await this.deps.spendable(users.map((user) => Number(user.id)));
+    return users.flatMap((user) => {
       const id = Number(user.id);
+      const balance = balances.get(id);
+      if (balance === undefined) return [];
       return {
         id,
         email: user.email,
-        balance: Number(user.quota) + (leased.get(id) ?? 0) - this.deps.unflushedCharges(id),
+        balance,
         remindedAt: Number(user.quota_reminded_at),
         preference: quotaWarningPreference(user.setting, this.deps.db.secrets),
       };
