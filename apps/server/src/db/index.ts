@@ -55,7 +55,7 @@ function openDb({ sqlitePath, sqlDsn, backgroundCheckpoints }: OpenDbOptions): O
       await checkpointer?.close();
       await kysely.destroy();
     };
-    return { kysely, dialect, sqlite: database, close };
+    return { kysely, dialect, sqlite: database, checkpointWal: checkpointer && (() => checkpointer.checkpoint()), close };
   }
   if (dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: sqlDsn, max: 20 });

@@ -68,6 +68,8 @@ export interface CheckpointResult {
 export class SqliteCheckpointer {
   private worker: Worker | undefined;
   private running = false;
+  /** The checkpoint asked for last: the next one starts after it. */
+  private latest: Promise<unknown> = Promise.resolve();
   /** Checkpoints the worker has done (each PASSIVE: as far as readers allowed). */
   completed = 0;
   private readonly timer: NodeJS.Timeout;
@@ -99,8 +101,14 @@ export class SqliteCheckpointer {
     void this.checkpoint();
   }
 
-  /** One PASSIVE checkpoint on the worker (started if need be). */
+  /** One PASSIVE checkpoint on the worker (started if need be), after the one under way if any. */
   checkpoint(): Promise<CheckpointResult> {
+    const next = this.latest.then(() => this.runOne());
+    this.latest = next;
+    return next;
+  }
+
+  private runOne(): Promise<CheckpointResult> {
     const worker = this.ensureWorker();
     this.running = true;
     return new Promise<CheckpointResult>((resolve) => {

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/index.js';
 import {
   createLogPartition,
@@ -10,15 +13,19 @@ import {
   MYSQL_OLD_PARTITION,
   monthPartition,
 } from '../../db/log-partitions.js';
+import { connectDb } from '../../db/index.js';
+import { MAX_WAL_PAGES } from '../../db/sqlite-checkpointer.js';
 import { rebuildLogRollups } from '../../db/log-rollups.js';
 import { migrateToLatest, migrationsFor } from '../../db/migrate.js';
-import { createFreshDb, DIALECTS } from '../../test-support/dialects.js';
+import { createFreshDb, DIALECTS, testSecretKey } from '../../test-support/dialects.js';
 import { consumeLogRow } from './consume-log.js';
 import { createLogWriter, type LogInsert } from './log-buffer.js';
 import { LogQuery } from './log-query.js';
 import { LogRetention } from './log-retention.js';
 
 const DAY = 86_400;
+/** Enough logs that clearing them writes several times MAX_WAL_PAGES of log. */
+const CLEAR_ROWS = 30_000;
 const NOW = Math.floor(Date.now() / 1000);
 
 const row = (createdAt: number, quota: number): LogInsert =>
@@ -274,4 +281,56 @@ describe('MySQL/MariaDB month partitions (migration 020)', () => {
       await fresh.drop();
     }
   });
+});
+
+describe("SQLite: a long clear and the server's write-ahead log", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-clear-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Clears ROWS logs on the server's kind of connection; answers the largest size the log file reached. */
+  async function clearAndWatch(name: string, paced: boolean): Promise<number> {
+    const sqlitePath = join(dir, `${name}.db`);
+    const db = await connectDb({ sqlitePath, sqlDsn: '', migrate: true, secretKey: testSecretKey, backgroundCheckpoints: { onError: () => undefined } });
+    try {
+      const users = ['alice', 'bob', 'carol', 'dave', 'erin'];
+      for (let start = 0; start < CLEAR_ROWS; start += 5_000) {
+        await write(
+          db,
+          Array.from({ length: 5_000 }, (_, index) => ({
+            ...row(NOW - DAY + ((start + index) % 3600), 1),
+            username: users[(start + index) % users.length]!,
+            model_name: `model-${(start + index) % 7}`,
+            token_name: `key-${(start + index) % 11}`,
+          })),
+        );
+      }
+      // From an empty log file: what the clearing writes, not the seeding.
+      db.sqlite!.pragma('wal_checkpoint(TRUNCATE)');
+      await write(db, [row(NOW, 1)]);
+      let largest = 0;
+      const watch = setInterval(() => {
+        largest = Math.max(largest, statSync(`${sqlitePath}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+      }, 1);
+      try {
+        const retention = new LogRetention(paced ? db : { ...db, checkpointWal: undefined });
+        expect(await retention.deleteBefore(NOW - 1)).toBe(CLEAR_ROWS);
+      } finally {
+        clearInterval(watch);
+      }
+      expect(await allRows(db)).toHaveLength(1);
+      return largest;
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('waits for the worker thread’s checkpoints between its batches, so no commit has to copy the log', async () => {
+    const unpaced = await clearAndWatch('unpaced', false);
+    const paced = await clearAndWatch('paced', true);
+    // Unpaced, the clearing's back-to-back batches take the log to the bound, where a commit on
+    // the event loop copies it (MAX_WAL_PAGES, 10,000 pages of 4 KiB); paced, each wait for the
+    // worker's checkpoint lets the log start again after about a thousand pages.
+    expect(unpaced).toBeGreaterThan(0.75 * MAX_WAL_PAGES * 4096);
+    expect(paced).toBeLessThan(0.3 * MAX_WAL_PAGES * 4096);
+  }, 120_000);
 });

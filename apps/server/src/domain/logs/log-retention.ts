@@ -25,6 +25,16 @@ const ROLLUP_COLUMNS = ['id', 'created_at', 'type', 'user_id', 'username', 'toke
  */
 const BATCH_ROWS = { sqlite: 100, postgres: 10_000, mysql: 10_000 } as const;
 
+/**
+ * SQLite: the write-ahead log frames the clearing aims to stay under between its waits for a
+ * checkpoint (db.checkpointWal, on the worker thread). Written back to back, its batches would
+ * take the log to the bound (MAX_WAL_PAGES, 10,000), where a commit on the event loop copies it
+ * (stalls of up to 1.5 s at 10,000,000 logs). The frames each checkpoint found set how many batches
+ * go between the next two: halved above this, doubled below half of it.
+ */
+const CLEAR_WAL_FRAMES = 2_000;
+const MAX_BATCHES_PER_CHECKPOINT = 64;
+
 /** How long a partition drop waits for the queries reading the logs before it gives up (and throws). */
 const DROP_LOCK_TIMEOUT = '5s';
 
@@ -52,6 +62,8 @@ export class LogRetention {
     if (this.db.dialect === 'postgres') removed += await this.dropMonthsBefore(cutoff);
     if (this.db.dialect === 'mysql') removed += await this.dropMysqlMonthsBefore(cutoff);
     const db = this.db.kysely;
+    let batchesPerCheckpoint = 4;
+    let sinceCheckpoint = 0;
     for (;;) {
       const batch = await db.selectFrom('logs').select(ROLLUP_COLUMNS).where('created_at', '<', cutoff).orderBy('id').limit(this.batchRows).execute();
       if (batch.length === 0) return removed;
@@ -67,6 +79,14 @@ export class LogRetention {
         return Number(result.numDeletedRows);
       });
       if (batch.length < this.batchRows) return removed;
+      if (this.db.checkpointWal && (sinceCheckpoint += 1) >= batchesPerCheckpoint) {
+        sinceCheckpoint = 0;
+        // The relay's flushes go on meanwhile; the worker copies the log while the clearing waits.
+        const { ok, log = 0 } = await this.db.checkpointWal();
+        if (ok && log > CLEAR_WAL_FRAMES) batchesPerCheckpoint = Math.max(1, batchesPerCheckpoint >> 1);
+        else if (ok && log < CLEAR_WAL_FRAMES / 2) batchesPerCheckpoint = Math.min(MAX_BATCHES_PER_CHECKPOINT, batchesPerCheckpoint << 1);
+        continue;
+      }
       // SQLite's statements return without ever leaving the event loop: let the relay run.
       await yieldToEventLoop();
     }
