@@ -26,7 +26,8 @@ const INDEXES: [name: string, columns: string[]][] = [
  * they all come from the one sequence. Takes about a minute per few million rows; the table is
  * locked meanwhile (the master migrates before it serves).
  *
- * SQLite and MySQL/MariaDB keep a plain table (their clearing deletes in short batches).
+ * SQLite keeps a plain table (its clearing deletes in short batches); MySQL/MariaDB are
+ * partitioned by migration 020.
  */
 export function logPartitions(dialect: DialectName): Migration {
   return {
