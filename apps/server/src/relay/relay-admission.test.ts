@@ -62,9 +62,14 @@ function admissionSuite(dialect: 'sqlite' | 'postgres' | 'mysql') {
   beforeAll(async () => {
     // PostgreSQL and MariaDB: two nodes on one database, each with its own leases. SQLite: one
     // node (two in one process would wait on each other's write lock with the event loop blocked).
+    // A call the balance cannot cover waits only while calls in flight hold part of it, so a long
+    // QUOTA_WAIT_SECONDS delays no refusal here; it keeps a loaded machine from refusing a payable
+    // call: without max_tokens the 100 paid calls run one after another (each capped at what the
+    // balance has left), and on a slow run the last ones waited past the default 10 s (90 served).
     fresh = dialect === 'sqlite' ? undefined : await createFreshDb(dialect);
-    const envs = [await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '1', ...(fresh ? { SQL_DSN: fresh.sqlDsn } : {}) })];
-    if (fresh) envs.push(await startRelayTestEnv({ BATCH_UPDATE_INTERVAL: '1', SQL_DSN: fresh.sqlDsn }));
+    const settings = { BATCH_UPDATE_INTERVAL: '1', QUOTA_WAIT_SECONDS: '120' };
+    const envs = [await startRelayTestEnv({ ...settings, ...(fresh ? { SQL_DSN: fresh.sqlDsn } : {}) })];
+    if (fresh) envs.push(await startRelayTestEnv({ ...settings, SQL_DSN: fresh.sqlDsn }));
     nodes = envs.map((env) => ({ env, pool: new Pool(env.gateway, { connections: 300 / envs.length }) }));
     for (const { env } of nodes) answerKnownUsage(env);
     await priceNewModel('priced-model');
