@@ -3,10 +3,11 @@
 #
 #   1. scripts/services.sh   install/start PostgreSQL, MariaDB, Redis (+ chromium,
 #                            fonts, wrk) and export MODELGATE_TEST_PG/_MYSQL/_REDIS
-#   2. type-check every workspace (npm run typecheck: tsc) beside lint (npm run lint: Biome,
-#      dependency-cruiser) and the web console's build (the e2e server serves apps/web/dist)
-#      and, also beside them, the coding-agent CLIs the relay's agent tests run
-#      (scripts/agent-clis.mjs: npm installs them once into ~/.cache/modelgate/agent-clis/)
+#   2. type-check every workspace (npm run typecheck: tsc) in the background, beside lint (npm run
+#      lint: Biome, dependency-cruiser), the web console's build (the e2e server serves
+#      apps/web/dist), the coding-agent CLIs the relay's agent tests run (scripts/agent-clis.mjs:
+#      npm installs them once into ~/.cache/modelgate/agent-clis/) and Vitest; its output is
+#      printed once Vitest has ended
 #   4. Vitest      (unit + integration, root vitest.config.ts)
 #   5. Playwright  (e2e/, against the real server) — runs even if Vitest failed
 #   6. ONE closing line "N passed, N failed, N skipped" summing both runners
@@ -45,9 +46,9 @@ source scripts/services.sh || fail_early "scripts/services.sh failed: the test d
 # Biome: the formatter (a file not formatted fails) and a few strict lint rules (biome.json): unused code, the React hooks rules, no `any` in product code.
 # dependency-cruiser (.dependency-cruiser.cjs): no import cycle anywhere, no import up the server's layers.
 # The web build feeds Playwright (the e2e server serves apps/web/dist).
-# tsc is single-threaded, so it runs beside lint and the build (about a minute saved on two cores); its
-# output is printed whole once it ends rather than interleaved.
-step "typecheck (in the background) + lint + build web console"
+# tsc is single-threaded, so it runs beside lint, the build and Vitest (about 45 s saved on two
+# cores); its output is printed whole once it ends rather than interleaved.
+step "typecheck (in the background, until Vitest ends) + lint + build web console"
 typecheck_log=.tmp/typecheck.log
 # Claude Code, Codex and Gemini CLI for apps/server/src/relay/coding-agents.test.ts: about 15 s from
 # the registry the first time (370 MB of tarballs, 900 MB unpacked), a file read once installed; it
@@ -67,22 +68,24 @@ if [[ -f apps/web/package.json ]] \
   npm run build -w apps/web
   build_rc=$?
 fi
-wait "$typecheck_pid"
-typecheck_rc=$?
 set -e
-step "typecheck (exit $typecheck_rc)"
-cat "$typecheck_log"
 
 step "coding-agent CLIs"
 wait "$agent_clis_pid" || echo "[test] the coding-agent CLIs could not be installed: their tests will fail" >&2
 cat "$agent_clis_log"
 
 # --- 4. Vitest --------------------------------------------------------------
+# tsc goes on beside Vitest: with two workers Vitest leaves about a quarter of the two cores idle
+# (tests waiting on servers and timers), where tsc's minute of one core fits; waited for after it.
 step "vitest"
 set +e
 MODELGATE_VITEST_SUMMARY="$VITEST_SUMMARY" npx --no -- vitest run --config vitest.config.ts
 vitest_rc=$?
+wait "$typecheck_pid"
+typecheck_rc=$?
 set -e
+step "typecheck (exit $typecheck_rc)"
+cat "$typecheck_log"
 
 # --- 5. Playwright ----------------------------------------------------------
 # Only when there are specs ("No tests found" is an error for Playwright), and
