@@ -23,6 +23,13 @@ const USAGE = { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 };
 const STALE_SECONDS = 4;
 const CONCURRENCY = 12;
 
+/**
+ * SHUTDOWN_DRAIN_DELAY of the nodes: 3 s is what README suggests; the test gives 5 so that on a
+ * loaded machine (health checks answered late) HAProxy still takes a stopping node out within it
+ * (3.1 s was seen once beside other tests).
+ */
+const DRAIN_SECONDS = 5;
+
 interface Call {
   start: number;
   end: number;
@@ -135,7 +142,7 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
       BATCH_UPDATE_INTERVAL: '1',
       NODE_STALE_SECONDS: String(STALE_SECONDS),
       QUOTA_WAIT_SECONDS: '1',
-      SHUTDOWN_DRAIN_DELAY: '3',
+      SHUTDOWN_DRAIN_DELAY: String(DRAIN_SECONDS),
     };
     const [portA, portB] = [await freePort(), await freePort()];
     const envA = { ...common, NODE_NAME: 'node-a', NODE_TYPE: 'master' };
@@ -212,7 +219,10 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
       `[haproxy kill] ${calls.length} calls: served ${calls.filter((call) => call.outcome === 'served').length}, refused (balance) ${calls.filter((call) => call.outcome === 'refused').length}, failed ${failed.length}; ` +
         `in flight at the kill ${inFlightAtKill.length}; streams cut ${failed.filter((call) => call.status === 200).length}, calls closed unanswered ${failed.filter((call) => call.status === 0).length}; ` +
         `sent again to B after A refused the connection ${redispatched}; A marked down after ${detectionMs} ms; ` +
-        `${afterKill.length} calls after the kill, ${afterKill.filter((call) => call.outcome === 'failed').length} failed; ` +
+        `${afterKill.length} calls after the kill, ${afterKill.filter((call) => call.outcome === 'failed').length} failed (${afterKill
+          .filter((call) => call.outcome === 'failed')
+          .map((call) => `${call.start - killedAt} ms after it`)
+          .join(', ')}); ` +
         `A's leases given back ${reclaimMs} ms after the kill (NODE_STALE_SECONDS=${STALE_SECONDS}); logged ${after.logs} calls, books out of balance: ${after.problems.length}`,
       after.problems,
     );
@@ -222,15 +232,21 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
     // nothing. (A call A had not answered yet ends with its client connection closed: HAProxy closes
     // it silently, as after a keep-alive timeout, and usually does not count it.) Nothing that
     // started after the kill failed: a connection the dead node refused was sent again to B.
+    // One exception, seen once in tens of runs: a call sent in the instant after the kill on a
+    // kept-alive connection HAProxy already held to A (http-reuse safe), before HAProxy had read
+    // that connection's close; HAProxy does not send such a request again (A may have received
+    // it), so it ends closed unanswered. Only that kind, and only within the first second.
+    const sentIntoTheKill = (call: Call) => call.status === 0 && call.start > killedAt && call.start <= killedAt + 1_000 && call.start < detectedAt;
     expect(failed.length).toBeGreaterThan(0);
-    expect(failed.filter((call) => !inFlightAtKill.includes(call))).toEqual([]);
+    expect(failed.filter((call) => !inFlightAtKill.includes(call) && !sentIntoTheKill(call))).toEqual([]);
     expect(failed.filter((call) => call.status !== 0 && !(call.status === 200 && call.servedBy === 'node-a'))).toEqual([]);
     // HAProxy may also count as cut by A a call whose headers it had read but not yet passed on when
     // A died (the client saw its connection close unanswered): between the streams cut and all failures.
     expect(cutBy('node-a')).toBeGreaterThanOrEqual(failed.filter((call) => call.status === 200).length);
     expect(cutBy('node-a')).toBeLessThanOrEqual(failed.length);
     expect(cutBy('node-b')).toBe(0);
-    expect(afterKill.filter((call) => call.outcome === 'failed')).toEqual([]);
+    expect(afterKill.filter((call) => call.outcome === 'failed' && !sentIntoTheKill(call))).toEqual([]);
+    expect(afterKill.filter(sentIntoTheKill).length).toBeLessThanOrEqual(2);
     expect(calls.filter((call) => call.start > detectedAt && call.servedBy !== 'node-b')).toEqual([]);
     // Not before A had been silent for the stale period.
     expect(killedAt + reclaimMs).toBeGreaterThanOrEqual((lastBeat + STALE_SECONDS + 1) * 1000);
@@ -257,7 +273,7 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
       const exitedMs = Date.now() - signalledAt;
       expect(node.process.process.exitCode).toBe(0);
       // Taken out by its /readyz (503 while draining) before its listener closed.
-      expect(downMs).toBeLessThan(3_000);
+      expect(downMs).toBeLessThan(DRAIN_SECONDS * 1000);
       node.process = await startServerProcess(node.env, { port: node.port });
       const servedBefore = traffic.served(name);
       const upMs = await within(10_000, `HAProxy marks ${name} up again`, async () => (await status(name)) === 'UP');
