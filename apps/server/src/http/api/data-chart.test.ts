@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/contract';
+import { LogType, type QuotaDataRow } from '@modelgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogInsert } from '../../domain/logs/log-buffer.js';
 import { writeQuotaData } from '../../domain/usage/quota-data-export.js';
@@ -15,16 +15,8 @@ const H = 3600;
 // Quotes, a backslash, a control character and CJK: the database's JSON must escape them as JSON.stringify does.
 const ODD = 'a"b\\c\u0001 模型';
 
-interface Row {
-  id: number;
-  user_id: number;
-  username: string;
-  model_name: string;
-  created_at: number;
-  token_used: number;
-  count: number;
-  quota: number;
-}
+/** A dashboard row as the console reads it (new-api's QuotaData). */
+type Row = QuotaDataRow;
 
 describe.each(DIALECTS)('the dashboard rows on %s', (dialect) => {
   let fresh: FreshDb | undefined;
