@@ -96,7 +96,8 @@ test.beforeAll(async () => {
   try {
     database.pragma('busy_timeout = 10000');
     // As the usage export writes them: the user's rows and, in the same transaction, their sums per
-    // model and hour (the administrator's chart reads those).
+    // model and hour (the administrator's chart reads those) and a new revision of each day written
+    // (a node reads a whole past day of that chart again only when its revision has moved).
     const insert = database.prepare(
       'INSERT INTO quota_data (user_id, username, model_name, created_at, token_used, count, quota) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
@@ -104,11 +105,15 @@ test.beforeAll(async () => {
       `INSERT INTO quota_data_models (model_name, created_at, token_used, count, quota) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (created_at, model_name) DO UPDATE SET token_used = token_used + excluded.token_used, count = count + excluded.count, quota = quota + excluded.quota`,
     );
+    const newRevision = database.prepare(
+      'INSERT INTO quota_data_days (day, revision) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET revision = quota_data_days.revision + 1',
+    );
     database.transaction(() => {
       for (const row of history) {
         insert.run(historianId, historian, row.model_name, row.created_at, row.token_used, row.count, row.quota);
         addToModel.run(row.model_name, row.created_at, row.token_used, row.count, row.quota);
       }
+      for (const day of new Set(history.map((row) => row.created_at - (row.created_at % 86_400)))) newRevision.run(day);
     })();
   } finally {
     database.close();

@@ -33,6 +33,7 @@ import { taskRoutes } from './http/api/tasks.js';
 import { statusRoutes } from './http/api/status.js';
 import { pricingRoutes } from './http/api/pricing.js';
 import { dataRoutes } from './http/api/data.js';
+import type { UsageChart } from './domain/usage/usage-chart.js';
 import { compatRoutes } from './http/api/compat-routes.js';
 import { userSettingRoutes } from './http/api/user-setting.js';
 import { openapiRoutes } from './http/openapi/openapi-routes.js';
@@ -81,11 +82,13 @@ export interface AppServices {
   realtime: RealtimeRelay;
   /** Passkeys (WebAuthn): sign-in, registration, re-verification. */
   passkeys: PasskeyService;
+  /** The dashboard's usage chart (quota_data and this node's sums not yet exported). */
+  usageChart: UsageChart;
   /** The log destination's figures for /metrics, when the process logs through one (main.ts). */
   logOutput?: LogOutputStats;
 }
 
-export async function buildApp({ context, relay, tasks, realtime, passkeys, logOutput }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ context, relay, tasks, realtime, passkeys, usageChart, logOutput }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -182,7 +185,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys, logO
   walletRoutes(app, context);
   notOfferedRoutes(app, context);
   pricingRoutes(app, context);
-  dataRoutes(app, context, relay.usageExport);
+  dataRoutes(app, context, usageChart);
   userSettingRoutes(app, context);
   compatRoutes(app, context);
   logRoutes(app, context);

@@ -16,6 +16,7 @@ import { RelayCache } from './domain/relay-cache/relay-cache.js';
 import { ResponseStore } from './domain/responses/response-store.js';
 import { SensitiveFilter } from './domain/sensitive/sensitive-filter.js';
 import { startQuotaDataExport } from './domain/usage/quota-data-export.js';
+import { UsageChart } from './domain/usage/usage-chart.js';
 import type { LogOutputStats } from './lib/log-output.js';
 import { RelayMetrics } from './lib/metrics/relay-metrics.js';
 import { UserUrlFetcher } from './lib/user-url-fetch.js';
@@ -105,6 +106,7 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
   // The dashboard's sums of this node's calls. Its closer is registered before the relay's, so at shutdown it
   // runs after the last calls have queued their logs.
   const usageExport = startQuotaDataExport(context, ledger.logs);
+  const usageChart = new UsageChart(db, usageExport);
 
   // The relay.
   const metrics = new RelayMetrics();
@@ -191,6 +193,6 @@ export async function composeServer({ config, logger, version, logOutput }: Comp
   }
 
   // HTTP: the console's API, the relay and the console itself.
-  const app = await buildApp({ context, relay, tasks, realtime, passkeys, logOutput });
+  const app = await buildApp({ context, relay, tasks, realtime, passkeys, usageChart, logOutput });
   return { context, relay, tasks, app };
 }

@@ -20,6 +20,7 @@ import { logPartitions } from './migrations/017-log-partitions.js';
 import { logRollups } from './migrations/018-log-rollups.js';
 import { quotaDataModels } from './migrations/019-quota-data-models.js';
 import { mysqlLogPartitions } from './migrations/020-mysql-log-partitions.js';
+import { quotaDataDays } from './migrations/021-quota-data-days.js';
 
 /** Versioned migrations, in order. Never edit a released one: add the next. */
 export const migrationsFor = (db: Db): Record<string, Migration> => ({
@@ -43,6 +44,7 @@ export const migrationsFor = (db: Db): Record<string, Migration> => ({
   '018-log-rollups': logRollups(db.dialect),
   '019-quota-data-models': quotaDataModels(db.dialect),
   '020-mysql-log-partitions': mysqlLogPartitions(db.dialect),
+  '021-quota-data-days': quotaDataDays(),
 });
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -263,6 +263,13 @@ export interface QuotaDataModelsTable {
   quota: Int;
 }
 
+/** The dashboard rows' revision per UTC day (migration 021): one more each time the usage export writes to the day. */
+export interface QuotaDataDaysTable {
+  /** Unix seconds of the day's first second (UTC). */
+  day: Int;
+  revision: Int;
+}
+
 /** A signed-in browser. The cookie holds a random secret; only its SHA-256 is stored. */
 export interface SessionsTable {
   id: Id;
@@ -410,6 +417,7 @@ export interface Database {
   tasks: TasksTable;
   quota_data: QuotaDataTable;
   quota_data_models: QuotaDataModelsTable;
+  quota_data_days: QuotaDataDaysTable;
   relay_nodes: RelayNodesTable;
   quota_leases: QuotaLeasesTable;
   stored_responses: StoredResponsesTable;

@@ -54,7 +54,8 @@ describe('who writes the dashboard rows', () => {
         if (statSync(path).isDirectory()) return name === 'testing' || name === 'test-support' ? [] : files(path);
         return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : [];
       });
-    const writes = /(insertInto|deleteFrom|updateTable)\(\s*'quota_data(_models)?'|\b(insert\s+into|delete\s+from|update)\s+quota_data(_models)?\b/i;
+    const writes =
+      /(insertInto|deleteFrom|updateTable)\(\s*'quota_data(_models|_days)?'|\b(insert\s+into|delete\s+from|update)\s+quota_data(_models|_days)?\b/i;
     const writers = files(root)
       .filter((path) => writes.test(readFileSync(path, 'utf8')))
       .map((path) => relative(root, path).split('\\').join('/'))

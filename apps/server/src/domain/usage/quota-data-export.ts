@@ -5,6 +5,7 @@ import type { Db } from '../../db/index.js';
 import type { LogBuffer, LogInsert } from '../logs/log-buffer.js';
 
 const HOUR_SECONDS = 3600;
+const DAY_SECONDS = 86_400;
 /** How often the export checks whether DataExportInterval has passed (the option may change at run time). */
 const CHECK_SECONDS = 60;
 
@@ -74,7 +75,8 @@ export class QuotaDataAccumulator {
  * Adds the sums to quota_data, and their totals per model and hour to quota_data_models (the
  * administrator's chart, migration 019), in one transaction of upserts on their keys (quota_data:
  * user_id, model_name, created_at, migration 005): concurrent writers (another node, a restart) add
- * up instead of overwriting, and the whole batch commits or none of it does.
+ * up instead of overwriting, and the whole batch commits or none of it does. The same transaction
+ * gives each UTC day it writes to a new revision (quota_data_days, migration 021).
  */
 export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Promise<void> {
   if (entries.length === 0) return;
@@ -89,8 +91,12 @@ export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Pr
       known.quota += entry.quota;
     } else perModel.set(key, { model_name: entry.modelName, created_at: entry.createdAt, token_used: entry.tokenUsed, count: entry.count, quota: entry.quota });
   }
+  // Rows locked in one order on every node (key order), so two nodes' exports wait for each other instead of deadlocking.
+  const sorted = [...entries].sort((a, b) => a.createdAt - b.createdAt || a.userId - b.userId || compareText(a.modelName, b.modelName));
+  const models = [...perModel.values()].sort((a, b) => a.created_at - b.created_at || compareText(a.model_name, b.model_name));
+  const days = [...new Set(models.map((totals) => totals.created_at - (totals.created_at % DAY_SECONDS)))];
   await db.kysely.transaction().execute(async (trx) => {
-    for (const entry of entries) {
+    for (const entry of sorted) {
       const insert = trx.insertInto('quota_data').values({
         user_id: entry.userId,
         username: entry.username,
@@ -120,7 +126,7 @@ export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Pr
           .execute();
       }
     }
-    for (const totals of perModel.values()) {
+    for (const totals of models) {
       const insert = trx.insertInto('quota_data_models').values(totals);
       if (mysql) {
         await insert
@@ -138,8 +144,16 @@ export async function writeQuotaData(db: Db, entries: readonly HourTotals[]): Pr
           .execute();
       }
     }
+    // Last, being every export's hot row: each day written gets a new revision (the dashboard's kept days, usage-chart.ts).
+    for (const day of days) {
+      const insert = trx.insertInto('quota_data_days').values({ day, revision: 1 });
+      if (mysql) await insert.onDuplicateKeyUpdate({ revision: sql`revision + 1` }).execute();
+      else await insert.onConflict((conflict) => conflict.column('day').doUpdateSet({ revision: sql`quota_data_days.revision + 1` })).execute();
+    }
   });
 }
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export interface QuotaDataExport {
   accumulator: QuotaDataAccumulator;

@@ -6,6 +6,10 @@ import type { HourTotals, QuotaDataExport } from './quota-data-export.js';
 /** Whose usage the dashboard shows: everyone's summed per model and hour, one username's rows, or one user's. */
 export type ChartScope = { kind: 'all' } | { kind: 'username'; username: string } | { kind: 'user'; userId: number };
 
+const DAY_SECONDS = 86_400;
+/** The kept days' text at most, in characters: about a hundred days of a 50-model chart. */
+const KEPT_CHARS = 16 * 1024 * 1024;
+
 /**
  * The dashboard's rows (new-api's QuotaData: id, user_id, username, model_name, created_at,
  * token_used, count, quota; sums over all users carry id, user_id and username zeroed), ordered by
@@ -14,28 +18,119 @@ export type ChartScope = { kind: 'all' } | { kind: 'username'; username: string 
  * shows within seconds rather than after the next export.
  *
  * A month of an administrator's chart is 720 hours × the models: tens of thousands of rows, several
- * megabytes. On SQLite the database writes the stored rows' JSON itself (storedJson) for the hours
- * before the first one this node still holds sums of; those hours (the current one, usually) are read
+ * megabytes. The stored hours before the first one this node still holds sums of (the current one,
+ * usually) are read as JSON text: on SQLite built by the database itself (storedJson). For the
+ * all-users chart each whole UTC day of them is kept in memory with the day's revision
+ * (quota_data_days, which every node's usage export raises in the transaction that writes to the
+ * day), and read again only once the revision has moved: a month is then one small query and the
+ * text of the days written to since. The hours from the first one this node holds sums of are read
  * as objects and merged with the sums.
  */
-export async function usageChartJson(db: Db, usage: Pick<QuotaDataExport, 'unexported'>, scope: ChartScope, start: number, end: number): Promise<string> {
-  const keep = (entry: HourTotals) => entry.createdAt >= start && entry.createdAt <= end && inScope(scope, entry);
-  let cut = end + 1;
-  for (const entry of usage.unexported()) if (keep(entry) && entry.createdAt < cut) cut = entry.createdAt;
-  if (db.dialect !== 'sqlite') cut = start;
-  // Every sum of an hour before `cut` is stored (a sum leaves memory only once its write committed).
-  const head = cut > start ? await storedJson(db, scope, start, Math.min(end, cut - 1)) : '';
-  if (cut > end) return `[${head}]`;
-  // The stored rows are read before the sums in memory: sums written meanwhile leave memory only after their write commits.
-  const rows = await storedRows(db, scope, cut, end);
-  const pending = usage.unexported().filter(keep);
-  // A sum for an hour before the cut appears only if the clock went back: read the whole range as objects.
-  if (pending.some((entry) => entry.createdAt < cut)) {
-    return JSON.stringify(withUnexported(await storedRows(db, scope, start, end), pending, scope));
+export class UsageChart {
+  /** Whole days of the all-users chart: the revision read before their rows, and the rows' JSON (no brackets). Oldest use first. */
+  private readonly days = new Map<number, { revision: number; json: string }>();
+  private keptChars = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly usage: Pick<QuotaDataExport, 'unexported'>,
+  ) {}
+
+  async json(scope: ChartScope, start: number, end: number): Promise<string> {
+    const { db, usage } = this;
+    const keep = (entry: HourTotals) => entry.createdAt >= start && entry.createdAt <= end && inScope(scope, entry);
+    let cut = end + 1;
+    for (const entry of usage.unexported()) if (keep(entry) && entry.createdAt < cut) cut = entry.createdAt;
+    // Every sum of an hour before `cut` is stored (a sum leaves memory only once its write committed).
+    const headEnd = Math.min(end, cut - 1);
+    const head = cut <= start ? '' : scope.kind === 'all' ? await this.storedAllJson(start, headEnd) : await storedJson(db, scope, start, headEnd);
+    if (cut > end) return `[${head}]`;
+    // The stored rows are read before the sums in memory: sums written meanwhile leave memory only after their write commits.
+    const rows = await storedRows(db, scope, cut, end);
+    const pending = usage.unexported().filter(keep);
+    // A sum for an hour before the cut appears only if the clock went back: read the whole range as objects.
+    if (pending.some((entry) => entry.createdAt < cut)) {
+      return JSON.stringify(withUnexported(await storedRows(db, scope, start, end), pending, scope));
+    }
+    const tail = JSON.stringify(withUnexported(rows, pending, scope)).slice(1, -1);
+    return `[${joinParts([head, tail])}]`;
   }
-  const tail = JSON.stringify(withUnexported(rows, pending, scope)).slice(1, -1);
-  return `[${head}${head !== '' && tail !== '' ? ',' : ''}${tail}]`;
+
+  /** The all-users rows in [from, to] as the inside of a JSON array: whole UTC days kept by revision, the edges read. */
+  private async storedAllJson(from: number, to: number): Promise<string> {
+    const all: ChartScope = { kind: 'all' };
+    const firstDay = Math.ceil(from / DAY_SECONDS) * DAY_SECONDS;
+    const daysEnd = Math.floor((to + 1) / DAY_SECONDS) * DAY_SECONDS;
+    if (daysEnd - firstDay < DAY_SECONDS) return storedJson(this.db, all, from, to);
+    // Revisions first: rows read after them are at least as new, so a kept day is never older than its revision says.
+    const revisions = new Map<number, number>();
+    for (const row of await this.db.kysely
+      .selectFrom('quota_data_days')
+      .select(['day', 'revision'])
+      .where('day', '>=', firstDay)
+      .where('day', '<', daysEnd)
+      .execute()) {
+      revisions.set(Number(row.day), Number(row.revision));
+    }
+    const parts = [from < firstDay ? await storedJson(this.db, all, from, firstDay - 1) : ''];
+    // Kept days are taken now, before any wait: another chart's days may take their place meanwhile.
+    const texts = new Map<number, string>();
+    const missing: number[] = [];
+    for (let day = firstDay; day < daysEnd; day += DAY_SECONDS) {
+      const kept = this.days.get(day);
+      if (kept !== undefined && kept.revision === (revisions.get(day) ?? 0)) texts.set(day, this.touch(day, kept));
+      else missing.push(day);
+    }
+    for (const [day, json] of await this.readDays(missing)) {
+      this.remember(day, revisions.get(day) ?? 0, json);
+      texts.set(day, json);
+    }
+    for (let day = firstDay; day < daysEnd; day += DAY_SECONDS) parts.push(texts.get(day)!);
+    if (daysEnd <= to) parts.push(await storedJson(this.db, all, daysEnd, to));
+    return joinParts(parts);
+  }
+
+  /** Each listed day's all-users rows as JSON text. SQLite writes each day's text itself; the others read the days' rows in one query. */
+  private async readDays(days: readonly number[]): Promise<Map<number, string>> {
+    const texts = new Map<number, string>();
+    if (days.length === 0) return texts;
+    const all: ChartScope = { kind: 'all' };
+    if (this.db.dialect === 'sqlite') {
+      for (const day of days) texts.set(day, await storedJson(this.db, all, day, day + DAY_SECONDS - 1));
+      return texts;
+    }
+    const byDay = new Map<number, QuotaDataRow[]>(days.map((day) => [day, []]));
+    for (const row of await storedRows(this.db, all, days[0]!, days.at(-1)! + DAY_SECONDS - 1)) {
+      byDay.get(row.created_at - (row.created_at % DAY_SECONDS))?.push(row);
+    }
+    for (const [day, rows] of byDay) texts.set(day, JSON.stringify(rows).slice(1, -1));
+    return texts;
+  }
+
+  private remember(day: number, revision: number, json: string): void {
+    const known = this.days.get(day);
+    if (known !== undefined) {
+      this.keptChars -= known.json.length;
+      this.days.delete(day);
+    }
+    this.days.set(day, { revision, json });
+    this.keptChars += json.length;
+    for (const [oldest, kept] of this.days) {
+      if (this.keptChars <= KEPT_CHARS) break;
+      this.days.delete(oldest);
+      this.keptChars -= kept.json.length;
+    }
+  }
+
+  /** A kept day's text, its entry moved to the most recently used end. */
+  private touch(day: number, kept: { revision: number; json: string }): string {
+    this.days.delete(day);
+    this.days.set(day, kept);
+    return kept.json;
+  }
 }
+
+const joinParts = (parts: readonly string[]) => parts.filter((part) => part !== '').join(',');
 
 function inScope(scope: ChartScope, entry: HourTotals): boolean {
   if (scope.kind === 'username') return entry.username === scope.username;

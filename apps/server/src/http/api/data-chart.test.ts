@@ -135,6 +135,147 @@ describe.each(DIALECTS)('the dashboard rows on %s', (dialect) => {
   });
 });
 
+/**
+ * The administrator's chart keeps each whole past UTC day's text in memory with the day's revision,
+ * which every node's usage export raises in the transaction that writes to the day: a kept day is
+ * read again only after such a write (from this node or another), and the answer is always the
+ * stored rows.
+ */
+describe.each(DIALECTS)("the administrator's chart keeps whole days on %s", (dialect) => {
+  const DAY = 86_400;
+  const DAY0 = 19_675 * DAY;
+  let fresh: FreshDb | undefined;
+  let nodeA: TestApp;
+  let nodeB: TestApp;
+  let root: Record<string, string>;
+  // Every dashboard row written so far: [model, hour, count] (any user; the chart sums them per model and hour).
+  const written: [string, number, number][] = [];
+
+  const write = async (node: TestApp, rows: [string, number, number][]) => {
+    written.push(...rows);
+    await writeQuotaData(
+      node.context.db,
+      rows.map(([modelName, createdAt, count], index) => ({
+        userId: 1 + (index % 2),
+        username: index % 2 === 0 ? 'root' : 'other',
+        modelName,
+        createdAt,
+        count,
+        tokenUsed: count * 7,
+        quota: count * 1000,
+      })),
+    );
+  };
+  const expectedRows = (start: number, end: number): Row[] => {
+    const rows = new Map<string, Row>();
+    for (const [modelName, createdAt, count] of written) {
+      if (createdAt < start || createdAt > end) continue;
+      const key = `${modelName}/${createdAt}`;
+      const row = rows.get(key) ?? { id: 0, user_id: 0, username: '', model_name: modelName, created_at: createdAt, token_used: 0, count: 0, quota: 0 };
+      row.count += count;
+      row.token_used += count * 7;
+      row.quota += count * 1000;
+      rows.set(key, row);
+    }
+    return [...rows.values()].sort((a, b) => a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : 1));
+  };
+  // Two hours before the first day to three hours into the fifth: three edges read, four whole days kept.
+  const START = DAY0 - 2 * H;
+  const END = DAY0 + 4 * DAY + 3 * H;
+  const chart = async (node: TestApp = nodeA): Promise<Row[]> => {
+    const response = await node.app.inject({ method: 'GET', url: `/api/data/?start_timestamp=${START}&end_timestamp=${END}`, headers: root });
+    const body = JSON.parse(response.body) as { success: boolean; data: Row[] };
+    expect(body.success, response.body).toBe(true);
+    return body.data;
+  };
+
+  beforeAll(async () => {
+    if (dialect !== 'sqlite') fresh = await createFreshDb(dialect);
+    nodeA = await startTestApp(fresh ? { SQL_DSN: fresh.sqlDsn } : {});
+    // A second node on the same database.
+    nodeB = await startTestApp(fresh ? { SQL_DSN: fresh.sqlDsn } : { SQLITE_PATH: nodeA.context.config.sqlitePath });
+    root = await nodeA.login();
+    const rows: [string, number, number][] = [];
+    for (let day = -1; day <= 4; day++) {
+      for (const hour of [0, 5, 23]) {
+        rows.push(['gpt-4o', DAY0 + day * DAY + hour * H, 1 + day * 10 + hour], [ODD, DAY0 + day * DAY + hour * H, 500 + day]);
+      }
+    }
+    await write(nodeA, rows);
+  });
+  afterAll(async () => {
+    await nodeB?.close();
+    await nodeA?.close();
+    await fresh?.drop();
+  });
+
+  it('answers the stored rows, then the same from the kept days', async () => {
+    const want = expectedRows(START, END);
+    expect(want.length).toBeGreaterThan(24);
+    expect(await chart()).toEqual(want);
+    expect(await chart()).toEqual(want);
+  });
+
+  it('reads a kept day again only after a write moves its revision, from this node or another', async () => {
+    await chart();
+    // A change no export made (it moves no revision) is not seen while its day is kept: the kept text is what is answered.
+    const edit = (hour: number) =>
+      nodeA.context.db.kysely
+        .updateTable('quota_data_models')
+        .set({ count: 999_999 })
+        .where('created_at', '=', hour)
+        .where('model_name', '=', 'gpt-4o')
+        .execute();
+    await edit(DAY0 + DAY + 5 * H);
+    await edit(DAY0 + 2 * DAY + 5 * H);
+    const before = await chart();
+    expect(before.find((row) => row.created_at === DAY0 + DAY + 5 * H && row.model_name === 'gpt-4o')?.count).not.toBe(999_999);
+    // Another node's export into the second day: this node reads that day again (and sees both changes in it), not the third.
+    await write(nodeB, [[ODD, DAY0 + DAY + 7 * H, 42]]);
+    const after = await chart();
+    expect(after.find((row) => row.created_at === DAY0 + DAY + 7 * H)).toMatchObject({ model_name: ODD, count: 42, quota: 42_000 });
+    expect(after.find((row) => row.created_at === DAY0 + DAY + 5 * H && row.model_name === 'gpt-4o')?.count).toBe(999_999);
+    expect(after.find((row) => row.created_at === DAY0 + 2 * DAY + 5 * H && row.model_name === 'gpt-4o')?.count).not.toBe(999_999);
+    // This node's own export through its usage export (the sums of its calls) moves the third day's revision.
+    nodeA.relay.usageExport.accumulator.add(consumeLog(1, 'root', 'gpt-4o', DAY0 + 2 * DAY + 9 * H + 60));
+    await nodeA.relay.usageExport.flush();
+    written.push(['gpt-4o', DAY0 + 2 * DAY + 9 * H, 1]);
+    const third = await chart();
+    expect(third.find((row) => row.created_at === DAY0 + 2 * DAY + 9 * H)).toMatchObject({ model_name: 'gpt-4o', count: 1, quota: 1000 });
+    expect(third.find((row) => row.created_at === DAY0 + 2 * DAY + 5 * H && row.model_name === 'gpt-4o')?.count).toBe(999_999);
+    // The other node, which kept nothing yet, reads everything as stored.
+    expect(await chart(nodeB)).toEqual(third);
+  });
+
+  it("gives each written day one more revision per export, in the export's transaction", async () => {
+    const revisions = async () =>
+      Object.fromEntries(
+        (await nodeA.context.db.kysely.selectFrom('quota_data_days').select(['day', 'revision']).orderBy('day').execute()).map((row) => [
+          Number(row.day),
+          Number(row.revision),
+        ]),
+      );
+    const before = await revisions();
+    await write(nodeB, [
+      ['gpt-4o', DAY0 + 3 * DAY + H, 1],
+      [ODD, DAY0 + 3 * DAY + 2 * H, 1],
+      ['gpt-4o', DAY0 + 4 * DAY + H, 1],
+    ]);
+    const after = await revisions();
+    expect(after[DAY0 + 3 * DAY]).toBe(before[DAY0 + 3 * DAY]! + 1);
+    expect(after[DAY0 + 4 * DAY]).toBe(before[DAY0 + 4 * DAY]! + 1);
+    expect(after[DAY0]).toBe(before[DAY0]);
+    expect(await chart()).toEqual(expectedRows(START, END).map((row) => edited(row)));
+  });
+});
+
+/** The rows the previous test changed without an export (count 999,999), as they stand in the database. */
+function edited(row: Row): Row {
+  const DAY0 = 19_675 * 86_400;
+  const changed = row.model_name === 'gpt-4o' && (row.created_at === DAY0 + 86_400 + 5 * 3600 || row.created_at === DAY0 + 2 * 86_400 + 5 * 3600);
+  return changed ? { ...row, count: 999_999 } : row;
+}
+
 function consumeLog(userId: number, username: string, modelName: string, createdAt: number): LogInsert {
   return {
     user_id: userId,

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../errors/app-error.js';
 import { authGuard, currentUser } from '../../middleware/auth.js';
-import type { QuotaDataExport } from '../../domain/usage/quota-data-export.js';
-import { type ChartScope, usageChartJson } from '../../domain/usage/usage-chart.js';
+import type { ChartScope, UsageChart } from '../../domain/usage/usage-chart.js';
 
 /** new-api's limit on the span a user may ask for its own usage. */
 const SELF_MAX_SPAN_SECONDS = 30 * 24 * 3600;
@@ -23,9 +22,9 @@ function timestampParam(request: FastifyRequest, name: 'start_timestamp' | 'end_
  * node's sums not yet exported, so a call shows within seconds rather than after the next export
  * (domain/usage/usage-chart.ts).
  */
-export function dataRoutes(app: FastifyInstance, context: AppContext, usage: QuotaDataExport): void {
-  const { db, users } = context;
-  // The rows' JSON comes whole from usageChartJson (built by the database where it can): sent as it is.
+export function dataRoutes(app: FastifyInstance, context: AppContext, chart: UsageChart): void {
+  const { users } = context;
+  // The rows' JSON comes whole from the chart (built by the database where it can): sent as it is.
   const answer = (reply: FastifyReply, rows: string) => reply.type('application/json; charset=utf-8').send(`{"success":true,"message":"","data":${rows}}`);
 
   // Everyone's usage summed per model and hour, or one user's rows when `username` is given.
@@ -35,13 +34,13 @@ export function dataRoutes(app: FastifyInstance, context: AppContext, usage: Quo
     const rawUsername = (request.query as Record<string, unknown>).username;
     const username = typeof rawUsername === 'string' ? rawUsername.trim() : '';
     const scope: ChartScope = username !== '' ? { kind: 'username', username } : { kind: 'all' };
-    return answer(reply, await usageChartJson(db, usage, scope, start, end));
+    return answer(reply, await chart.json(scope, start, end));
   });
 
   app.get('/api/data/self', { preHandler: authGuard(users.repository, 'user') }, async (request, reply) => {
     const start = timestampParam(request, 'start_timestamp');
     const end = timestampParam(request, 'end_timestamp');
     if (end - start > SELF_MAX_SPAN_SECONDS) throw failure('request:span_too_long', '时间跨度不能超过 1 个月');
-    return answer(reply, await usageChartJson(db, usage, { kind: 'user', userId: Number(currentUser(request).id) }, start, end));
+    return answer(reply, await chart.json({ kind: 'user', userId: Number(currentUser(request).id) }, start, end));
   });
 }
