@@ -101,7 +101,7 @@ export class UsageChart {
     }
     const byDay = new Map<number, QuotaDataRow[]>(days.map((day) => [day, []]));
     for (const row of await storedRows(this.db, all, days[0]!, days.at(-1)! + DAY_SECONDS - 1)) {
-      byDay.get(row.created_at - (row.created_at % DAY_SECONDS))?.push(row);
+      byDay.get(Math.floor(row.created_at / DAY_SECONDS) * DAY_SECONDS)?.push(row);
     }
     for (const [day, rows] of byDay) texts.set(day, JSON.stringify(rows).slice(1, -1));
     return texts;
