@@ -94,7 +94,12 @@ describe.each(DIALECTS)('log partitions and retention on %s', (dialect) => {
       const old = await allRows(db);
       expect(old).toHaveLength(4);
 
-      expect(await migrateToLatest(db)).toEqual(['017-log-partitions', '018-log-rollups', '019-quota-data-models', '020-mysql-log-partitions']);
+      // 017 and every migration after it.
+      expect(await migrateToLatest(db)).toEqual(
+        Object.keys(migrationsFor(db))
+          .filter((name) => name >= '017')
+          .sort(),
+      );
       expect(await allRows(db)).toEqual(old);
       // 018 counted the rows already there: the screen's total and sum without reading them.
       const query = new LogQuery(db);
@@ -229,7 +234,11 @@ describe('MySQL/MariaDB month partitions (migration 020)', () => {
       const rows = AGES_IN_DAYS.flatMap((age, index) => [0, 1, 2].map((hour) => row(NOW - age * DAY + hour * 3600, 10 * index + hour)));
       await write(db, rows);
       const old = await allRows(db);
-      expect(await migrateToLatest(db)).toEqual(['020-mysql-log-partitions']);
+      expect(await migrateToLatest(db)).toEqual(
+        Object.keys(migrationsFor(db))
+          .filter((name) => name >= '020')
+          .sort(),
+      );
       expect(await allRows(db)).toEqual(old);
       const held = [...new Set([...rows.map((r) => monthPartition(r.created_at).name), ...monthsAhead()])].sort();
       expect(await monthNames(db)).toEqual([MYSQL_OLD_PARTITION, ...held, MYSQL_FUTURE_PARTITION]);
