@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { cpuMicros } from './proc.js';
-import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
+import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { seedChannels, seedUserAndToken } from './seed.js';
 import { runWrk } from './wrk.js';
 
@@ -113,16 +113,7 @@ async function main(): Promise<void> {
         build.label,
         '0',
         ['node', ...SERVER_NODE_FLAGS, ...build.nodeFlags, build.bundle],
-        {
-          PORT: String(port),
-          SQLITE_PATH: database,
-          SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-          GLOBAL_API_RATE_LIMIT: '0',
-          GLOBAL_WEB_RATE_LIMIT: '0',
-          CRITICAL_RATE_LIMIT: '0',
-          LOG_LEVEL: 'warn',
-          NODE_ENV: 'production',
-        },
+        gatewayEnv(port, database),
         join(workDir, `${build.label}.log`),
       );
       await waitForHttp(`http://127.0.0.1:${port}/api/status`, pinned).catch((error: unknown) => {

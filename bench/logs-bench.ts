@@ -11,7 +11,7 @@ import { TEST_PG_URL } from '../apps/server/src/test-support/dialects.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { Expectations, logCases, pathOf, PAGE_SIZE, type Expected, type LogCase } from './logs-cases.js';
 import { SEED_PASSWORD, seedLogs, seedUsers, userName, type SeedPlan } from './logs-seed.js';
-import { freePort, spawnPinned, waitForHttp, type Pinned } from './processes.js';
+import { freePort, gatewayEnv, spawnPinned, waitForHttp, type Pinned } from './processes.js';
 
 /**
  * The logs bench: a fresh database per dialect, migrated by the server's own migrations and filled
@@ -94,16 +94,9 @@ async function freshDatabase(dialect: LogsDialect, workDir: string): Promise<Fre
 async function startServer(options: LogsBenchOptions, database: FreshDatabase, dialect: LogsDialect): Promise<{ process: Pinned; origin: string }> {
   const port = await freePort();
   const env = {
-    PORT: String(port),
-    SQLITE_PATH: database.sqlitePath === '' ? join(options.workDir, 'unused.db') : database.sqlitePath,
+    ...gatewayEnv(port, database.sqlitePath === '' ? join(options.workDir, 'unused.db') : database.sqlitePath),
     SQL_DSN: database.sqlDsn,
     MODELGATE_SECRET_KEY: BENCH_SECRET_KEY.toString('base64'),
-    SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-    GLOBAL_API_RATE_LIMIT: '0',
-    GLOBAL_WEB_RATE_LIMIT: '0',
-    CRITICAL_RATE_LIMIT: '0',
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
   };
   // Every core, as a deployment has them (the relay bench pins this script to one).
   const cores = `0-${availableParallelism() - 1}`;

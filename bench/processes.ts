@@ -19,6 +19,20 @@ export interface Pinned {
 
 const running = new Set<Pinned>();
 
+/** The gateway's environment in every bench: its port and database, a fixed session secret, rate limits off, warnings only. */
+export function gatewayEnv(port: number, sqlitePath: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    SQLITE_PATH: sqlitePath,
+    SESSION_SECRET: 'bench-session-secret-bench-session-secret',
+    GLOBAL_API_RATE_LIMIT: '0',
+    GLOBAL_WEB_RATE_LIMIT: '0',
+    CRITICAL_RATE_LIMIT: '0',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  };
+}
+
 export function spawnPinned(name: string, cpu: string, args: string[], env: NodeJS.ProcessEnv, logPath: string): Pinned {
   const child = spawn('taskset', ['-c', cpu, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);

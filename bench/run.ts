@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { checkAnswer, type Target } from './clients.js';
 import { Measurer, medianRun, type BenchSettings, type Measured, type TargetFigures } from './measure.js';
 import { coreBusyMicros } from './proc.js';
-import { acquireBenchLock, firstJsonLine, freePort, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
+import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
 import { summarizeProfile } from './profile.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
@@ -147,17 +147,7 @@ async function startGateway(
   // The JavaScript `npm start` runs (scripts/build-server.mjs), built once per bench run; --server tsx for the sources.
   if (flags.server === 'tsx') nodeArgs.push('--import', 'tsx', join(repoRoot, 'apps/server/src/main.ts'));
   else nodeArgs.push(await builtServer());
-  const env = {
-    PORT: String(port),
-    SQLITE_PATH: sqlitePath,
-    SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-    GLOBAL_API_RATE_LIMIT: '0',
-    GLOBAL_WEB_RATE_LIMIT: '0',
-    CRITICAL_RATE_LIMIT: '0',
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    ...extraEnv,
-  };
+  const env = { ...gatewayEnv(port, sqlitePath), ...extraEnv };
   const pinned = spawnPinned(`modelgate-${label}`, String(settings.relayCore), nodeArgs, env, join(workDir, `modelgate-${label}.log`));
   const startupMs = await waitForHttp(`http://127.0.0.1:${port}/api/status`, pinned);
   return { process: pinned, port, startupMs };
