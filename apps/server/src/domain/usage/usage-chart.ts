@@ -9,6 +9,8 @@ export type ChartScope = { kind: 'all' } | { kind: 'username'; username: string 
 const DAY_SECONDS = 86_400;
 /** The kept days' text at most, in characters: about a hundred days of a 50-model chart. */
 const KEPT_CHARS = 16 * 1024 * 1024;
+/** Ranges of more whole days than this are read in one piece, not day by day (an administrator may ask for any span). */
+const MAX_KEPT_SPAN_DAYS = 400;
 
 /**
  * The dashboard's rows (new-api's QuotaData: id, user_id, username, model_name, created_at,
@@ -61,7 +63,8 @@ export class UsageChart {
     const all: ChartScope = { kind: 'all' };
     const firstDay = Math.ceil(from / DAY_SECONDS) * DAY_SECONDS;
     const daysEnd = Math.floor((to + 1) / DAY_SECONDS) * DAY_SECONDS;
-    if (daysEnd - firstDay < DAY_SECONDS) return storedJson(this.db, all, from, to);
+    const wholeDays = (daysEnd - firstDay) / DAY_SECONDS;
+    if (wholeDays < 1 || wholeDays > MAX_KEPT_SPAN_DAYS) return storedJson(this.db, all, from, to);
     // Revisions first: rows read after them are at least as new, so a kept day is never older than its revision says.
     const revisions = new Map<number, number>();
     for (const row of await this.db.kysely

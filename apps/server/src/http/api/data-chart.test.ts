@@ -247,6 +247,13 @@ describe.each(DIALECTS)("the administrator's chart keeps whole days on %s", (dia
     expect(await chart(nodeB)).toEqual(third);
   });
 
+  it('answers a span of any length in one piece (1970 to the year 5138)', async () => {
+    const response = await nodeA.app.inject({ method: 'GET', url: '/api/data/?start_timestamp=0&end_timestamp=99999999999', headers: root });
+    const body = JSON.parse(response.body) as { success: boolean; data: Row[] };
+    expect(body.success, response.body).toBe(true);
+    expect(body.data).toEqual(expectedRows(0, 99_999_999_999).map((row) => edited(row)));
+  });
+
   it("gives each written day one more revision per export, in the export's transaction", async () => {
     const revisions = async () =>
       Object.fromEntries(
