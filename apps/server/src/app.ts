@@ -40,6 +40,7 @@ import { openapiRoutes } from './http/openapi/openapi-routes.js';
 import { auditRoutes } from './http/api/audit.js';
 import { trackAuditCoverage } from './http/audit-coverage.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
+import { laneServer, RelayLane } from './http/relay/relay-lane.js';
 import { isMjModePath, isRelayPath, protocolOfPath } from './http/caller-protocol.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { BodyRateGuard, hasRequestBody, installRequestBodyHook } from './http/request-body.js';
@@ -90,7 +91,18 @@ export interface AppServices {
 
 export async function buildApp({ context, relay, tasks, realtime, passkeys, usageChart, logOutput }: AppServices): Promise<FastifyInstance> {
   const limits = context.config.requestLimits;
+  const bodyRate = new BodyRateGuard({ minBytesPerSecond: limits.bodyMinBytesPerSecond, windowSeconds: limits.bodyRateWindowSeconds });
+  // The relay's usual calls skip Fastify's request cycle (relay-lane.ts); the rest, and all of them
+  // until every route is ready and again once the server closes, take Fastify's routes.
+  const lane = new RelayLane({
+    service: relay.service,
+    metrics: relay.metrics,
+    logger: context.logger as FastifyBaseLogger,
+    bodyRate,
+    trustedProxies: context.config.trustedProxies,
+  });
   const app = Fastify({
+    serverFactory: (handler, options) => laneServer(lane, handler, options),
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     // Forwarding headers only from TRUSTED_PROXIES: trusting them from anyone let each client
@@ -122,7 +134,14 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys, usag
   await app.register(cookie, { secret: context.config.sessionSecret });
 
   installApiBodyParsers(app);
-  const bodyRate = new BodyRateGuard({ minBytesPerSecond: limits.bodyMinBytesPerSecond, windowSeconds: limits.bodyRateWindowSeconds });
+  app.addHook('onReady', (done) => {
+    lane.start();
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    lane.stop();
+    done();
+  });
   app.addHook('onClose', (_instance, done) => {
     bodyRate.close();
     done();

@@ -1,5 +1,5 @@
 import type { OpenAIEndpoint, TokenUsage } from '@modelgate/protocol';
-import type { FastifyReply } from 'fastify';
+import type { RelayReply } from './relay-exchange.js';
 import type { Dispatcher } from 'undici';
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import { renderError } from '../errors/render.js';
@@ -34,7 +34,7 @@ export interface Delivery {
 }
 
 export interface DeliverOptions {
-  reply: FastifyReply;
+  reply: RelayReply;
   upstream: Dispatcher.ResponseData;
   adaptor: ProviderAdaptor;
   endpoint: OpenAIEndpoint;

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { OpenAIEndpoint, TokenUsage } from '@modelgate/protocol';
-import type { FastifyReply } from 'fastify';
+import type { RelayReply } from './relay-exchange.js';
 import type { Dispatcher } from 'undici';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import { countPromptTokens } from './token-counter.js';
@@ -104,7 +104,7 @@ export async function estimatedUsage(endpoint: OpenAIEndpoint, fields: Record<st
  * written; the response is left open for the caller to end (or destroy, when false).
  */
 export async function passAnswerThrough(
-  reply: FastifyReply,
+  reply: RelayReply,
   upstream: Dispatcher.ResponseData,
   head: readonly Buffer[],
   contentType: string,

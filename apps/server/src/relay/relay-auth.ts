@@ -1,5 +1,6 @@
 import { Role, TokenStatus, UserStatus } from '@modelgate/contract';
 import type { FastifyRequest } from 'fastify';
+import type { RelayRequest } from './relay-exchange.js';
 import type { AppContext } from '../app-context.js';
 import { AppError } from '../errors/app-error.js';
 import type { RelayCache } from '../domain/relay-cache/relay-cache.js';
@@ -31,7 +32,7 @@ export function parseRelayKey(header: string | undefined): ParsedKey | undefined
  * Where the key travels: `Authorization: Bearer` (OpenAI), `x-api-key` (Anthropic), `x-goog-api-key`
  * or `?key=` (Gemini), as each protocol's official clients send it.
  */
-export function relayKeyOf(request: FastifyRequest): string | undefined {
+export function relayKeyOf(request: RelayRequest): string | undefined {
   const headers = request.headers;
   if (headers.authorization) return headers.authorization;
   const anthropic = headers['x-api-key'];
@@ -52,7 +53,7 @@ export class RelayAuthenticator {
    * Resolves the caller. With the token and its user cached (nearly every request) this is
    * synchronous; only a cache miss returns a promise.
    */
-  authenticate(request: FastifyRequest): RelayCaller | Promise<RelayCaller> {
+  authenticate(request: RelayRequest): RelayCaller | Promise<RelayCaller> {
     const parsed = parseRelayKey(relayKeyOf(request));
     if (!parsed) {
       throw authError('missing_api_key', '未提供令牌：请在请求头中携带 Authorization: Bearer sk-... (no API key provided)');
@@ -69,7 +70,7 @@ export class RelayAuthenticator {
     return playgroundCaller(request, this.context, this.cache);
   }
 
-  private async authenticateLoading(request: FastifyRequest, parsed: ParsedKey, cached: CachedToken | undefined): Promise<RelayCaller> {
+  private async authenticateLoading(request: RelayRequest, parsed: ParsedKey, cached: CachedToken | undefined): Promise<RelayCaller> {
     const { tokens, users } = this.cache;
     const token = cached ?? (tokens.knownMissing(parsed.key) ? undefined : await tokens.load(parsed.key));
     if (!token) throw authError('invalid_api_key', '无效的令牌，请检查 API Key 是否正确 (invalid API key)');
@@ -80,7 +81,7 @@ export class RelayAuthenticator {
     return this.admit(request, parsed, token, user);
   }
 
-  private admit(request: FastifyRequest, parsed: ParsedKey, token: CachedToken, user: CachedUser | undefined): RelayCaller {
+  private admit(request: RelayRequest, parsed: ParsedKey, token: CachedToken, user: CachedUser | undefined): RelayCaller {
     this.checkToken(token);
     const clientIp = request.ip;
     this.checkIp(token, clientIp);

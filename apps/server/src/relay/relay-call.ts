@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RelayReply, RelayRequest } from './relay-exchange.js';
 import type { ProviderAdaptor } from '../providers/provider-types.js';
 import { cappedInput, type ChatOutputLimitField } from './completion-cap.js';
 import type { RelayCaller } from './relay-auth.js';
@@ -16,8 +16,8 @@ export class Call {
   private capped: Partial<Record<ChatOutputLimitField, RelayInput>> | undefined;
 
   constructor(
-    readonly request: FastifyRequest,
-    readonly reply: FastifyReply,
+    readonly request: RelayRequest,
+    readonly reply: RelayReply,
     readonly caller: RelayCaller,
     readonly input: RelayInput,
     /** performance.now() when the request arrived. */

@@ -1,5 +1,5 @@
 import { STREAM_USAGE_OPTION_ENDPOINTS, type TokenUsage } from '@modelgate/protocol';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { AppError } from '../errors/app-error.js';
 import type { ChargeService, Reservation, Settlement } from '../domain/billing/charge-service.js';
@@ -22,6 +22,7 @@ import { deliverAnswer } from './deliver-answer.js';
 import type { DeliverOptions, Delivery } from './deliver.js';
 import type { ImageTokenCounter } from './image-tokens.js';
 import type { RelayAuthenticator, RelayCaller } from './relay-auth.js';
+import type { RelayReply, RelayRequest } from './relay-exchange.js';
 import type { RateLimiter, RateTicket } from './rate-limits/rate-limiter.js';
 import type { RelayEndpointSpec } from './relay-endpoints.js';
 import type { AttemptTrace, RelayTracer } from './relay-trace.js';
@@ -122,8 +123,25 @@ export class RelayService {
    * routing, the reservation of a rich payer, settling) return plain values and are awaited only
    * when they did go to the database: every async step costs the hot path an allocation.
    * Resolves to nothing once the answer is sent (or hijacked), so Fastify does not wait on it.
+   * Called from Fastify's routes and from the relay lane (http/relay/relay-lane.ts); a call's
+   * failure is thrown, for the caller's error handler to answer.
    */
-  async handle(request: FastifyRequest, reply: FastifyReply, spec: RelayEndpointSpec, target?: UrlTarget): Promise<FastifyReply | undefined> {
+  handle(request: RelayRequest, reply: RelayReply, spec: RelayEndpointSpec, target?: UrlTarget): Promise<RelayReply | undefined> {
+    return this.run(request, reply, spec, target, undefined);
+  }
+
+  /** The console's playground: the signed-in user of a console session calls (playground-caller.ts). */
+  handleSession(request: FastifyRequest, reply: RelayReply, spec: RelayEndpointSpec): Promise<RelayReply | undefined> {
+    return this.run(request, reply, spec, undefined, request);
+  }
+
+  private async run(
+    request: RelayRequest,
+    reply: RelayReply,
+    spec: RelayEndpointSpec,
+    target: UrlTarget | undefined,
+    session: FastifyRequest | undefined,
+  ): Promise<RelayReply | undefined> {
     this.active += 1;
     const startedAt = performance.now();
     let model = '';
@@ -133,7 +151,7 @@ export class RelayService {
     try {
       const startedWall = Date.now();
       const { auth, charges, context } = this.deps;
-      const authenticated = spec.caller === 'session' ? auth.authenticateSession(request) : auth.authenticate(request);
+      const authenticated = session !== undefined ? auth.authenticateSession(session) : auth.authenticate(request);
       const caller = authenticated instanceof Promise ? await authenticated : authenticated;
       trace?.caller(caller);
       const read = readRelayInput(spec, request.body, target);
@@ -142,7 +160,7 @@ export class RelayService {
       trace?.input(input);
       auth.checkModel(caller, input.model);
       // Rate limits: a 429 before anything is held; undefined (nothing to await or give back) while no limit applies.
-      const admitted = this.deps.rateLimits.admit(caller, input.model, spec.caller === 'session', reply);
+      const admitted = this.deps.rateLimits.admit(caller, input.model, session !== undefined, reply);
       rateTicket = admitted instanceof Promise ? await admitted : admitted;
       // A Responses call that continues a conversation this gateway keeps: sent whole from here on.
       if (input.previousResponseId !== undefined) await this.continueConversation(caller, input);

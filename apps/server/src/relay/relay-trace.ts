@@ -8,7 +8,7 @@ import {
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
 } from '@opentelemetry/semantic-conventions';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RelayReply, RelayRequest } from './relay-exchange.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { AppError } from '../errors/app-error.js';
 import type { Tracing } from '../lib/telemetry/tracing.js';
@@ -50,7 +50,7 @@ const OPERATIONS: Record<RelayEndpointSpec['endpoint'], string> = {
 export class RelayTracer {
   constructor(private readonly tracing: Tracing) {}
 
-  startCall(request: FastifyRequest, spec: RelayEndpointSpec): CallTrace {
+  startCall(request: RelayRequest, spec: RelayEndpointSpec): CallTrace {
     const span = this.tracing.tracer.startSpan(
       `relay ${spec.path}`,
       {
@@ -139,13 +139,13 @@ export class CallTrace {
   }
 
   /** Ends the span once the answer is out: now, or when the response closes (a piped answer, an error about to be sent). */
-  end(reply: FastifyReply): void {
+  end(reply: RelayReply): void {
     const response = reply.raw;
     if (response.writableEnded || response.destroyed || response.closed) this.finish(reply);
     else response.once('close', () => this.finish(reply));
   }
 
-  private finish(reply: FastifyReply): void {
+  private finish(reply: RelayReply): void {
     if (this.ended) return;
     this.ended = true;
     this.span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, reply.raw.statusCode);

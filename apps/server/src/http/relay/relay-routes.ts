@@ -9,15 +9,12 @@ import type { RealtimeRelay } from '../../relay/realtime/realtime-relay.js';
 import { channelTestRoutes } from '../api/channel-test.js';
 import type { RouteMethods } from '../route-methods.js';
 import { billingDashboardRoutes } from './billing-dashboard-routes.js';
-import { installRelayBodyParsers, refusedWhileReadingBody } from './relay-body-parsers.js';
+import { installRelayBodyParsers, RELAY_BODY_LIMIT, refusedWhileReadingBody } from './relay-body-parsers.js';
 import { modelRoutes } from './model-routes.js';
 import { nativeRoutes } from './native-routes.js';
 import { midjourneyRoutes } from './midjourney-routes.js';
 import { sunoRoutes } from './suno-routes.js';
 import { realtimeRoutes } from './realtime-routes.js';
-
-/** Audio uploads and long multimodal prompts need far more than the console's 1 MiB. */
-const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
 
 /**
  * The relay in OpenAI's, Anthropic's and Gemini's formats (/v1/*, /v1beta/*, /dashboard/billing/*), the Realtime API
@@ -62,12 +59,15 @@ export function relayRoutes(
         .send();
     });
 
-    for (const spec of [...RELAY_ENDPOINTS, PLAYGROUND_ENDPOINT]) {
+    for (const spec of RELAY_ENDPOINTS) {
       // The service sends or hijacks the reply itself. Its promise resolves to nothing once the
       // answer is out (Fastify then has nothing to wait on), or to the reply while a piped answer
       // still flows.
       scope.post(spec.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) => runtime.service.handle(request, reply, spec));
     }
+    scope.post(PLAYGROUND_ENDPOINT.path, { bodyLimit: RELAY_BODY_LIMIT }, (request, reply) =>
+      runtime.service.handleSession(request, reply, PLAYGROUND_ENDPOINT),
+    );
     nativeRoutes(scope, context, runtime, RELAY_BODY_LIMIT);
     midjourneyRoutes(scope, runtime, tasks.midjourney);
     modelRoutes(scope, runtime);

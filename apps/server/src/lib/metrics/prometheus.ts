@@ -69,6 +69,7 @@ export const METRIC_NAMES = {
   unpaid: 'modelgate_relay_unpaid_quota_total',
   overrun: 'modelgate_relay_overrun_quota_total',
   capped: 'modelgate_relay_capped_calls_total',
+  lane: 'modelgate_relay_lane_calls_total',
   cut: 'modelgate_relay_cut_calls_total',
   cacheEntries: 'modelgate_relay_cache_entries',
   logQueue: 'modelgate_relay_log_queue_rows',
@@ -173,6 +174,15 @@ export function createMetricsRegistry(sources: MetricSources): Registry {
     collect() {
       this.reset();
       this.inc(relay.cappedCalls);
+    },
+  });
+  new Counter({
+    name: METRIC_NAMES.lane,
+    help: "Relay calls read and answered straight from Node's HTTP server, without Fastify's request cycle (the usual calls; the rest take Fastify's routes)",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(relay.laneCalls);
     },
   });
   new Gauge({

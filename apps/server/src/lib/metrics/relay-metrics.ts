@@ -89,6 +89,8 @@ export class RelayMetrics {
   unpaidQuota = 0;
   /** Calls sent upstream with a lower output limit, what their payer's balance paid for. */
   cappedCalls = 0;
+  /** Relay calls read and answered by the relay lane (http/relay/relay-lane.ts) rather than Fastify's routes. */
+  laneCalls = 0;
   /** Per channel: cost its upstream returned beyond what the calls were held for (not charged). */
   readonly overrunQuota = new Map<number, number>();
   /** Per channel: streams cut at their output cap because the upstream went past the limit it was sent. */

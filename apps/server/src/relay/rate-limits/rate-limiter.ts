@@ -1,5 +1,5 @@
 import { modelRequestRateLimitGroupSchema, rateLimitMapSchema } from '@modelgate/contract';
-import type { FastifyReply } from 'fastify';
+import type { RelayReply } from '../relay-exchange.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { OptionKey } from '../../config/option-registry.js';
@@ -103,7 +103,7 @@ export class RateLimiter {
    * applies, or none needs anything later; otherwise the ticket the call gives back when it ends.
    * A promise only when Redis is asked. `playground`: the console's playground (a session, no key).
    */
-  admit(caller: RelayCaller, model: string, playground: boolean, reply: FastifyReply): RateTicket | undefined | Promise<RateTicket | undefined> {
+  admit(caller: RelayCaller, model: string, playground: boolean, reply: RelayReply): RateTicket | undefined | Promise<RateTicket | undefined> {
     const settings = this.settings;
     const token = playground ? undefined : caller.token.rateLimits;
     const user = caller.user.rateLimits;
@@ -154,7 +154,7 @@ export class RateLimiter {
     checks: readonly LimitCheck[],
     now: number,
     lease: string,
-    reply: FastifyReply,
+    reply: RelayReply,
   ): RateTicket | undefined {
     // Redis could not be asked: the call goes unchecked, and has nothing to give back.
     if (outcome === undefined) return undefined;
@@ -203,7 +203,7 @@ export class RateTicket {
    * is out, now when it is (or the client is gone), else when the response closes: a piped answer
    * still flowing, or a failure the error handler is about to send.
    */
-  end(reply: FastifyReply): void {
+  end(reply: RelayReply): void {
     if (this.ended) return;
     const response = reply.raw;
     if (response.writableEnded || response.destroyed || response.closed) this.finish();
