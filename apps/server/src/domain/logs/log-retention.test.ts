@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import {
   createLogPartition,
   listLogPartitions,
@@ -332,6 +333,35 @@ describe("SQLite: a long clear and the server's write-ahead log", () => {
       await db.close();
     }
   }
+
+  it('reads each batch off the created_at index, so that the last one does not scan the logs it keeps', async () => {
+    const db = await connectDb({ sqlitePath: join(dir, 'plan.db'), sqlDsn: '', migrate: true, secretKey: testSecretKey });
+    try {
+      await write(db, [
+        ...Array.from({ length: 300 }, (_, index) => row(NOW - 2 * DAY + index, 1)),
+        ...Array.from({ length: 200 }, (_, index) => row(NOW + index, 1)),
+      ]);
+      const selects: CompiledQuery[] = [];
+      const kysely = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: db.sqlite! }),
+        log: (event) => {
+          if (event.level === 'query' && event.query.sql.startsWith('select')) selects.push(event.query);
+        },
+      });
+      expect(await new LogRetention({ ...db, kysely }, 100).deleteBefore(NOW - DAY)).toBe(300);
+      // Three full batches, then the one that finds nothing.
+      expect(selects).toHaveLength(4);
+      for (const query of selects) {
+        const plan = (db.sqlite!.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])) as { detail: string }[]).map(
+          (step) => step.detail,
+        );
+        expect(plan.join('; ')).toMatch(/^SEARCH logs USING (COVERING )?INDEX idx_logs_created_at_covering \(created_at<\?\)$/);
+      }
+      expect(await allRows(db)).toHaveLength(200);
+    } finally {
+      await db.close();
+    }
+  });
 
   it('waits for the worker thread’s checkpoints between its batches, so no commit has to copy the log', async () => {
     const unpaced = await clearAndWatch('unpaced', false);
