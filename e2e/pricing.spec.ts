@@ -66,9 +66,19 @@ async function expectPrices(page: Page, model: string, input: string, output: st
   await expect(cells.getByTestId('pricing-per-call')).toHaveText(perCall);
 }
 
+/**
+ * Picks a group in the selector: a visible option by the start of its label (`default（…`, `default (…`), so
+ * only the open list's option can match (not one of a list still closing, nor another group
+ * whose label contains the name), then waits until the selector shows it. A choice that did not
+ * take (seen once: the card view kept the premium prices) fails here, where it happened.
+ */
 async function chooseGroup(page: Page, group: string): Promise<void> {
-  await page.getByTestId('pricing-group').click();
-  await page.locator('.semi-select-option').filter({ hasText: group }).first().click();
+  const selector = page.getByTestId('pricing-group');
+  // `pz1（高级分组，倍率 1.5）` in Chinese, `pz1 (Premium, ratio 1.5)` in English.
+  const label = new RegExp(`^${group} ?[（(]`);
+  await selector.click();
+  await page.locator('.semi-select-option:visible', { hasText: label }).click();
+  await expect(selector.locator('.semi-select-selection')).toHaveText(label);
 }
 
 test('signed out, in Chinese: the default group prices, another group, search and copy', async ({ page, context }) => {
