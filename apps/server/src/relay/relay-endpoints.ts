@@ -7,8 +7,6 @@ export interface RelayEndpointSpec {
   body: 'json' | 'multipart';
   /** The model OpenAI assumes when the request names none. */
   defaultModel?: string;
-  /** 'session': the console's playground, a signed-in user billed without a token (playground-caller.ts). */
-  caller?: 'key' | 'session';
   /** The wire format of the client's request and of the answer it expects; OpenAI's unless said. */
   format?: ChatFormat;
 }
@@ -26,8 +24,11 @@ export const RELAY_ENDPOINTS: readonly RelayEndpointSpec[] = [
   { endpoint: 'rerank', path: '/v1/rerank', body: 'json' },
 ];
 
-/** The console's playground: chat completions for the signed-in user (new-api's /pg/chat/completions). */
-export const PLAYGROUND_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/pg/chat/completions', body: 'json', caller: 'session' };
+/**
+ * The console's playground: chat completions for the signed-in user (new-api's /pg/chat/completions),
+ * billed without a token (playground-caller.ts); its route calls RelayService.handleSession.
+ */
+export const PLAYGROUND_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/pg/chat/completions', body: 'json' };
 
 /** Anthropic's Messages API (`@anthropic-ai/sdk` and Claude Code call it). */
 export const ANTHROPIC_MESSAGES_ENDPOINT: RelayEndpointSpec = { endpoint: 'chat', path: '/v1/messages', body: 'json', format: 'anthropic' };
