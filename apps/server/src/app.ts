@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +8,8 @@ import type { AppContext } from './app-context.js';
 import type { RelayRuntime } from './relay/relay-runtime.js';
 import type { TaskRuntime } from './relay/tasks/task-runtime.js';
 import type { RealtimeRelay } from './relay/realtime/realtime-relay.js';
-import { notFound, type AppError } from './errors/app-error.js';
-import { logFailure } from './errors/failure-log.js';
-import { apiStatusFor, renderError, toAppError, type ErrorProtocol } from './errors/render.js';
+import { notFound } from './errors/app-error.js';
+import { renderError, toAppError, type ErrorProtocol } from './errors/render.js';
 import { installApiBodyParsers } from './http/api/api-body-parsers.js';
 import { authRoutes } from './http/api/auth.js';
 import { verifyRoutes } from './http/api/verify.js';
@@ -40,10 +39,11 @@ import { openapiRoutes } from './http/openapi/openapi-routes.js';
 import { auditRoutes } from './http/api/audit.js';
 import { trackAuditCoverage } from './http/audit-coverage.js';
 import { relayRoutes } from './http/relay/relay-routes.js';
+import { answerFailure, sendFailure } from './http/failure-reply.js';
 import { laneServer, RelayLane } from './http/relay/relay-lane.js';
 import { isMjModePath, isRelayPath, protocolOfPath } from './http/caller-protocol.js';
 import { clientErrorHandler } from './http/client-errors.js';
-import { BodyRateGuard, hasRequestBody, installRequestBodyHook } from './http/request-body.js';
+import { BodyRateGuard, installRequestBodyHook } from './http/request-body.js';
 import { RouteMethods } from './http/route-methods.js';
 import { apiTrailingSlash } from './http/trailing-slash.js';
 import { healthRoutes, isHealthPath } from './http/health-routes.js';
@@ -58,15 +58,6 @@ const RATE_WINDOW_SECONDS = 180;
 /** Which error shape a path's callers understand. */
 export function protocolFor(request: FastifyRequest): ErrorProtocol {
   return protocolOfPath(request.url);
-}
-
-/** Answers a failure in the caller's protocol; on /api by new-api's status rule (apiStatusFor). */
-function sendFailure(request: FastifyRequest, reply: FastifyReply, appError: AppError): void {
-  const protocol = protocolFor(request);
-  // A body refused before it was all read (too slow, too large, not decodable): what is left of
-  // it is not read, so the connection cannot carry another request.
-  if (request.raw.readableEnded === false && hasRequestBody(request.headers)) reply.header('connection', 'close');
-  void reply.status(protocol === 'api' ? apiStatusFor(appError) : appError.status).send(renderError(appError, protocol));
 }
 
 function defaultWebDist(): string {
@@ -173,12 +164,7 @@ export async function buildApp({ context, relay, tasks, realtime, passkeys, usag
     limited.then(() => done(), done);
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    logFailure(request.log, error, appError, request.url);
-    if (reply.sent) return;
-    sendFailure(request, reply, appError);
-  });
+  app.setErrorHandler((error, request, reply) => answerFailure(request, reply, error));
 
   // First among the routes: it records the methods of every relay route registered after it.
   const routeMethods = RouteMethods.install(app);

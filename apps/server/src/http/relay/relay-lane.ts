@@ -2,14 +2,12 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import { logFailure } from '../../errors/failure-log.js';
-import { renderError, toAppError, type ErrorProtocol } from '../../errors/render.js';
 import { lazyChildLogger } from '../../lib/lazy-request-logger.js';
 import type { RelayMetrics } from '../../lib/metrics/relay-metrics.js';
 import { ANTHROPIC_MESSAGES_ENDPOINT, RELAY_ENDPOINTS, type RelayEndpointSpec } from '../../relay/relay-endpoints.js';
 import type { RelayReply, RelayRequest } from '../../relay/relay-exchange.js';
 import type { RelayService } from '../../relay/relay-service.js';
-import { protocolOfPath } from '../caller-protocol.js';
+import { answerFailure } from '../failure-reply.js';
 import type { BodyRateGuard } from '../request-body.js';
 import { parseJsonBody, RELAY_BODY_LIMIT } from './relay-body-parsers.js';
 
@@ -137,17 +135,11 @@ export class RelayLane {
     this.fail(request, reply, error);
   }
 
-  /** The app's error handler for the lane's calls (app.ts): logged at its level, answered in the caller's shape. */
+  /** The app's error handler for the lane's calls (failure-reply.ts), and nothing may escape it into an unhandled rejection. */
   private fail(request: LaneRequest, reply: LaneReply, error: unknown): void {
     try {
-      const appError = toAppError(error);
-      logFailure(request.log, error, appError, request.url);
-      if (reply.sent || reply.raw.headersSent) return;
-      // What is left of a body refused before its end is not read: the connection cannot carry another request.
-      if (!request.raw.readableEnded) reply.header('connection', 'close');
-      reply.code(appError.status).send(renderError(appError, request.protocol));
+      answerFailure(request, reply, error);
     } catch (problem) {
-      // Nothing may escape into an unhandled rejection: the call ends without an answer instead.
       this.options.logger.error({ err: problem }, 'a relay call could not be answered');
       reply.raw.destroy();
     }
@@ -173,10 +165,6 @@ class LaneRequest implements RelayRequest {
 
   get url(): string {
     return this.spec.path;
-  }
-
-  get protocol(): ErrorProtocol {
-    return protocolOfPath(this.spec.path);
   }
 
   get ip(): string {
