@@ -172,9 +172,11 @@ test('root filters by username, opens the user info and clears old logs (en, dar
   await page.getByTestId('log-filter-username').fill(username);
   await page.getByTestId('log-filter-submit').click();
   await expect(page).toHaveURL(new RegExp(`username=${username}`));
+  // Until the filtered page arrives the table may still show the unfiltered one (with this user's
+  // recent rows among others'): wait for every row shown to be this user's, then for all of them.
+  await expect.poll(async () => [...new Set(await page.locator('[data-testid^="log-user-"]').allTextContents())], { timeout: 10_000 }).toEqual([username]);
   for (const row of consumeLogs) await expect(page.getByTestId(`log-row-${row.id}`)).toBeVisible();
-  const shown = await page.locator('[data-testid^="log-user-"]').allTextContents();
-  expect(new Set(shown)).toEqual(new Set([username]));
+  expect(new Set(await page.locator('[data-testid^="log-user-"]').allTextContents())).toEqual(new Set([username]));
   await page.screenshot({ path: '.tmp/screens/logs-admin-en-dark.png', fullPage: true });
 
   await page.getByTestId(`log-user-${consumeLogs[0]!.id}`).click();
