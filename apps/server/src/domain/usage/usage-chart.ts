@@ -141,28 +141,21 @@ function inScope(scope: ChartScope, entry: HourTotals): boolean {
   return true;
 }
 
+/** The stored rows of the scope: the per-model sums for all users, else the users' rows, and the condition that picks them. */
+function scopeSource(scope: ChartScope): { table: RawBuilder<unknown>; where: RawBuilder<unknown> } {
+  if (scope.kind === 'all') return { table: sql.table('quota_data_models'), where: sql`` };
+  return {
+    table: sql.table('quota_data'),
+    where: scope.kind === 'username' ? sql`${sql.ref('username')} = ${scope.username} and ` : sql`${sql.ref('user_id')} = ${scope.userId} and `,
+  };
+}
+
 /** The stored rows of the scope in [from, to] as objects, by hour and model. */
 async function storedRows(db: Db, scope: ChartScope, from: number, to: number): Promise<QuotaDataRow[]> {
-  if (scope.kind === 'all') {
-    const rows = await db.kysely
-      .selectFrom('quota_data_models')
-      .select(['model_name', 'created_at', 'count', 'quota', 'token_used'])
-      .where('created_at', '>=', from)
-      .where('created_at', '<=', to)
-      .orderBy('created_at')
-      .orderBy('model_name')
-      .execute();
-    return rows.map((row) => toItem(row));
-  }
-  const rows = await db.kysely
-    .selectFrom('quota_data')
-    .selectAll()
-    .$call((query) => (scope.kind === 'username' ? query.where('username', '=', scope.username) : query.where('user_id', '=', scope.userId)))
-    .where('created_at', '>=', from)
-    .where('created_at', '<=', to)
-    .orderBy('created_at')
-    .orderBy('model_name')
-    .execute();
+  const { table, where } = scopeSource(scope);
+  const { rows } = await sql<Record<string, unknown>>`select * from ${table}
+    where ${where}${sql.ref('created_at')} >= ${from} and ${sql.ref('created_at')} <= ${to}
+    order by ${sql.ref('created_at')}, ${sql.ref('model_name')}`.execute(db.kysely);
   return rows.map((row) => toItem(row));
 }
 
@@ -188,8 +181,7 @@ async function storedJson(db: Db, scope: ChartScope, from: number, to: number): 
   ];
   // json_object escapes the names as JSON.stringify does; the keys in new-api's order.
   const object = sql`json_object(${sql.join(fields.map(([key, value]) => sql`${sql.lit(key)}, ${value}`))})`;
-  const where = scope.kind === 'all' ? sql`` : scope.kind === 'username' ? sql`username = ${scope.username} and ` : sql`user_id = ${scope.userId} and `;
-  const table = sql.table(summed ? 'quota_data_models' : 'quota_data');
+  const { table, where } = scopeSource(scope);
   const { rows } = await sql<{ body: string | null }>`select group_concat(${object}, ',' order by created_at, model_name) as body
     from ${table} where ${where}created_at >= ${from} and created_at <= ${to}`.execute(db.kysely);
   return rows[0]?.body ?? '';
