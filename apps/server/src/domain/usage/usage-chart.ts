@@ -7,8 +7,8 @@ import type { HourTotals, QuotaDataExport } from './quota-data-export.js';
 export type ChartScope = { kind: 'all' } | { kind: 'username'; username: string } | { kind: 'user'; userId: number };
 
 const DAY_SECONDS = 86_400;
-/** The kept days' text at most, in characters: about a hundred days of a 50-model chart. */
-const KEPT_CHARS = 16 * 1024 * 1024;
+/** The kept days' text at most, in bytes: about a hundred days of a 50-model chart. */
+const KEPT_BYTES = 16 * 1024 * 1024;
 /** Ranges of more whole days than this are read in one piece, not day by day (an administrator may ask for any span). */
 const MAX_KEPT_SPAN_DAYS = 400;
 
@@ -29,42 +29,47 @@ const MAX_KEPT_SPAN_DAYS = 400;
  * as objects and merged with the sums.
  */
 export class UsageChart {
-  /** Whole days of the all-users chart: the revision read before their rows, and the rows' JSON (no brackets). Oldest use first. */
-  private readonly days = new Map<number, { revision: number; json: string }>();
-  private keptChars = 0;
+  /** Whole days of the all-users chart: the revision read before their rows, and the rows' JSON (no brackets) in UTF-8. Oldest use first. */
+  private readonly days = new Map<number, { revision: number; json: Buffer }>();
+  private keptBytes = 0;
 
   constructor(
     private readonly db: Db,
     private readonly usage: Pick<QuotaDataExport, 'unexported'>,
   ) {}
 
-  async json(scope: ChartScope, start: number, end: number): Promise<string> {
+  /**
+   * The chart as the chunks of one JSON array's text, to be sent as they are: a month of the
+   * all-users chart is megabytes, which joined as one string were copied again to be measured and
+   * again to be encoded for the socket; its whole days are kept encoded.
+   */
+  async json(scope: ChartScope, start: number, end: number): Promise<Buffer[]> {
     const { db, usage } = this;
     const keep = (entry: HourTotals) => entry.createdAt >= start && entry.createdAt <= end && inScope(scope, entry);
     let cut = end + 1;
     for (const entry of usage.unexported()) if (keep(entry) && entry.createdAt < cut) cut = entry.createdAt;
     // Every sum of an hour before `cut` is stored (a sum leaves memory only once its write committed).
     const headEnd = Math.min(end, cut - 1);
-    const head = cut <= start ? '' : scope.kind === 'all' ? await this.storedAllJson(start, headEnd) : await storedJson(db, scope, start, headEnd);
-    if (cut > end) return `[${head}]`;
+    const head = cut <= start ? [] : scope.kind === 'all' ? await this.storedAllParts(start, headEnd) : [await storedJson(db, scope, start, headEnd)];
+    if (cut > end) return jsonArray(head);
     // The stored rows are read before the sums in memory: sums written meanwhile leave memory only after their write commits.
     const rows = await storedRows(db, scope, cut, end);
     const pending = usage.unexported().filter(keep);
     // A sum for an hour before the cut appears only if the clock went back: read the whole range as objects.
     if (pending.some((entry) => entry.createdAt < cut)) {
-      return JSON.stringify(withUnexported(await storedRows(db, scope, start, end), pending, scope));
+      return [Buffer.from(JSON.stringify(withUnexported(await storedRows(db, scope, start, end), pending, scope)))];
     }
     const tail = JSON.stringify(withUnexported(rows, pending, scope)).slice(1, -1);
-    return `[${joinParts([head, tail])}]`;
+    return jsonArray([...head, tail]);
   }
 
-  /** The all-users rows in [from, to] as the inside of a JSON array: whole UTC days kept by revision, the edges read. */
-  private async storedAllJson(from: number, to: number): Promise<string> {
+  /** The all-users rows in [from, to] as parts of the inside of a JSON array: whole UTC days kept by revision, the edges read. */
+  private async storedAllParts(from: number, to: number): Promise<(Buffer | string)[]> {
     const all: ChartScope = { kind: 'all' };
     const firstDay = Math.ceil(from / DAY_SECONDS) * DAY_SECONDS;
     const daysEnd = Math.floor((to + 1) / DAY_SECONDS) * DAY_SECONDS;
     const wholeDays = (daysEnd - firstDay) / DAY_SECONDS;
-    if (wholeDays < 1 || wholeDays > MAX_KEPT_SPAN_DAYS) return storedJson(this.db, all, from, to);
+    if (wholeDays < 1 || wholeDays > MAX_KEPT_SPAN_DAYS) return [await storedJson(this.db, all, from, to)];
     // Revisions first: rows read after them are at least as new, so a kept day is never older than its revision says.
     const revisions = new Map<number, number>();
     for (const row of await this.db.kysely
@@ -75,9 +80,9 @@ export class UsageChart {
       .execute()) {
       revisions.set(Number(row.day), Number(row.revision));
     }
-    const parts = [from < firstDay ? await storedJson(this.db, all, from, firstDay - 1) : ''];
+    const parts: (Buffer | string)[] = [from < firstDay ? await storedJson(this.db, all, from, firstDay - 1) : ''];
     // Kept days are taken now, before any wait: another chart's days may take their place meanwhile.
-    const texts = new Map<number, string>();
+    const texts = new Map<number, Buffer>();
     const missing: number[] = [];
     for (let day = firstDay; day < daysEnd; day += DAY_SECONDS) {
       const kept = this.days.get(day);
@@ -85,12 +90,13 @@ export class UsageChart {
       else missing.push(day);
     }
     for (const [day, json] of await this.readDays(missing)) {
-      this.remember(day, revisions.get(day) ?? 0, json);
-      texts.set(day, json);
+      const encoded = Buffer.from(json);
+      this.remember(day, revisions.get(day) ?? 0, encoded);
+      texts.set(day, encoded);
     }
     for (let day = firstDay; day < daysEnd; day += DAY_SECONDS) parts.push(texts.get(day)!);
     if (daysEnd <= to) parts.push(await storedJson(this.db, all, daysEnd, to));
-    return joinParts(parts);
+    return parts;
   }
 
   /** Each listed day's all-users rows as JSON text. SQLite writes each day's text itself; the others read the days' rows in one query. */
@@ -110,30 +116,44 @@ export class UsageChart {
     return texts;
   }
 
-  private remember(day: number, revision: number, json: string): void {
+  private remember(day: number, revision: number, json: Buffer): void {
     const known = this.days.get(day);
     if (known !== undefined) {
-      this.keptChars -= known.json.length;
+      this.keptBytes -= known.json.length;
       this.days.delete(day);
     }
     this.days.set(day, { revision, json });
-    this.keptChars += json.length;
+    this.keptBytes += json.length;
     for (const [oldest, kept] of this.days) {
-      if (this.keptChars <= KEPT_CHARS) break;
+      if (this.keptBytes <= KEPT_BYTES) break;
       this.days.delete(oldest);
-      this.keptChars -= kept.json.length;
+      this.keptBytes -= kept.json.length;
     }
   }
 
   /** A kept day's text, its entry moved to the most recently used end. */
-  private touch(day: number, kept: { revision: number; json: string }): string {
+  private touch(day: number, kept: { revision: number; json: Buffer }): Buffer {
     this.days.delete(day);
     this.days.set(day, kept);
     return kept.json;
   }
 }
 
-const joinParts = (parts: readonly string[]) => parts.filter((part) => part !== '').join(',');
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** A JSON array's text in chunks, from parts of its inside (each some elements, or empty). */
+function jsonArray(parts: readonly (Buffer | string)[]): Buffer[] {
+  const chunks: Buffer[] = [OPEN];
+  for (const part of parts) {
+    if (part.length === 0) continue;
+    if (chunks.length > 1) chunks.push(COMMA);
+    chunks.push(typeof part === 'string' ? Buffer.from(part) : part);
+  }
+  chunks.push(CLOSE);
+  return chunks;
+}
 
 function inScope(scope: ChartScope, entry: HourTotals): boolean {
   if (scope.kind === 'username') return entry.username === scope.username;
