@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import { renderError } from '../errors/render.js';
 import type { ProviderAdaptor, StreamReader } from '../providers/provider-types.js';
+import type { UpstreamResponse } from '../providers/upstream-client.js';
 import type { ChatTranslation } from './chat-translation.js';
 import { AnswerTail, estimatedUsage, passAnswerThrough, usageFromTail } from './oversized-answer.js';
 import type { RequestAbort } from './request-abort.js';
@@ -35,7 +36,7 @@ export interface Delivery {
 
 export interface DeliverOptions {
   reply: RelayReply;
-  upstream: Dispatcher.ResponseData;
+  upstream: UpstreamResponse;
   adaptor: ProviderAdaptor;
   endpoint: OpenAIEndpoint;
   startedAt: number;
@@ -81,19 +82,21 @@ export interface BufferedSettings {
  */
 export async function deliverBuffered(options: DeliverOptions, settings: BufferedSettings): Promise<Delivery> {
   const { upstream, adaptor, endpoint, reply } = options;
-  const firstResponseMs = Math.round(performance.now() - options.startedAt);
+  const firstResponseMs = Math.round((upstream.respondedAt ?? performance.now()) - options.startedAt);
   const contentType = String(upstream.headers['content-type'] ?? 'application/json');
   const declared = Number(upstream.headers['content-length'] ?? Number.NaN);
-  const silence = settings.watchdog && watchSilence(settings.watchdog, upstream.body);
+  const collected = upstream.collected;
+  const silence = collected === undefined && settings.watchdog ? watchSilence(settings.watchdog, upstream.body) : undefined;
   let body: Buffer;
   const translation = settings.translation;
   try {
     // A converted answer must be read whole; one past the cap cannot be converted.
-    if (declared > settings.maxBufferedBytes) {
+    // Read whole already (UpstreamClient.collect), or read here.
+    if (collected !== undefined) body = collected;
+    else if (declared > settings.maxBufferedBytes) {
       if (translation) throw badResponseBody(`${declared} bytes, too large to convert`);
       return await deliverOversized(options, settings.fields, [], contentType, firstResponseMs, silence);
-    }
-    if (declared >= 0 && !silence) {
+    } else if (declared >= 0 && !silence) {
       // The usual answer: of a known length within the cap, often all here already (then read at
       // once), else taken whole by undici's own reader.
       body = arrivedBody(upstream.body) ?? Buffer.from(await upstream.body.arrayBuffer());

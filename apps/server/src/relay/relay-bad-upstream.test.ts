@@ -116,6 +116,45 @@ describe('RELAY_TIMEOUT', () => {
     await expectServedOnceBy(served, 11, 7);
   });
 
+  it('cancels the upstream request of a client that hangs up while its whole answer is awaited, and bills nothing', async () => {
+    const served = await setup({ healthy: false });
+    const before = await totals(env.context, served.ids);
+    let upstreamClosed: (() => void) | undefined;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    let started: (() => void) | undefined;
+    const reached = new Promise<void>((resolve) => (started = resolve));
+    misbehaveFor(served.bad.key, (response) => {
+      // Bytes keep coming (no silence for the relay timeout to end): only the client's hang-up can end it.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":"chatcmpl-slow","choices":[');
+      const drip = setInterval(() => response.write(' '), 100);
+      response.on('close', () => {
+        clearInterval(drip);
+        upstreamClosed!();
+      });
+      started!();
+    });
+    const leaving = new AbortController();
+    const call = request(`${env.gateway}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${served.token.apiKey}`, 'content-type': 'application/json' },
+      body: chatBody(),
+      signal: leaving.signal,
+    }).catch((error: unknown) => error);
+    await reached;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const leftAt = performance.now();
+    leaving.abort();
+    expect(await call).toBeInstanceOf(Error);
+    await closed;
+    expect(performance.now() - leftAt).toBeLessThan(1000);
+    await env.runtime.drain();
+    const after = await totals(env.context, served.ids);
+    expect(after.logs).toHaveLength(0);
+    expect(after.userQuota).toBe(before.userQuota);
+    expect(after.tokenRemain).toBe(before.tokenRemain);
+  });
+
   it('retries a stream that stayed silent before its first byte, on the next channel, within the relay timeout', async () => {
     const served = await setup();
     misbehaveFor(served.bad.key, (response) => {

@@ -438,7 +438,15 @@ export class RelayService {
         key,
       );
       trace?.sending(upstreamRequest, upstreamModel);
-      upstream = await this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method });
+      // A whole answer (not speech's audio, which is piped as it comes) is read to its end first.
+      const whole =
+        !input.stream &&
+        endpoint !== 'speech' &&
+        upstreamRequest.method !== 'GET' &&
+        (typeof upstreamRequest.body === 'string' || Buffer.isBuffer(upstreamRequest.body));
+      upstream = await (whole
+        ? this.deps.upstream.collect(upstreamRequest, { abort: call.abort, limit: this.deps.context.config.relayMaxBufferedBytes })
+        : this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method }));
       trace?.responded(upstream.statusCode);
     } catch (error) {
       if (call.clientGone()) {

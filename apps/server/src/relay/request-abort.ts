@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { errors } from 'undici';
 
 /**
  * Cancels one upstream request. undici takes an EventEmitter with `aborted` as a request signal;
@@ -8,10 +9,13 @@ import { EventEmitter } from 'node:events';
 export class RequestAbort extends EventEmitter {
   aborted = false;
   clientLeft = false;
+  /** The whole answer being read (UpstreamClient.collect) cancels itself here: one call, no listener. */
+  onAbort: ((reason: Error) => void) | undefined = undefined;
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
+    this.onAbort?.(new errors.RequestAbortedError());
     this.emit('abort');
   }
 

@@ -1,9 +1,9 @@
 import { parseUpstreamErrorBody } from '@modelgate/protocol';
-import type { Dispatcher } from 'undici';
 import { AppError } from '../errors/app-error.js';
 import { maskSecrets } from '../lib/mask-secrets.js';
 import type { RelayChannel } from '../domain/relay-cache/relay-channel.js';
 import type { ErrorVerdict, UpstreamFailure } from '../providers/provider-types.js';
+import type { UpstreamResponse } from '../providers/upstream-client.js';
 
 /** An error body longer than this is cut: it is read for its message only. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -13,20 +13,8 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * at once: upstreams echo the key they were given, and the failure travels on to the caller,
  * the channel's status reason and the logs.
  */
-export async function readUpstreamFailure(response: Dispatcher.ResponseData, secrets: readonly string[] = []): Promise<UpstreamFailure> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const part of response.body) {
-      const buffer = part as Buffer;
-      parts.push(buffer);
-      size += buffer.length;
-      if (size >= MAX_ERROR_BODY_BYTES) break;
-    }
-  } catch {
-    // A body cut short still tells us the status.
-  }
-  if (!response.body.destroyed) response.body.destroy();
+export async function readUpstreamFailure(response: UpstreamResponse, secrets: readonly string[] = []): Promise<UpstreamFailure> {
+  const parts = response.collected !== undefined ? [response.collected.subarray(0, MAX_ERROR_BODY_BYTES)] : await readErrorBody(response.body);
   const text = Buffer.concat(parts).toString('utf8').slice(0, MAX_ERROR_BODY_BYTES);
   const body = parseUpstreamErrorBody(text);
   return {
@@ -35,6 +23,24 @@ export async function readUpstreamFailure(response: Dispatcher.ResponseData, sec
     type: maskSecrets(body.type, secrets),
     code: maskSecrets(body.code, secrets),
   };
+}
+
+/** An error answer's first MAX_ERROR_BODY_BYTES, and the rest let go. */
+async function readErrorBody(body: UpstreamResponse['body']): Promise<Buffer[]> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const part of body) {
+      const buffer = part as Buffer;
+      parts.push(buffer);
+      size += buffer.length;
+      if (size >= MAX_ERROR_BODY_BYTES) break;
+    }
+  } catch {
+    // A body cut short still tells us the status.
+  }
+  if (!body.destroyed) body.destroy();
+  return parts;
 }
 
 /** The error the client sees for an upstream's HTTP error, with the channel's status mapping and without its keys. */
