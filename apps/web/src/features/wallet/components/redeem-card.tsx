@@ -37,6 +37,8 @@ export function RedeemCard() {
           content: t('redeem.successContent', { amount: formatQuota(added) }),
           centered: true,
           hasCancel: false,
+          // The second click of a double click can land on the mask once the answer is quick: it must not dismiss the amount.
+          maskClosable: false,
         });
       },
     });
