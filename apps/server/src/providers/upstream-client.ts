@@ -43,7 +43,7 @@ export class UpstreamClient {
    * relay watches streams for silence itself (stream-watchdog.ts) so that it can end them with an
    * error event, or try another channel before their first byte.
    */
-  send(request: UpstreamRequest, options: { signal: AbortSignal | EventEmitter; stream: boolean; method?: 'GET' | 'POST' }): Promise<Dispatcher.ResponseData> {
+  send(request: UpstreamRequest, options: { signal: AbortSignal | EventEmitter; stream: boolean; method?: 'GET' | 'POST' }): Promise<UpstreamResponse> {
     return this.pool(request.origin).request({
       method: options.method ?? 'POST',
       path: request.path,

@@ -447,7 +447,7 @@ export class RelayService {
       upstream = await (whole
         ? this.deps.upstream.collect(upstreamRequest, { abort: call.abort, limit: this.deps.context.config.relayMaxBufferedBytes })
         : this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method }));
-      trace?.responded(upstream.statusCode);
+      trace?.responded(upstream.statusCode, upstream.respondedAt);
     } catch (error) {
       if (call.clientGone()) {
         health.breakers.abandoned(channel, keyIndex);

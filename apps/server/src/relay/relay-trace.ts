@@ -171,10 +171,11 @@ export class AttemptTrace {
   }
 
   /** The upstream's status line arrived: its status and the time to it (the time to first byte). */
-  responded(status: number): void {
-    const ms = performance.now() - this.started;
+  /** `at`: when the headers arrived (performance.now()), for an answer handed over only once whole. */
+  responded(status: number, at = performance.now()): void {
+    const ms = at - this.started;
     this.span.setAttributes({ [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, 'modelgate.upstream.ttfb_ms': Math.round(ms * 1000) / 1000 });
-    this.span.addEvent('upstream.response_headers');
+    this.span.addEvent('upstream.response_headers', undefined, performance.timeOrigin + at);
   }
 
   /** The answer was delivered from this attempt. */

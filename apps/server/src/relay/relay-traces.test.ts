@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OtlpReceiver, type ReceivedSpan } from '../lib/telemetry/testing/otlp-receiver.js';
-import { chatStream, sendJson } from './testing/mock-upstream.js';
+import { chatCompletionBody, chatStream, sendJson } from './testing/mock-upstream.js';
 import { priceModel, seedChannel, seedToken, seedUser, setOption, startRelayTestEnv, totals, unique, type RelayTestEnv } from './testing/relay-fixtures.js';
 
 const SERVER = 2;
@@ -144,6 +144,27 @@ describe('traces over OTLP/HTTP protobuf (the default protocol)', () => {
     // No key, prompt or answer anywhere in what was sent.
     const sent = JSON.stringify(spans, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
     for (const secret of ['sk-one', token.key, 'must not be traced', 'Hello from']) expect(sent).not.toContain(secret);
+  });
+
+  it('times the first response at the headers, not at the end of a whole answer the relay reads first', async () => {
+    const model = unique('trace-slow-body');
+    const { user, token } = await payer(env, model);
+    await seedChannel(env.context, { key: 'sk-slow-body', baseUrl: env.upstream.url, models: [model], groups: [user.group] });
+    env.upstream.respond((_recorded, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.flushHeaders();
+      setTimeout(() => response.end(chatCompletionBody('late body')), 400);
+    });
+    const answer = await chat(env, token.apiKey, { model });
+    expect(answer.status).toBe(200);
+    const spans = await exported(env);
+    const [call] = callSpans(spans);
+    const [attempt] = attemptsOf(spans, call!);
+    expect(attempt!.attributes['modelgate.upstream.ttfb_ms']).toBeLessThan(300);
+    expect(call!.attributes['modelgate.first_response_ms']).toBeLessThan(300);
+    await env.runtime.flush();
+    const [log] = (await totals(env.context, { userId: user.id, tokenId: token.id })).logs;
+    expect(JSON.parse(String(log!.other)).frt).toBeLessThan(300);
   });
 
   it('traces a stream to its end, its tokens from the final usage chunk', async () => {
