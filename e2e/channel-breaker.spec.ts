@@ -8,8 +8,6 @@ import { apiSession, dataOf, signInBrowser } from './support/console-session';
  * few relayed requests pinned to its channels, and the tags (熔断中 / 探测中) with their reasons.
  */
 
-test.describe.configure({ timeout: 60_000 });
-
 let root: APIRequestContext;
 let broken: Server;
 let brokenUrl = '';

@@ -23,9 +23,6 @@ interface WireChannel {
   model_mapping: string;
 }
 
-// Each test walks a whole flow across the screen and the relay; shared CI machines need the headroom.
-test.describe.configure({ timeout: 60_000 });
-
 let upstream: MockUpstream;
 let root: APIRequestContext;
 const run = Date.now().toString(36);

@@ -13,8 +13,6 @@ import { MOCK_USAGE, startMockUpstream, type MockUpstream } from './support/mock
  * 30-day limit, an admin's view and filter, and that the screen goes away with the switch.
  */
 
-test.describe.configure({ timeout: 90_000 });
-
 const run = Date.now().toString(36).slice(-6);
 const caller = `dc${run}`;
 const historian = `dh${run}`;

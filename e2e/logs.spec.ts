@@ -9,8 +9,6 @@ import { MOCK_USAGE, startMockUpstream, type MockUpstream } from './support/mock
  * them by username, opens the user's info and clears old logs.
  */
 
-test.describe.configure({ timeout: 90_000 });
-
 interface WireLog {
   id: number;
   type: number;

@@ -10,7 +10,7 @@ import { BROKEN_PROMPT, MARKDOWN_PROMPT, MOCK_USAGE, SLOW_PROMPT, startMockUpstr
  * as playground-<group> and paid from the user's quota.
  */
 
-test.describe.configure({ mode: 'serial', timeout: 90_000 });
+test.describe.configure({ mode: 'serial' });
 
 const run = Date.now().toString(36).slice(-6);
 const username = `pg${run}`;

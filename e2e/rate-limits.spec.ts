@@ -9,8 +9,6 @@ import { apiCall, apiSession, presetLanguageAndTheme, ROOT, setOption, signIn, t
  * group and model limits in the operation settings.
  */
 
-test.describe.configure({ timeout: 60_000 });
-
 const run = Date.now().toString(36).slice(-6);
 const username = `rl${run}`;
 const password = 'rate-limits-1';

@@ -11,8 +11,6 @@ import { presetLanguageAndTheme } from './wallet-helpers';
  * Screenshots go to /tmp/screens/.
  */
 
-test.describe.configure({ timeout: 120_000 });
-
 const run = Date.now().toString(36).slice(-6);
 const group = `sc${run}`;
 const password = 'screens-password';
@@ -65,7 +63,6 @@ async function setOption(key: string, value: string): Promise<void> {
 }
 
 test.beforeAll(async () => {
-  test.setTimeout(90_000);
   upstream = await startMockUpstream(['gpt-4o-mini']);
   root = (await apiSession('root', '123456')).api;
   const options = await dataOf<Array<{ key: string; value: string }>>(await root.get('/api/option/'));

@@ -16,8 +16,6 @@ const screens = '.tmp/screens';
 const KEYS = ['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio'] as const;
 type Key = (typeof KEYS)[number];
 
-// Each test walks a whole flow through the real server.
-test.describe.configure({ timeout: 90_000 });
 // Tall enough that the whole card (ten rows, or the three JSON fields) fits in its screenshot.
 test.use({ viewport: { width: 1280, height: 1500 } });
 

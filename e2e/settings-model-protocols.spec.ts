@@ -8,8 +8,6 @@ import { apiCall, apiSession, presetLanguageAndTheme, ROOT, setOption, signIn, t
  * out-of-range share are refused before anything is sent. Every option touched is put back.
  */
 
-test.describe.configure({ timeout: 60_000 });
-
 type Language = 'zh' | 'en';
 
 const TOUCHED = [

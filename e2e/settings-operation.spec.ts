@@ -9,8 +9,6 @@ import { apiCall, apiSession, registerUser, ROOT, setOption, signIn, USER_PASSWO
  * (role 10) never see the tab. Every option changed here is put back afterwards.
  */
 
-test.describe.configure({ timeout: 60_000 });
-
 type Language = 'zh' | 'en';
 type Theme = 'light' | 'dark';
 

@@ -12,8 +12,6 @@ import { presetLanguageAndTheme } from './wallet-helpers';
  * reads its lyrics, in zh and en, light and dark; root filters by channel and task id in the URL.
  */
 
-test.describe.configure({ timeout: 120_000 });
-
 interface WireDrawing {
   id: number;
   mj_id: string;

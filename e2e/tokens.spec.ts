@@ -19,9 +19,6 @@ interface WireToken {
   group: string;
 }
 
-// Each test walks a whole flow across the screen and the relay; shared CI machines need the headroom.
-test.describe.configure({ timeout: 60_000 });
-
 const run = Date.now().toString(36).slice(-6);
 const username = `tk${run}`;
 const password = 'correct-horse';

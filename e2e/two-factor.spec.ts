@@ -82,7 +82,6 @@ test('a user turns on two-factor: verification, the shown secret, a first code, 
 });
 
 test('signing in asks for the code after the password; a backup code works once', async ({ page }) => {
-  test.setTimeout(60_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await presetLanguageAndTheme(page, 'en', 'dark');
 
