@@ -56,19 +56,15 @@ export class UpstreamClient {
   }
 
   /**
-   * An answer through undici's dispatch, without the body stream and its promise that `request`
-   * makes for every answer (a relayed non-stream call: 130 against 139 µs of CPU in A/B rounds,
-   * lower in 6 of 8). A whole answer (`stream` false) is read to its end before it is handed over;
-   * one that grows past `limit` bytes is handed over as a stream from there (what it has so far
-   * first), paused while nobody reads it, as `request` would have given it. A stream (`stream`
-   * true) is handed over once the socket read that brought its headers is parsed: whole
-   * (`collected`) when that read held its end too, as an upstream that answers at once sends it,
-   * else as a body stream fed from here on, with no body timeout (the relay watches a stream's
-   * silence itself, as with `send`). `abort` cancels it at any point.
+   * A whole answer, read to its end before it is handed over: through undici's dispatch, without
+   * the body stream and its promise that `request` makes for every answer (a relayed non-stream
+   * call: 130 against 139 µs of CPU in A/B rounds, lower in 6 of 8). An answer that grows past
+   * `limit` bytes is handed over as a stream from there (what it has so far first), paused while
+   * nobody reads it, as `request` would have given it; the timeouts are `send`'s. `abort` cancels
+   * it at any point.
    */
-  collect(request: UpstreamRequest, options: { abort: CollectAbort; limit: number; stream?: boolean }): Promise<UpstreamResponse> {
+  collect(request: UpstreamRequest, options: { abort: CollectAbort; limit: number }): Promise<UpstreamResponse> {
     const { abort, limit } = options;
-    const stream = options.stream === true;
     return new Promise<UpstreamResponse>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;
       let statusCode = 0;
@@ -77,21 +73,11 @@ export class UpstreamClient {
       let parts: Buffer[] = [];
       let size = 0;
       /** Set once the answer grew past the limit: the body handed over, fed from here on. */
-      let spill: LiveBody | undefined;
+      let spill: Readable | undefined;
       let done = false;
       const finish = () => {
         done = true;
         abort.onAbort = undefined;
-      };
-      /** Hands the answer over as a stream: what has arrived first, the rest as it comes. */
-      const handOver = (current: Dispatcher.DispatchController) => {
-        spill = new LiveBody(
-          () => current.resume(),
-          (error) => done || current.abort(error ?? new errors.RequestAbortedError()),
-        );
-        for (const part of parts) spill.push(part);
-        parts = [];
-        resolve(new CollectedResponse(statusCode, headers, undefined, spill, respondedAt) as unknown as UpstreamResponse);
       };
       if (abort.aborted) {
         reject(new errors.RequestAbortedError());
@@ -109,13 +95,10 @@ export class UpstreamClient {
           controller = started;
           if (abort.aborted) started.abort(new errors.RequestAbortedError());
         },
-        onResponseStart(current, status, responseHeaders) {
+        onResponseStart(_controller, status, responseHeaders) {
           statusCode = status;
           headers = responseHeaders as IncomingHttpHeaders;
           respondedAt = performance.now();
-          // undici parses a socket read to its end in one go: by the next microtask this read's
-          // body bytes, and its end if it held it, have been handed to this handler.
-          if (stream) queueMicrotask(() => done || spill !== undefined || handOver(current));
         },
         onResponseData(current, chunk) {
           if (spill !== undefined) {
@@ -124,8 +107,18 @@ export class UpstreamClient {
           }
           parts.push(chunk);
           size += chunk.length;
+          if (size <= limit) return;
           // Too large to hold: the rest flows as a stream, read at the reader's pace.
-          if (size > limit && !stream) handOver(current);
+          spill = new Readable({
+            read: () => current.resume(),
+            destroy: (error, callback) => {
+              if (!done) current.abort(error ?? new errors.RequestAbortedError());
+              callback(error);
+            },
+          });
+          for (const part of parts) spill.push(part);
+          parts = [];
+          resolve(new CollectedResponse(statusCode, headers, undefined, spill, respondedAt) as unknown as UpstreamResponse);
         },
         onResponseEnd() {
           finish();
@@ -149,7 +142,7 @@ export class UpstreamClient {
           headers: request.headers,
           body: request.body as string | Buffer,
           headersTimeout: this.silenceTimeout,
-          bodyTimeout: stream ? 0 : this.silenceTimeout,
+          bodyTimeout: this.silenceTimeout,
         },
         handler,
       );
@@ -194,54 +187,6 @@ class CollectedResponse {
   get body(): Dispatcher.ResponseData['body'] {
     this.stream ??= collectedBody(this.collected!);
     return this.stream as unknown as Dispatcher.ResponseData['body'];
-  }
-}
-
-/**
- * The body of an answer handed over before its end, fed by the dispatch handler: `pull` resumes
- * the upstream read when the reader wants more, `cancel` aborts the request when the body is
- * destroyed before its end. It has the reading helpers of undici's body.
- */
-class LiveBody extends Readable {
-  constructor(
-    private readonly pull: () => void,
-    private readonly cancel: (error: Error | null) => void,
-  ) {
-    super();
-  }
-
-  override _read(): void {
-    this.pull();
-  }
-
-  /** As undici's body: destroyed before its end, it errors (its readers are waiting for one of the two). */
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    const reason = error ?? (this.readableEnded ? null : new errors.RequestAbortedError());
-    this.cancel(reason);
-    callback(reason);
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.bytes();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
-  }
-
-  async text(): Promise<string> {
-    return (await this.bytes()).toString('utf8');
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
-  }
-
-  async dump(): Promise<void> {
-    this.destroy();
-  }
-
-  private async bytes(): Promise<Buffer> {
-    const parts: Buffer[] = [];
-    for await (const part of this) parts.push(part as Buffer);
-    return Buffer.concat(parts);
   }
 }
 

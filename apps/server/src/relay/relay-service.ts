@@ -438,14 +438,14 @@ export class RelayService {
         key,
       );
       trace?.sending(upstreamRequest, upstreamModel);
-      // Through dispatch (UpstreamClient.collect): a whole answer is read to its end first, a stream
-      // handed over with what came with its headers; speech's audio is piped as it comes.
-      const dispatched =
-        (input.stream || endpoint !== 'speech') &&
+      // A whole answer (not speech's audio, which is piped as it comes) is read to its end first.
+      const whole =
+        !input.stream &&
+        endpoint !== 'speech' &&
         upstreamRequest.method !== 'GET' &&
         (typeof upstreamRequest.body === 'string' || Buffer.isBuffer(upstreamRequest.body));
-      upstream = await (dispatched
-        ? this.deps.upstream.collect(upstreamRequest, { abort: call.abort, limit: this.deps.context.config.relayMaxBufferedBytes, stream: input.stream })
+      upstream = await (whole
+        ? this.deps.upstream.collect(upstreamRequest, { abort: call.abort, limit: this.deps.context.config.relayMaxBufferedBytes })
         : this.deps.upstream.send(upstreamRequest, { signal: call.abort, stream: input.stream, method: upstreamRequest.method }));
       trace?.responded(upstream.statusCode, upstream.respondedAt);
     } catch (error) {

@@ -1,8 +1,8 @@
 import type { OpenAIEndpoint, StreamBytes, StreamObservation } from '@modelgate/protocol';
 import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { CompletionCheck } from '../domain/sensitive/sensitive-filter.js';
 import type { ProviderAdaptor, StreamReader } from '../providers/provider-types.js';
-import type { UpstreamResponse } from '../providers/upstream-client.js';
 import type { RequestAbort } from './request-abort.js';
 import { SensitiveStreamReader } from './sensitive-answer.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
@@ -34,8 +34,7 @@ export interface StreamRelayOptions {
   response: ServerResponse;
   /** Called once, just before the headers are written: from then on the answer is this stream's. */
   commit: () => void;
-  /** `collected`: the whole stream, arrived with its headers (UpstreamClient.collect). */
-  upstream: UpstreamResponse;
+  upstream: Dispatcher.ResponseData;
   adaptor: ProviderAdaptor;
   endpoint: OpenAIEndpoint;
   /** Forward usage-only events (the client asked for usage, or the relay did not ask for it). */
@@ -88,9 +87,7 @@ export const SSE_HEADERS = {
  */
 export async function relayStream(options: StreamRelayOptions): Promise<StreamResult> {
   const { response, upstream, abort, watchdog } = options;
-  // The whole stream when it came with its headers (one buffer, read below); else its body.
-  let whole = upstream.collected;
-  const body = whole === undefined ? upstream.body : undefined;
+  const body = upstream.body;
   let committed = false;
   // The headers leave with the first event, in one write, as any plain proxy sends them.
   const commit = () => {
@@ -110,26 +107,18 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   // The bytes read when the upstream had already ended: they wait for the response's end.
   let last: StreamBytes | undefined;
   let timedOut = false;
-  // An upstream that answered at once has sent its whole stream already (often one socket read
-  // brought every event and the end; then it came collected): it is read here and now, with no
-  // silence to watch and no events to wait for.
-  const live = body === undefined || upstreamEnded(body) ? undefined : body;
+  // An upstream that answered at once has its whole stream in the body already (often one socket
+  // read brought every event and the end): it is read here and now, with no silence to watch and
+  // no events to wait for.
+  const arrived = upstreamEnded(body);
   // Destroying the body aborts the upstream request without marking the call aborted: the next
   // channel may still be tried when nothing was written.
-  const watched =
-    live === undefined
-      ? undefined
-      : watchdog.watch(() => {
-          timedOut = true;
-          live.destroy();
-        });
-  /** The next bytes that have arrived: the whole stream once, else what the body holds. */
-  const take = (): Buffer | null => {
-    if (body !== undefined) return body.read() as Buffer | null;
-    const bytes = whole;
-    whole = undefined;
-    return bytes === undefined || bytes.length === 0 ? null : bytes;
-  };
+  const watched = arrived
+    ? undefined
+    : watchdog.watch(() => {
+        timedOut = true;
+        body.destroy();
+      });
 
   // Read while the client keeps up; past the queue length of full-socket writes the relay stops
   // reading (the body's buffer fills and undici stops reading the upstream socket) until the
@@ -142,7 +131,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
   // chunked-encoding frame) for all of it, where a 'data' listener ran once per event.
   const readAvailable = () => {
     let chunk: Buffer | null = null;
-    while (!paused && !stopped && (chunk = take()) !== null) {
+    while (!paused && !stopped && (chunk = body.read() as Buffer | null) !== null) {
       const now = performance.now();
       if (watched) watched.lastActivity = now;
       if (firstResponseMs < 0) {
@@ -155,7 +144,7 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
       // end (headers, events and the closing chunk in one write) instead of in a write of its own.
       // Only once usage is known: the bill is then settled at once, where counting the text of an
       // answer without usage would keep the client waiting for its last bytes.
-      if (reader.observation.usage !== undefined && (body === undefined || upstreamDrained(body))) last = bytes;
+      if (reader.observation.usage !== undefined && upstreamDrained(body)) last = bytes;
       else if (!write(response, bytes, abort) && (queued += 1) > queueLength) {
         paused = true;
         if (watched) watched.held = true;
@@ -164,26 +153,25 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
         stopped = true;
         // undici's body errors when destroyed before its end is emitted; an answer read at once
         // has no other listener for it.
-        body?.once('error', ignore);
-        body?.destroy();
+        body.once('error', ignore);
+        body.destroy();
       }
     }
   };
   let end: StreamEnd;
-  if (live === undefined) {
+  if (!watched) {
     // One read takes everything (a body not flowing hands over all it holds); a write the client
     // cannot take yet is buffered by the response, as it would be for a single event.
     readAvailable();
     end = 'complete';
   } else {
-    const watching = watched!;
     const resume = () => {
       queued = 0;
       if (!paused) return;
       paused = false;
       // The time the client kept the upstream waiting is not the upstream's silence.
-      watching.held = false;
-      watching.lastActivity = performance.now();
+      watched.held = false;
+      watched.lastActivity = performance.now();
       readAvailable();
     };
     response.on('drain', resume);
@@ -191,15 +179,15 @@ export async function relayStream(options: StreamRelayOptions): Promise<StreamRe
     end = await new Promise<StreamEnd>((resolve) => {
       // A promise settles once: whichever of end, error and close comes first decides.
       const broken = (): StreamEnd => (stopped ? 'complete' : timedOut ? 'timeout' : abort.clientLeft ? 'client_gone' : 'upstream_broken');
-      live.on('readable', readAvailable);
-      live.once('end', () => resolve('complete'));
-      live.once('error', () => resolve(broken()));
-      // A body destroyed without an error still ends the stream.
-      live.once('close', () => resolve(live.readableEnded ? 'complete' : broken()));
+      body.on('readable', readAvailable);
+      body.once('end', () => resolve('complete'));
+      body.once('error', () => resolve(broken()));
+      // A body destroyed without an error (never expected from undici) still ends the stream.
+      body.once('close', () => resolve(body.readableEnded ? 'complete' : broken()));
     });
     response.off('drain', resume);
     response.off('close', resume);
-    watchdog.unwatch(watching);
+    watchdog.unwatch(watched);
   }
   if (!committed) {
     if (end !== 'complete' || abort.clientLeft)
