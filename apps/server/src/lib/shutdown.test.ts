@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectDb, insertReturningId, type Db } from '../db/index.js';
+import { connectDb, type Db } from '../db/index.js';
 import { testSecretKey } from '../test-support/dialects.js';
-import { randomAlphanumeric } from '../domain/users/user-service.js';
+import { insertChannel, insertToken, insertUser } from '../test-support/seed-rows.js';
+import { freePort } from '../test-support/server-process.js';
 import { chatChunk, usageChunk, MockUpstream } from '../relay/testing/mock-upstream.js';
 import { drainDelayFrom, shutdownTimeoutFrom } from './shutdown.js';
 
@@ -20,17 +21,6 @@ import { drainDelayFrom, shutdownTimeoutFrom } from './shutdown.js';
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const USAGE = { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 };
 const WORDS = ['one ', 'two ', 'three ', 'four ', 'five '];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 interface Running {
   child: ChildProcess;
@@ -105,24 +95,10 @@ function rawConnectionHeader(port: number): Promise<string> {
 }
 
 async function seed(db: Db, upstream: string) {
-  const channelId = await insertReturningId(db, 'channels', {
-    type: 1,
-    key: 'sk-upstream-shutdown',
-    status: 1,
-    name: 'c',
-    base_url: upstream,
-    models: 'gpt-4o-mini',
-    group: 'default',
-    created_time: 0,
-  });
-  await db.kysely
-    .insertInto('abilities')
-    .values({ group: 'default', model: 'gpt-4o-mini', channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' })
-    .execute();
-  const userId = await insertReturningId(db, 'users', { username: 'drain', password: 'x', quota: 1_000_000_000, group: 'default', created_at: 0 });
-  const key = randomAlphanumeric(48);
-  await insertReturningId(db, 'tokens', { user_id: userId, key, name: 't', status: 1, created_time: 0, expired_time: -1, remain_quota: 0, unlimited_quota: 1 });
-  return { channelId, userId, key: `sk-${key}` };
+  const channelId = await insertChannel(db, { key: 'sk-upstream-shutdown', name: 'c', baseUrl: upstream, models: ['gpt-4o-mini'], groups: ['default'] });
+  const userId = await insertUser(db, { username: 'drain', quota: 1_000_000_000 });
+  const token = await insertToken(db, userId);
+  return { channelId, userId, key: token.apiKey };
 }
 
 /** A stream call; resolves `firstChunk` when the first bytes arrive and `text` with everything. */

@@ -1,5 +1,5 @@
-import { insertReturningId, type Db } from '../db/index.js';
-import { randomAlphanumeric } from '../domain/users/user-service.js';
+import type { Db } from '../db/index.js';
+import { insertChannel, insertToken, insertUser } from './seed-rows.js';
 
 /**
  * Seeding and checking the books of relay tests that run real server processes under load and
@@ -21,41 +21,18 @@ export async function seedBooks(db: Db, upstream: string, prefix = 'crash'): Pro
   const seeded: Seeded = { users: new Map(), tokens: new Map(), keys: [], channels: [] };
   for (let index = 0; index < 2; index += 1) {
     seeded.channels.push(
-      await insertReturningId(db, 'channels', {
-        type: 1,
-        key: `sk-upstream-${index}`,
-        status: 1,
-        name: `c${index}`,
-        base_url: upstream,
-        models: 'gpt-4o-mini',
-        group: 'default',
-        created_time: 0,
-      }),
+      await insertChannel(db, { key: `sk-upstream-${index}`, name: `c${index}`, baseUrl: upstream, models: ['gpt-4o-mini'], groups: ['default'] }),
     );
   }
-  await db.kysely
-    .insertInto('abilities')
-    .values(seeded.channels.map((id) => ({ group: 'default', model: 'gpt-4o-mini', channel_id: id, enabled: 1, priority: 0, weight: 0, tag: '' })))
-    .execute();
   for (let index = 0; index < 10; index += 1) {
     const quota = index % 2 === 0 ? 1_500 : 1_000_000_000;
-    const userId = await insertReturningId(db, 'users', { username: `${prefix}${index}`, password: 'x', quota, group: 'default', created_at: 0 });
+    const userId = await insertUser(db, { username: `${prefix}${index}`, quota });
     seeded.users.set(userId, quota);
     for (const limited of [true, false]) {
-      const key = randomAlphanumeric(48);
       const start = limited ? 800 + index * 100 : 0;
-      const tokenId = await insertReturningId(db, 'tokens', {
-        user_id: userId,
-        key,
-        name: 't',
-        status: 1,
-        created_time: 0,
-        expired_time: -1,
-        remain_quota: start,
-        unlimited_quota: limited ? 0 : 1,
-      });
-      seeded.tokens.set(tokenId, { start, limited });
-      seeded.keys.push(`sk-${key}`);
+      const token = await insertToken(db, userId, { remainQuota: start, unlimited: !limited });
+      seeded.tokens.set(token.id, { start, limited });
+      seeded.keys.push(token.apiKey);
     }
   }
   return seeded;

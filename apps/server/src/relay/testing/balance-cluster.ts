@@ -1,10 +1,10 @@
-import { Role, UserStatus } from '@modelgate/contract';
+import { Role } from '@modelgate/contract';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
-import { insertReturningId, type Db } from '../../db/index.js';
+import { type Db } from '../../db/index.js';
 import { hashPassword } from '../../domain/users/password.js';
-import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
+import { insertChannel, insertToken, insertUser } from '../../test-support/seed-rows.js';
 import { startServerProcess, type ServerProcess } from '../../test-support/server-process.js';
 import { chatCompletionBody, MockUpstream, sendJson } from './mock-upstream.js';
 import { startRelayTestEnv, unique, type RelayTestEnv } from './relay-fixtures.js';
@@ -52,26 +52,9 @@ async function seedShared(db: Db, upstreamUrl: string): Promise<{ model: string;
       .values({ key, value: JSON.stringify(value) })
       .execute();
   }
-  const channelId = await insertReturningId(db, 'channels', {
-    type: 1,
-    key: 'sk-upstream',
-    status: 1,
-    name: 'held',
-    base_url: upstreamUrl,
-    models: model,
-    group: 'default',
-    created_time: 0,
-  });
-  await db.kysely.insertInto('abilities').values({ group: 'default', model, channel_id: channelId, enabled: 1, priority: 0, weight: 0, tag: '' }).execute();
+  await insertChannel(db, { key: 'sk-upstream', name: 'held', baseUrl: upstreamUrl, models: [model], groups: ['default'] });
   const admin = unique('root').slice(0, 12);
-  await insertReturningId(db, 'users', {
-    username: admin,
-    password: await hashPassword(PASSWORD),
-    role: Role.Root,
-    status: UserStatus.Enabled,
-    group: 'default',
-    created_at: 0,
-  });
+  await insertUser(db, { username: admin, password: await hashPassword(PASSWORD), role: Role.Root });
   return { model, admin };
 }
 
@@ -196,27 +179,9 @@ export interface TestPayer {
 /** A user with START quota who can sign in, with a token (limited when `tokenQuota` is given). */
 export async function seedPayer(cluster: Cluster, tokenQuota?: number): Promise<TestPayer> {
   const username = unique('p').slice(0, 12);
-  const userId = await insertReturningId(cluster.db, 'users', {
-    username,
-    password: await hashPassword(PASSWORD),
-    role: Role.Common,
-    status: UserStatus.Enabled,
-    quota: START,
-    group: 'default',
-    created_at: 0,
-  });
-  const key = randomAlphanumeric(48);
-  const tokenId = await insertReturningId(cluster.db, 'tokens', {
-    user_id: userId,
-    key,
-    name: 't',
-    status: 1,
-    created_time: 0,
-    expired_time: -1,
-    remain_quota: tokenQuota ?? 0,
-    unlimited_quota: tokenQuota === undefined ? 1 : 0,
-  });
-  return { username, userId, tokenId, key };
+  const userId = await insertUser(cluster.db, { username, password: await hashPassword(PASSWORD), role: Role.Common, quota: START });
+  const token = await insertToken(cluster.db, userId, tokenQuota === undefined ? {} : { remainQuota: tokenQuota });
+  return { username, userId, tokenId: token.id, key: token.key };
 }
 
 export interface HeldCalls {

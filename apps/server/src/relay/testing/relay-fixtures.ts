@@ -1,11 +1,11 @@
-import { ChannelStatus, TokenStatus, UserStatus } from '@modelgate/contract';
 import type { AppContext } from '../../app-context.js';
-import { insertReturningId } from '../../db/index.js';
-import { randomAlphanumeric } from '../../domain/users/user-service.js';
+import { type ChannelSeed, insertChannel, insertToken, insertUser, type SeededToken, type TokenSeed } from '../../test-support/seed-rows.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../test-support/test-app.js';
 import type { RelayRuntime } from '../relay-runtime.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
 import { MockUpstream } from './mock-upstream.js';
+
+export type { ChannelSeed, SeededToken } from '../../test-support/seed-rows.js';
 
 /**
  * Whole-app relay tests: the app listening on a real port, a real mock upstream, and rows
@@ -58,114 +58,20 @@ export interface SeededUser {
 export async function seedUser(context: AppContext, options: { quota?: number; group?: string; role?: number; status?: number } = {}): Promise<SeededUser> {
   const username = unique('u').slice(0, 12);
   const group = options.group ?? unique('g');
-  const id = await insertReturningId(context.db, 'users', {
-    username,
-    password: 'x',
-    role: options.role ?? 1,
-    status: options.status ?? UserStatus.Enabled,
-    quota: options.quota ?? 100_000_000,
-    group,
-    created_at: Math.floor(Date.now() / 1000),
-  });
+  const id = await insertUser(context.db, { ...options, username, group });
   return { id, username, group };
 }
 
-export interface SeededToken {
-  id: number;
-  key: string;
-  /** The key as clients send it: sk-<key>. */
-  apiKey: string;
+/** A token, then the change event the admin API emits. */
+export async function seedToken(context: AppContext, userId: number, options: TokenSeed = {}): Promise<SeededToken> {
+  const token = await insertToken(context.db, userId, options);
+  context.changes.emit('token', token.key);
+  return token;
 }
 
-export async function seedToken(
-  context: AppContext,
-  userId: number,
-  options: {
-    remainQuota?: number;
-    unlimited?: boolean;
-    modelLimits?: string[];
-    allowIps?: string;
-    group?: string;
-    expiredTime?: number;
-    status?: number;
-    name?: string;
-  } = {},
-): Promise<SeededToken> {
-  const key = randomAlphanumeric(48);
-  const id = await insertReturningId(context.db, 'tokens', {
-    user_id: userId,
-    key,
-    status: options.status ?? TokenStatus.Enabled,
-    name: options.name ?? 'test token',
-    created_time: Math.floor(Date.now() / 1000),
-    expired_time: options.expiredTime ?? -1,
-    remain_quota: options.remainQuota ?? 0,
-    unlimited_quota: (options.unlimited ?? options.remainQuota === undefined) ? 1 : 0,
-    model_limits_enabled: options.modelLimits ? 1 : 0,
-    model_limits: (options.modelLimits ?? []).join(','),
-    allow_ips: options.allowIps ?? '',
-    group: options.group ?? '',
-  });
-  context.changes.emit('token', key);
-  return { id, key, apiKey: `sk-${key}` };
-}
-
-export interface ChannelSeed {
-  key: string;
-  baseUrl: string;
-  models: string[];
-  groups: string[];
-  type?: number;
-  name?: string;
-  priority?: number;
-  weight?: number;
-  modelMapping?: Record<string, string>;
-  statusCodeMapping?: Record<string, string | number>;
-  other?: string;
-  autoBan?: boolean;
-  status?: number;
-  testModel?: string;
-  /** The channel's `setting` JSON text. */
-  setting?: string;
-  /** new-api's channel_info JSON text (a multi-key channel's key states and mode). */
-  channelInfo?: string;
-}
-
-/** Inserts a channel and its abilities rows, then emits 'channels' as the admin API does. */
+/** A channel and its abilities rows, then the change event the admin API emits. */
 export async function seedChannel(context: AppContext, seed: ChannelSeed): Promise<number> {
-  const status = seed.status ?? ChannelStatus.Enabled;
-  const id = await insertReturningId(context.db, 'channels', {
-    type: seed.type ?? 1,
-    // Sealed as the admin API stores it, so every relay test reads its keys through the cache's opening.
-    key: context.db.secrets.seal(seed.key),
-    status,
-    name: seed.name ?? seed.key,
-    weight: seed.weight ?? 0,
-    created_time: Math.floor(Date.now() / 1000),
-    base_url: seed.baseUrl,
-    other: seed.other ?? '',
-    models: seed.models.join(','),
-    group: seed.groups.join(','),
-    model_mapping: seed.modelMapping ? JSON.stringify(seed.modelMapping) : '',
-    status_code_mapping: seed.statusCodeMapping ? JSON.stringify(seed.statusCodeMapping) : '',
-    priority: seed.priority ?? 0,
-    auto_ban: seed.autoBan === false ? 0 : 1,
-    test_model: seed.testModel ?? '',
-    setting: seed.setting ?? '',
-    channel_info: seed.channelInfo ?? '',
-  });
-  const rows = seed.groups.flatMap((group) =>
-    seed.models.map((model) => ({
-      group,
-      model,
-      channel_id: id,
-      enabled: status === ChannelStatus.Enabled ? 1 : 0,
-      priority: seed.priority ?? 0,
-      weight: seed.weight ?? 0,
-      tag: '',
-    })),
-  );
-  if (rows.length > 0) await context.db.kysely.insertInto('abilities').values(rows).execute();
+  const id = await insertChannel(context.db, seed);
   context.changes.emit('channels');
   return id;
 }

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectDb, insertReturningId } from '../../db/index.js';
+import { connectDb } from '../../db/index.js';
 import { hashPassword } from '../../domain/users/password.js';
-import { randomAlphanumeric } from '../../domain/users/user-service.js';
 import { chatCompletionBody, MockUpstream, sendJson } from '../../relay/testing/mock-upstream.js';
+import { insertChannel, insertToken, insertUser } from '../../test-support/seed-rows.js';
 import { startServerProcess, type ServerProcess } from '../../test-support/server-process.js';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -146,38 +146,14 @@ describe('npm run backup on SQLite', () => {
     const sqlitePath = join(dir, 'modelgate.db');
     // No MODELGATE_SECRET_KEY: the key lives in the file beside the database, and must travel with the backup.
     const db = await connectDb({ sqlitePath, sqlDsn: '', migrate: true });
-    const channel = await insertReturningId(db, 'channels', {
-      type: 1,
-      key: db.secrets.seal(UPSTREAM_KEY),
-      status: 1,
-      name: 'c0',
-      base_url: upstream.url,
-      models: 'gpt-4o-mini',
-      group: 'default',
-      created_time: 0,
-    });
-    await db.kysely
-      .insertInto('abilities')
-      .values({ group: 'default', model: 'gpt-4o-mini', channel_id: channel, enabled: 1, priority: 0, weight: 0, tag: '' })
-      .execute();
+    await insertChannel(db, { key: UPSTREAM_KEY, name: 'c0', baseUrl: upstream.url, models: ['gpt-4o-mini'], groups: ['default'] });
     // The first start makes root only on an empty database: this one has users, so root is made here.
-    await insertReturningId(db, 'users', { username: 'root', password: await hashPassword('123456'), role: 100, status: 1, quota: 0, created_at: 0 });
+    await insertUser(db, { username: 'root', password: await hashPassword('123456'), role: 100, quota: 0 });
     const password = await hashPassword('saver-pass-1');
     const keys: string[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const userId = await insertReturningId(db, 'users', { username: `saver${index}`, password, quota: START_QUOTA, group: 'default', created_at: 0 });
-      const key = randomAlphanumeric(48);
-      await insertReturningId(db, 'tokens', {
-        user_id: userId,
-        key,
-        name: 't',
-        status: 1,
-        created_time: 0,
-        expired_time: -1,
-        remain_quota: 0,
-        unlimited_quota: 1,
-      });
-      keys.push(`sk-${key}`);
+      const userId = await insertUser(db, { username: `saver${index}`, password, quota: START_QUOTA });
+      keys.push((await insertToken(db, userId)).apiKey);
     }
     await db.close();
 
