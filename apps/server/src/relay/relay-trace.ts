@@ -170,8 +170,10 @@ export class AttemptTrace {
     this.span.setAttributes(attributes);
   }
 
-  /** The upstream's status line arrived: its status and the time to it (the time to first byte). */
-  /** `at`: when the headers arrived (performance.now()), for an answer handed over only once whole. */
+  /**
+   * The upstream's status line arrived: its status and the time to it (the time to first byte).
+   * `at`: when the headers arrived (performance.now()), for an answer handed over only once whole.
+   */
   responded(status: number, at = performance.now()): void {
     const ms = at - this.started;
     this.span.setAttributes({ [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, 'modelgate.upstream.ttfb_ms': Math.round(ms * 1000) / 1000 });

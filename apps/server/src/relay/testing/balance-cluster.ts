@@ -1,7 +1,7 @@
 import { Role } from '@modelgate/contract';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
-import { type Db } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
 import { hashPassword } from '../../domain/users/password.js';
 import { createFreshDb, type FreshDb } from '../../test-support/dialects.js';
 import { insertChannel, insertToken, insertUser } from '../../test-support/seed-rows.js';
