@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import SqliteDatabase from 'better-sqlite3';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { cpuMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
@@ -15,12 +16,17 @@ import { runWrk } from './wrk.js';
  * all on the relay core beside the reference proxy, wrk at 50 connections against each in turn,
  * round after round, the order reversed every other round (the second-started process tends to
  * measure a few percent faster on a shared VM). A build is a git revision (built into a temporary
- * worktree, removed afterwards) or a built bundle's path; `@flag,flag` after it adds Node flags.
+ * worktree, removed afterwards) or a built bundle's path; `@flag,flag` after it adds Node flags and
+ * `#Option=value,...` sets console options in that build's copy of the database (`nolog=HEAD#LogConsumeEnabled=false`).
  * The database is seeded with this checkout's migrations, so every build must have the same ones.
  *
  *   npm run bench:ab -- base=HEAD~1 head=HEAD
  *   npm run bench:ab -- --stream --rounds 12 plain=HEAD semi64=HEAD@--max-semi-space-size=64
+ *   npm run bench:ab -- --channels 10000 head=HEAD
  *
+ * `--channels N` adds N channels serving a model of their own (`gpt-4.1-mini`) beside the usual ten:
+ * each build is then measured twice a round on the same process, once for the ten-channel model
+ * (`label`) and once for the model with N channels (`label+N`).
  * Prints each round and, per build, the median CPU per call, requests a second and p99, their ratio
  * to the proxy's, and in how many rounds it cost less CPU than the first build.
  */
@@ -31,6 +37,7 @@ const { values: flags, positionals } = parseArgs({
     stream: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '8' },
     duration: { type: 'string', default: '5' },
+    channels: { type: 'string', default: '0' },
   },
 });
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,6 +47,8 @@ interface Build {
   label: string;
   bundle: string;
   nodeFlags: string[];
+  /** Options rows written into this build's copy of the database before it starts. */
+  options: [key: string, value: string][];
 }
 
 /** A worktree of `revision` whose node_modules point at this checkout's (its own workspace packages excepted), with the server built. */
@@ -70,7 +79,13 @@ function parseBuilds(workDir: string, worktrees: string[]): Build[] {
     const equals = argument.indexOf('=');
     if (equals <= 0) throw new Error(`"${argument}" is not label=<revision or bundle>`);
     const label = argument.slice(0, equals);
-    const [target, flagList] = argument.slice(equals + 1).split('@') as [string, string | undefined];
+    const [spec, optionList] = argument.slice(equals + 1).split('#') as [string, string | undefined];
+    const [target, flagList] = spec.split('@') as [string, string | undefined];
+    const options = (optionList ? optionList.split(',') : []).map((pair): [string, string] => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`"${pair}" in ${argument} is not Option=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    });
     let bundle = existsSync(target) ? resolve(target) : built.get(target);
     if (bundle === undefined) {
       const into = join(workDir, `build-${built.size}`);
@@ -79,11 +94,13 @@ function parseBuilds(workDir: string, worktrees: string[]): Build[] {
       worktrees.push(into);
       built.set(target, bundle);
     }
-    return { label, bundle, nodeFlags: flagList ? flagList.split(',') : [] };
+    return { label, bundle, nodeFlags: flagList ? flagList.split(',') : [], options };
   });
   return builds;
 }
 
+const MODEL = 'gpt-4o-mini';
+const MANY_CHANNELS_MODEL = 'gpt-4.1-mini';
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -102,12 +119,23 @@ async function main(): Promise<void> {
     const seeded = join(workDir, 'seed.db');
     const key = await seedUserAndToken(seeded);
     await seedChannels(seeded, { models: ['gpt-4o-mini', 'gpt-4o'], count: 10, baseUrl: upstream, namePrefix: 'mock' });
+    const manyChannels = Number(flags.channels);
+    if (!Number.isInteger(manyChannels) || manyChannels < 0) throw new Error(`--channels ${flags.channels}: a whole number of channels`);
+    if (manyChannels > 0) await seedChannels(seeded, { models: [MANY_CHANNELS_MODEL], count: manyChannels, baseUrl: upstream, namePrefix: 'many' });
 
-    const targets: { label: string; pinned: Pinned; port: number }[] = [{ label: 'proxy', pinned: proxy.pinned, port: proxy.port }];
+    const targets: { label: string; pinned: Pinned; port: number; model: string }[] = [
+      { label: 'proxy', pinned: proxy.pinned, port: proxy.port, model: MODEL },
+    ];
     for (const build of builds) {
       const database = join(workDir, `${build.label}.db`);
       copyFileSync(seeded, database);
       copyFileSync(`${seeded}.key`, `${database}.key`);
+      if (build.options.length > 0) {
+        const sqlite = new SqliteDatabase(database);
+        const upsert = sqlite.prepare('insert into options (key, value) values (?, ?) on conflict (key) do update set value = excluded.value');
+        for (const [key, value] of build.options) upsert.run(key, value);
+        sqlite.close();
+      }
       const port = await freePort();
       const pinned = spawnPinned(
         build.label,
@@ -120,25 +148,27 @@ async function main(): Promise<void> {
         // The database is seeded by this checkout's migrations: a build from before one of them refuses it.
         throw new Error(`${build.label} did not start (${(error as Error).message}); builds must have this checkout's migrations`);
       });
-      targets.push({ label: build.label, pinned, port });
+      targets.push({ label: build.label, pinned, port, model: MODEL });
+      if (manyChannels > 0) targets.push({ label: `${build.label}+${manyChannels}`, pinned, port, model: MANY_CHANNELS_MODEL });
     }
 
-    const body = JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [
-        { role: 'system', content: 'You are a helpful assistant that answers briefly.' },
-        { role: 'user', content: 'Write one sentence about a fox that relays messages between two forests.' },
-      ],
-      max_tokens: 256,
-      temperature: 0.7,
-      ...(flags.stream ? { stream: true } : {}),
-    });
+    const bodyFor = (model: string) =>
+      JSON.stringify({
+        model,
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant that answers briefly.' },
+          { role: 'user', content: 'Write one sentence about a fox that relays messages between two forests.' },
+        ],
+        max_tokens: 256,
+        temperature: 0.7,
+        ...(flags.stream ? { stream: true } : {}),
+      });
     const headers = { 'content-type': 'application/json', authorization: `Bearer sk-${key}` };
     const measure = async (target: (typeof targets)[number], seconds: number) => {
       const before = cpuMicros(target.pinned.pid);
       const result = await runWrk({
         url: `http://127.0.0.1:${target.port}/v1/chat/completions`,
-        body,
+        body: bodyFor(target.model),
         headers,
         connections: 50,
         durationSeconds: seconds,
