@@ -187,8 +187,14 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
     await within(20_000, 'both nodes serving', async () => traffic.served('node-a') >= 20 && traffic.served('node-b') >= 20);
     await within(5_000, 'node A holding leases', async () => (await heldBy(db, 'node-a')).amount > 0);
 
+    // A dies some time after the signal (the kernel tears a large process down, and its sockets
+    // close, in tens to hundreds of ms on a loaded machine): until then its listener still takes
+    // connections and HAProxy may send it calls. The child's exit is reported once that is over.
+    const killed = nodes['node-a'].process.process;
+    const died = new Promise<number>((resolve) => killed.once('exit', () => resolve(Date.now())));
     const killedAt = Date.now();
-    nodes['node-a'].process.process.kill('SIGKILL');
+    killed.kill('SIGKILL');
+    const diedAt = await died;
     // A's last heartbeat (whole seconds): B may take it for dead only once it is NODE_STALE_SECONDS old.
     const lastBeat = Number(
       (await db.kysely.selectFrom('relay_nodes').select('heartbeat_at').where('name', '=', 'node-a').executeTakeFirstOrThrow()).heartbeat_at,
@@ -211,35 +217,39 @@ describe('two nodes behind HAProxy on PostgreSQL and Redis', () => {
     // What HAProxy counted as cut by each server (a stream that stopped, an answer that never came).
     const cutBy = (node: string) => Number(stats.get(node)?.srv_abrt);
     const redispatched = Number(stats.get('node-a')?.wredis);
-    const inFlightAtKill = calls.filter((call) => call.start <= killedAt && call.end >= killedAt);
+    // In flight at the kill: under way at some moment between the signal and A's exit.
+    const inFlightAtKill = calls.filter((call) => call.start <= diedAt && call.end >= killedAt);
     const failed = calls.filter((call) => call.outcome === 'failed');
-    const afterKill = calls.filter((call) => call.start > killedAt);
+    const afterKill = calls.filter((call) => call.start > diedAt);
     const after = await finalBooks(cluster);
     console.log(
       `[haproxy kill] ${calls.length} calls: served ${calls.filter((call) => call.outcome === 'served').length}, refused (balance) ${calls.filter((call) => call.outcome === 'refused').length}, failed ${failed.length}; ` +
         `in flight at the kill ${inFlightAtKill.length}; streams cut ${failed.filter((call) => call.status === 200).length}, calls closed unanswered ${failed.filter((call) => call.status === 0).length}; ` +
-        `sent again to B after A refused the connection ${redispatched}; A marked down after ${detectionMs} ms; ` +
-        `${afterKill.length} calls after the kill, ${afterKill.filter((call) => call.outcome === 'failed').length} failed (${afterKill
+        `sent again to B after A refused the connection ${redispatched}; A exited ${diedAt - killedAt} ms after the signal; A marked down after ${detectionMs} ms; ` +
+        `${afterKill.length} calls after A's exit, ${afterKill.filter((call) => call.outcome === 'failed').length} failed (${afterKill
           .filter((call) => call.outcome === 'failed')
-          .map((call) => `${call.start - killedAt} ms after it`)
+          .map((call) => `${call.start - diedAt} ms after it`)
           .join(', ')}); ` +
         `A's leases given back ${reclaimMs} ms after the kill (NODE_STALE_SECONDS=${STALE_SECONDS}); logged ${after.logs} calls, books out of balance: ${after.problems.length}`,
       after.problems,
     );
     expect(detectionMs).toBeLessThan(5_000);
-    // The calls that failed are those A was serving when it died: all under way at the kill; a
-    // stream cut midway had its headers, which name A, and HAProxy counted it as cut by A; B cut
-    // nothing. (A call A had not answered yet ends with its client connection closed: HAProxy closes
-    // it silently, as after a keep-alive timeout, and usually does not count it.) Nothing that
-    // started after the kill failed: a connection the dead node refused was sent again to B.
+    // The calls that failed are those A was serving when it died: all under way between the signal
+    // and A's exit; a stream cut midway had its headers, which name A, and HAProxy counted it as cut
+    // by A; B cut nothing. (A call A had not answered yet ends with its client connection closed:
+    // HAProxy closes it silently, as after a keep-alive timeout, and usually does not count it; or,
+    // when HAProxy had just sent it to the dying A, with HAProxy's own 502, never replayed, since A
+    // may have passed it upstream.) Nothing that started after A's exit failed: a connection the dead
+    // node refused was sent again to B.
     // One exception, seen once in tens of runs: a call sent in the instant after the kill on a
     // kept-alive connection HAProxy already held to A (http-reuse safe), before HAProxy had read
     // that connection's close; HAProxy does not send such a request again (A may have received
     // it), so it ends closed unanswered. Only that kind, and only within the first second.
-    const sentIntoTheKill = (call: Call) => call.status === 0 && call.start > killedAt && call.start <= killedAt + 1_000 && call.start < detectedAt;
+    const sentIntoTheKill = (call: Call) => call.status === 0 && call.start > diedAt && call.start <= diedAt + 1_000 && call.start < detectedAt;
+    const sentToTheDyingNode = (call: Call) => call.status === 502 && call.servedBy === 'node-a' && inFlightAtKill.includes(call);
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.filter((call) => !inFlightAtKill.includes(call) && !sentIntoTheKill(call))).toEqual([]);
-    expect(failed.filter((call) => call.status !== 0 && !(call.status === 200 && call.servedBy === 'node-a'))).toEqual([]);
+    expect(failed.filter((call) => call.status !== 0 && !(call.status === 200 && call.servedBy === 'node-a') && !sentToTheDyingNode(call))).toEqual([]);
     // HAProxy may also count as cut by A a call whose headers it had read but not yet passed on when
     // A died (the client saw its connection close unanswered): between the streams cut and all failures.
     expect(cutBy('node-a')).toBeGreaterThanOrEqual(failed.filter((call) => call.status === 200).length);
