@@ -8,7 +8,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { cpuMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
-import { seedChannels, seedUserAndToken } from './seed.js';
+import { chatBody } from './clients.js';
+import { MAIN_MODEL, MANY_CHANNELS_MODEL, seedChannels, seedUserAndToken } from './seed.js';
 import { runWrk } from './wrk.js';
 
 /**
@@ -99,8 +100,6 @@ function parseBuilds(workDir: string, worktrees: string[]): Build[] {
   return builds;
 }
 
-const MODEL = 'gpt-4o-mini';
-const MANY_CHANNELS_MODEL = 'gpt-4.1-mini';
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -118,13 +117,13 @@ async function main(): Promise<void> {
     const proxy = await script('reference-proxy', 'bench/reference-proxy.ts', '0', { PORT: '0', UPSTREAM: upstream });
     const seeded = join(workDir, 'seed.db');
     const key = await seedUserAndToken(seeded);
-    await seedChannels(seeded, { models: ['gpt-4o-mini', 'gpt-4o'], count: 10, baseUrl: upstream, namePrefix: 'mock' });
+    await seedChannels(seeded, { models: [MAIN_MODEL, 'gpt-4o'], count: 10, baseUrl: upstream, namePrefix: 'mock' });
     const manyChannels = Number(flags.channels);
     if (!Number.isInteger(manyChannels) || manyChannels < 0) throw new Error(`--channels ${flags.channels}: a whole number of channels`);
     if (manyChannels > 0) await seedChannels(seeded, { models: [MANY_CHANNELS_MODEL], count: manyChannels, baseUrl: upstream, namePrefix: 'many' });
 
     const targets: { label: string; pinned: Pinned; port: number; model: string }[] = [
-      { label: 'proxy', pinned: proxy.pinned, port: proxy.port, model: MODEL },
+      { label: 'proxy', pinned: proxy.pinned, port: proxy.port, model: MAIN_MODEL },
     ];
     for (const build of builds) {
       const database = join(workDir, `${build.label}.db`);
@@ -148,27 +147,16 @@ async function main(): Promise<void> {
         // The database is seeded by this checkout's migrations: a build from before one of them refuses it.
         throw new Error(`${build.label} did not start (${(error as Error).message}); builds must have this checkout's migrations`);
       });
-      targets.push({ label: build.label, pinned, port, model: MODEL });
+      targets.push({ label: build.label, pinned, port, model: MAIN_MODEL });
       if (manyChannels > 0) targets.push({ label: `${build.label}+${manyChannels}`, pinned, port, model: MANY_CHANNELS_MODEL });
     }
 
-    const bodyFor = (model: string) =>
-      JSON.stringify({
-        model,
-        messages: [
-          { role: 'system', content: 'You are a helpful assistant that answers briefly.' },
-          { role: 'user', content: 'Write one sentence about a fox that relays messages between two forests.' },
-        ],
-        max_tokens: 256,
-        temperature: 0.7,
-        ...(flags.stream ? { stream: true } : {}),
-      });
     const headers = { 'content-type': 'application/json', authorization: `Bearer sk-${key}` };
     const measure = async (target: (typeof targets)[number], seconds: number) => {
       const before = cpuMicros(target.pinned.pid);
       const result = await runWrk({
         url: `http://127.0.0.1:${target.port}/v1/chat/completions`,
-        body: bodyFor(target.model),
+        body: chatBody(target.model, flags.stream),
         headers,
         connections: 50,
         durationSeconds: seconds,

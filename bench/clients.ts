@@ -9,6 +9,19 @@ export interface Target {
   headers: Record<string, string>;
 }
 
+/** The chat request every relay run sends (the mock answers any): the main or another seeded model, whole or streamed. */
+export const chatBody = (model: string, stream: boolean): string =>
+  JSON.stringify({
+    model,
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant that answers briefly.' },
+      { role: 'user', content: 'Write one sentence about a fox that relays messages between two forests.' },
+    ],
+    max_tokens: 256,
+    temperature: 0.7,
+    ...(stream ? { stream: true } : {}),
+  });
+
 export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { parseArgs } from 'node:util';
-import { checkAnswer, type Target } from './clients.js';
+import { chatBody, checkAnswer, type Target } from './clients.js';
 import { Measurer, medianRun, type BenchSettings, type Measured, type TargetFigures } from './measure.js';
 import { coreBusyMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
@@ -17,7 +17,7 @@ import { runFormatsBench } from './formats-bench.js';
 import { runLogsBench, type LogsDialect } from './logs-bench.js';
 import { runRateLimitsBench } from './ratelimits-bench.js';
 import { runSensitiveBench } from './sensitive-bench.js';
-import { seedChannels, seedUserAndToken } from './seed.js';
+import { MAIN_MODEL, MANY_CHANNELS_MODEL, seedChannels, seedUserAndToken } from './seed.js';
 
 /**
  * modelgate's relay benchmark: the same chat requests straight to a mock upstream, through a
@@ -45,24 +45,10 @@ const { values: flags } = parseArgs({
   },
 });
 const profile = flags['cpu-prof'];
-const MAIN_MODEL = 'gpt-4o-mini';
 /** The mock paces streams for this model (see mock-upstream.ts). */
 const PACED_MODEL = 'gpt-4o';
-const MANY_CHANNELS_MODEL = 'gpt-4.1-mini';
 /** Alternating rounds of the channel-count runs (each figure is the median of as many). */
 const CHANNEL_ROUNDS = 5;
-
-const chatBody = (model: string, stream: boolean) =>
-  JSON.stringify({
-    model,
-    messages: [
-      { role: 'system', content: 'You are a helpful assistant that answers briefly.' },
-      { role: 'user', content: 'Write one sentence about a fox that relays messages between two forests.' },
-    ],
-    max_tokens: 256,
-    temperature: 0.7,
-    ...(stream ? { stream: true } : {}),
-  });
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 

@@ -8,6 +8,11 @@ import { randomAlphanumeric, UserService } from '../apps/server/src/domain/users
  * schema is whatever the server expects today.
  */
 
+/** The model the relay runs call, served by the ten seeded channels. */
+export const MAIN_MODEL = 'gpt-4o-mini';
+/** The model of the channel-count runs, served by 10,000 more channels. */
+export const MANY_CHANNELS_MODEL = 'gpt-4.1-mini';
+
 export interface ChannelBatch {
   models: string[];
   count: number;
