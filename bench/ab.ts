@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
+import { isOptionKey } from '../apps/server/src/config/option-registry.js';
 import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 import { cpuMicros } from './proc.js';
 import { acquireBenchLock, firstJsonLine, freePort, gatewayEnv, spawnPinned, stopAll, waitForHttp, type Pinned } from './processes.js';
@@ -85,6 +86,7 @@ function parseBuilds(workDir: string, worktrees: string[]): Build[] {
     const options = (optionList ? optionList.split(',') : []).map((pair): [string, string] => {
       const at = pair.indexOf('=');
       if (at <= 0) throw new Error(`"${pair}" in ${argument} is not Option=value`);
+      if (!isOptionKey(pair.slice(0, at))) throw new Error(`"${pair.slice(0, at)}" in ${argument} is not a console option (config/option-registry.ts)`);
       return [pair.slice(0, at), pair.slice(at + 1)];
     });
     let bundle = existsSync(target) ? resolve(target) : built.get(target);
